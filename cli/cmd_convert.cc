@@ -1,0 +1,38 @@
+// rigel convert IN OUT: read any supported file, write another format (or the same, exactly).
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "cli/command.h"
+#include "exporters/save_scene.h"
+#include "importers/load_scene.h"
+
+namespace rigel::cli {
+
+Runner AddConvertCommand(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand(
+      "convert", "Convert an animation file to another format, chosen by OUT's extension. "
+                 "The output is written whole or not at all; the input is never modified.");
+  auto in = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  sub->add_option("IN", *in, "Input file (.bvh)")->required();
+  sub->add_option("OUT", *out, "Output file (.bvh)")->required();
+  return [in, out]() {
+    try {
+      std::error_code ec;
+      if (std::filesystem::equivalent(*in, *out, ec)) {
+        fmt::print(stderr, "rigel convert: error: {}: output would overwrite the input\n", *out);
+        return kExitUsage;
+      }
+      const Scene scene = LoadScene(*in);
+      for (const std::string& w : scene.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
+      SaveScene(scene, *out);
+      return kExitOk;
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "rigel convert: error: {}\n", e.what());
+      return kExitBadInput;
+    }
+  };
+}
+
+}  // namespace rigel::cli

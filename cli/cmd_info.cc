@@ -1,0 +1,98 @@
+// rigel info FILE [--json]: what a file holds.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "core/pose.h"
+#include "core/skeleton_utils.h"
+#include "importers/load_scene.h"
+
+namespace rigel::cli {
+
+namespace {
+
+nlohmann::json Describe(const Scene& scene) {
+  const Skeleton& skeleton = *scene.skeleton;
+  nlohmann::json info;
+  info["file"] = scene.source;
+  info["joints"] = skeleton.num_joints();
+  info["end_sites"] = skeleton.end_sites().size();
+  info["channels"] = skeleton.num_channels();
+  info["joint_names"] = std::vector<std::string>(skeleton.names().begin(), skeleton.names().end());
+  info["rotation_orders"] = RotationOrdersUsed(skeleton);
+  Pose pose(skeleton);
+  const Clip* first = scene.clips.empty() ? nullptr : &scene.clips.front();
+  if (first && first->num_frames() > 0) pose.SetFromRow(skeleton, first->frame(0));
+  const Eigen::AlignedBox3d box = JointBounds(pose.world);
+  const int up = GuessUpAxis(box);
+  info["up_axis"] = std::string(1, static_cast<char>('X' + up));
+  info["height"] = box.isEmpty() ? 0.0 : box.sizes()[up];
+  nlohmann::json clips = nlohmann::json::array();
+  for (const Clip& clip : scene.clips) {
+    clips.push_back({{"name", clip.name()},
+                     {"frames", clip.num_frames()},
+                     {"frame_time", clip.frame_time()},
+                     {"duration", clip.duration()}});
+  }
+  info["clips"] = clips;
+  info["frames"] = first ? first->num_frames() : 0;
+  info["frame_time"] = first ? first->frame_time() : 0.0;
+  info["duration"] = first ? first->duration() : 0.0;
+  info["warnings"] = scene.warnings;
+  return info;
+}
+
+void PrintHuman(const nlohmann::json& info) {
+  fmt::print("file:            {}\n", info["file"].get<std::string>());
+  fmt::print("joints:          {} (+{} end sites)\n", info["joints"].get<int>(),
+             info["end_sites"].get<int>());
+  fmt::print("channels:        {}\n", info["channels"].get<int>());
+  const double ft = info["frame_time"].get<double>();
+  fmt::print("frames:          {}\n", info["frames"].get<int>());
+  fmt::print("frame time:      {:g} s ({:.6g} fps)\n", ft, ft > 0 ? 1.0 / ft : 0.0);
+  fmt::print("duration:        {:.6g} s\n", info["duration"].get<double>());
+  fmt::print("rotation orders: {}\n",
+             fmt::join(info["rotation_orders"].get<std::vector<std::string>>(), " "));
+  fmt::print("height:          {:.6g} (up axis {}, frame 0)\n", info["height"].get<double>(),
+             info["up_axis"].get<std::string>());
+  if (info["clips"].size() > 1) {
+    for (const auto& clip : info["clips"]) {
+      fmt::print("clip:            '{}' {} frames\n", clip["name"].get<std::string>(),
+                 clip["frames"].get<int>());
+    }
+  }
+  fmt::print("joint names:     {}\n",
+             fmt::join(info["joint_names"].get<std::vector<std::string>>(), " "));
+}
+
+}  // namespace
+
+Runner AddInfoCommand(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand(
+      "info", "Print a file's skeleton and animation: joints, channels, frames, frame time, "
+              "duration, rotation orders, height.");
+  auto file = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  sub->add_option("FILE", *file, "Animation file (.bvh)")->required();
+  sub->add_flag("--json", *json, "Print one JSON object on stdout");
+  return [file, json]() {
+    try {
+      const Scene scene = LoadScene(*file);
+      for (const std::string& w : scene.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
+      const nlohmann::json info = Describe(scene);
+      if (*json) {
+        fmt::print("{}\n", info.dump(2));
+      } else {
+        PrintHuman(info);
+      }
+      return kExitOk;
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "rigel info: error: {}\n", e.what());
+      return kExitBadInput;
+    }
+  };
+}
+
+}  // namespace rigel::cli

@@ -1,0 +1,36 @@
+// Animation channels: the six BVH degrees of freedom a joint can expose, in any subset and order.
+#ifndef RIGEL_CORE_CHANNEL_H_
+#define RIGEL_CORE_CHANNEL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace rigel {
+
+// One scalar degree of freedom of a joint. Position channels are lengths in the file's unit, added
+// to the joint's rest translation in its parent's space; rotation channels are radians about the
+// joint's local axis, composed in the order the joint lists them (see core/euler.h).
+enum class ChannelType : std::uint8_t {
+  kXposition = 0,
+  kYposition = 1,
+  kZposition = 2,
+  kXrotation = 3,
+  kYrotation = 4,
+  kZrotation = 5,
+};
+
+constexpr bool IsRotation(ChannelType c) { return static_cast<int>(c) >= 3; }
+constexpr bool IsTranslation(ChannelType c) { return static_cast<int>(c) < 3; }
+// 0 = X, 1 = Y, 2 = Z.
+constexpr int ChannelAxis(ChannelType c) { return static_cast<int>(c) % 3; }
+
+// The BVH spelling: "Xposition", "Zrotation", ...
+std::string_view ChannelName(ChannelType c);
+
+// Parses a BVH channel name, case-insensitively ("Xrotation", "XROTATION"). nullopt if unknown.
+std::optional<ChannelType> ParseChannelName(std::string_view name);
+
+}  // namespace rigel
+
+#endif  // RIGEL_CORE_CHANNEL_H_

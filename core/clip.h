@@ -1,0 +1,64 @@
+// Clip: a sampled animation in a skeleton's channel layout.
+#ifndef RIGEL_CORE_CLIP_H_
+#define RIGEL_CORE_CLIP_H_
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace rigel {
+
+class Skeleton;
+
+// frames x channels values, row-major and contiguous: row f is frame f, column c is the
+// skeleton's channel c. Rotation channels are radians, position channels are in file units.
+class Clip {
+ public:
+  Clip() = default;
+  // A clip of `num_frames` rows of `num_channels` zeros. frame_time is in seconds.
+  Clip(int num_frames, int num_channels, double frame_time);
+
+  int num_frames() const { return num_frames_; }
+  int num_channels() const { return num_channels_; }
+  // Seconds between two frames (> 0).
+  double frame_time() const { return frame_time_; }
+  void set_frame_time(double seconds) { frame_time_ = seconds; }
+  double frame_rate() const { return 1.0 / frame_time_; }
+  // Time from the first to the last frame: (frames - 1) * frame_time.
+  double duration() const { return num_frames_ > 0 ? (num_frames_ - 1) * frame_time_ : 0.0; }
+
+  // Name of the take (FBX animation stack); empty for BVH.
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+
+  std::span<double> frame(int f) {
+    return std::span<double>(values_).subspan(static_cast<size_t>(f) * num_channels_,
+                                              num_channels_);
+  }
+  std::span<const double> frame(int f) const {
+    return std::span<const double>(values_).subspan(static_cast<size_t>(f) * num_channels_,
+                                                    num_channels_);
+  }
+  double& at(int f, int c) { return values_[static_cast<size_t>(f) * num_channels_ + c]; }
+  double at(int f, int c) const { return values_[static_cast<size_t>(f) * num_channels_ + c]; }
+
+  std::span<double> values() { return values_; }
+  std::span<const double> values() const { return values_; }
+
+  // Resizes to `num_frames` rows (new rows are zero, kept rows unchanged).
+  void Resize(int num_frames);
+
+  // True when the clip's row width is the skeleton's channel count.
+  bool matches(const Skeleton& skeleton) const;
+
+ private:
+  int num_frames_ = 0;
+  int num_channels_ = 0;
+  double frame_time_ = 1.0 / 30.0;
+  std::string name_;
+  std::vector<double> values_;
+};
+
+}  // namespace rigel
+
+#endif  // RIGEL_CORE_CLIP_H_

@@ -1,0 +1,131 @@
+#include "core/skeleton_builder.h"
+
+#include <unordered_set>
+
+namespace rigel {
+
+int RawSkeleton::num_joints() const {
+  int count = 0;
+  std::vector<const Joint*> stack;
+  for (const Joint& root : roots) stack.push_back(&root);
+  while (!stack.empty()) {
+    const Joint* joint = stack.back();
+    stack.pop_back();
+    ++count;
+    for (const Joint& child : joint->children) stack.push_back(&child);
+  }
+  return count;
+}
+
+namespace {
+
+bool Fail(std::string* error, std::string message) {
+  if (error) *error = std::move(message);
+  return false;
+}
+
+}  // namespace
+
+std::unique_ptr<Skeleton> SkeletonBuilder::Build(const RawSkeleton& raw, std::string* error) const {
+  if (raw.roots.empty()) {
+    Fail(error, "skeleton has no joint");
+    return nullptr;
+  }
+  std::unique_ptr<Skeleton> s(new Skeleton());
+  struct Item {
+    const RawSkeleton::Joint* joint;
+    int parent;
+    int depth;
+  };
+  std::vector<Item> stack;
+  for (auto it = raw.roots.rbegin(); it != raw.roots.rend(); ++it) stack.push_back({&*it, -1, 1});
+  s->channel_begin_.push_back(0);
+  while (!stack.empty()) {
+    const Item item = stack.back();
+    stack.pop_back();
+    const RawSkeleton::Joint& j = *item.joint;
+    const int index = s->num_joints();
+    const std::string where = "joint '" + j.name + "'";
+    if (index >= Skeleton::kMaxJoints) {
+      Fail(error, "too many joints: more than " + std::to_string(Skeleton::kMaxJoints));
+      return nullptr;
+    }
+    if (item.depth > Skeleton::kMaxDepth) {
+      Fail(error, where + ": nested deeper than " + std::to_string(Skeleton::kMaxDepth) + " levels");
+      return nullptr;
+    }
+    if (j.name.empty()) {
+      Fail(error, "joint #" + std::to_string(index) + " (child of " +
+                      (item.parent < 0 ? std::string("no parent") : s->names_[item.parent]) +
+                      "): empty name");
+      return nullptr;
+    }
+    if (s->index_by_name_.count(j.name)) {
+      Fail(error, where + ": name used twice (joints #" +
+                      std::to_string(s->index_by_name_[j.name]) + " and #" +
+                      std::to_string(index) + ")");
+      return nullptr;
+    }
+    if (!j.rest_translation.allFinite()) {
+      Fail(error, where + ": rest translation is not finite");
+      return nullptr;
+    }
+    if (!j.rest_orientation.coeffs().allFinite() ||
+        std::abs(j.rest_orientation.norm() - 1.0) > 1e-6) {
+      Fail(error, where + ": rest orientation is not a unit quaternion");
+      return nullptr;
+    }
+    if (j.channels.size() > 6) {
+      Fail(error, where + ": " + std::to_string(j.channels.size()) +
+                      " channels, at most 6 expected");
+      return nullptr;
+    }
+    std::array<int, 3> translation = {-1, -1, -1};
+    std::array<int, 3> rotation = {-1, -1, -1};
+    unsigned char rotation_count = 0;
+    unsigned used = 0;
+    for (size_t k = 0; k < j.channels.size(); ++k) {
+      const ChannelType c = j.channels[k];
+      const unsigned bit = 1u << static_cast<int>(c);
+      if (used & bit) {
+        Fail(error, where + ": channel " + std::string(ChannelName(c)) + " listed twice");
+        return nullptr;
+      }
+      used |= bit;
+      const int row = s->num_channels() + static_cast<int>(k);
+      if (IsTranslation(c)) {
+        translation[ChannelAxis(c)] = row;
+      } else {
+        rotation[rotation_count++] = row;
+      }
+    }
+    for (const Eigen::Vector3d& e : j.end_sites) {
+      if (!e.allFinite()) {
+        Fail(error, where + ": End Site offset is not finite");
+        return nullptr;
+      }
+      s->end_sites_.push_back({index, e});
+    }
+    s->parents_.push_back(item.parent);
+    s->children_.emplace_back();
+    if (item.parent >= 0) s->children_[item.parent].push_back(index);
+    s->names_.push_back(j.name);
+    s->index_by_name_.emplace(j.name, index);
+    s->rest_translations_.push_back(j.rest_translation);
+    s->rest_orientations_.push_back(j.rest_orientation.normalized());
+    for (const ChannelType c : j.channels) {
+      s->channels_.push_back(c);
+      s->channel_joint_.push_back(index);
+    }
+    s->channel_begin_.push_back(s->num_channels());
+    s->translation_channel_.push_back(translation);
+    s->rotation_channel_.push_back(rotation);
+    s->rotation_count_.push_back(rotation_count);
+    for (auto it = j.children.rbegin(); it != j.children.rend(); ++it) {
+      stack.push_back({&*it, index, item.depth + 1});
+    }
+  }
+  return s;
+}
+
+}  // namespace rigel

@@ -1,0 +1,476 @@
+#include "importers/bvh_reader.h"
+
+#include <fast_float/fast_float.h>
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+
+#include <sys/stat.h>
+
+#include "core/euler.h"
+#include "core/raw_skeleton.h"
+#include "core/skeleton_builder.h"
+
+namespace rigel {
+namespace {
+
+constexpr size_t kChunkBytes = 1 << 20;
+
+// Serves lines (without their line ending) from a file, read in large blocks, or from memory.
+// A returned view stays valid until the next call to Next().
+class LineReader {
+ public:
+  LineReader(std::FILE* file, uint64_t file_size) : file_(file), total_(file_size) {
+    buffer_.resize(kChunkBytes);
+    begin_ = end_ = buffer_.data();
+  }
+  explicit LineReader(std::string_view text)
+      : total_(text.size()), begin_(text.data()), end_(text.data() + text.size()), eof_(true) {}
+
+  bool Next(std::string_view* line) {
+    for (;;) {
+      const char* nl = static_cast<const char*>(std::memchr(begin_, '\n', end_ - begin_));
+      if (nl) {
+        Emit(begin_, nl, line);
+        consumed_ += (nl - begin_) + 1;
+        begin_ = nl + 1;
+        return true;
+      }
+      if (eof_) {
+        if (begin_ == end_) return false;
+        Emit(begin_, end_, line);
+        consumed_ += end_ - begin_;
+        begin_ = end_;
+        return true;
+      }
+      Refill();
+    }
+  }
+
+  // 1-based number of the line last returned by Next().
+  int line() const { return line_; }
+  // Bytes not yet returned.
+  uint64_t remaining() const { return total_ - consumed_; }
+
+ private:
+  void Emit(const char* b, const char* e, std::string_view* line) {
+    if (e > b && e[-1] == '\r') --e;
+    *line = std::string_view(b, e - b);
+    ++line_;
+  }
+
+  void Refill() {
+    const size_t kept = end_ - begin_;
+    char* data = buffer_.data();
+    if (begin_ != data && kept) std::memmove(data, begin_, kept);
+    if (kept == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // a very long line
+    data = buffer_.data();
+    const size_t got = std::fread(data + kept, 1, buffer_.size() - kept, file_);
+    if (got == 0) eof_ = true;
+    begin_ = data;
+    end_ = data + kept + got;
+  }
+
+  std::FILE* file_ = nullptr;
+  std::vector<char> buffer_;
+  uint64_t total_ = 0;
+  uint64_t consumed_ = 0;
+  const char* begin_ = nullptr;
+  const char* end_ = nullptr;
+  bool eof_ = false;
+  int line_ = 0;
+};
+
+inline bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+std::string Quote(std::string_view s) {
+  constexpr size_t kMax = 40;
+  if (s.size() > kMax) return fmt::format("'{}...'", s.substr(0, kMax));
+  return fmt::format("'{}'", s);
+}
+
+enum class NumberStatus { kOk, kNotNumber, kComma, kNotFinite };
+
+// Parses one number starting at `p` (no leading whitespace). On success `*next` is the first
+// character after it, which must be whitespace or `end` for the number to be whole.
+NumberStatus ParseNumber(const char* p, const char* end, double* value, const char** next) {
+  const char* start = p;
+  if (p < end && *p == '+' && p + 1 < end && *(p + 1) != '-' && *(p + 1) != '+') ++p;
+  const auto result = fast_float::from_chars(p, end, *value);
+  if (result.ec != std::errc() || result.ptr == p) {
+    *next = start;
+    return NumberStatus::kNotNumber;
+  }
+  *next = result.ptr;
+  if (result.ptr < end && !IsSpace(*result.ptr)) {
+    if (*result.ptr == ',') return NumberStatus::kComma;
+    return NumberStatus::kNotNumber;
+  }
+  if (!std::isfinite(*value)) return NumberStatus::kNotFinite;
+  return NumberStatus::kOk;
+}
+
+// End of the whitespace-delimited token starting at p.
+const char* TokenEnd(const char* p, const char* end) {
+  while (p < end && !IsSpace(*p)) ++p;
+  return p;
+}
+
+class BvhParser {
+ public:
+  BvhParser(LineReader* reader, std::string name) : reader_(reader), name_(std::move(name)) {}
+
+  Scene Parse() {
+    Scene scene;
+    scene.source = name_;
+    RawSkeleton raw;
+    Expect("HIERARCHY");
+    for (;;) {
+      const std::string keyword = PeekCopy();
+      if (keyword == "ROOT") {
+        Take();
+        raw.roots.emplace_back();
+        ParseJoint(&raw.roots.back(), 1);
+      } else if (keyword == "MOTION") {
+        Take();
+        break;
+      } else if (keyword.empty() && at_eof_) {
+        Fail(line_no_, "ROOT or MOTION", "end of file (hierarchy cut short)");
+      } else if (keyword == "}") {
+        Fail(line_no_, "ROOT or MOTION", "'}' (unbalanced braces: one '}' too many)");
+      } else {
+        Fail(line_no_, "ROOT or MOTION", Quote(keyword) + " (unknown keyword)");
+      }
+    }
+    if (raw.roots.empty()) Fail(line_no_, "a ROOT joint before MOTION", "'MOTION'");
+    std::string error;
+    std::unique_ptr<Skeleton> skeleton = SkeletonBuilder().Build(raw, &error);
+    if (!skeleton) throw ImportError(name_ + ": " + error);
+    ParseMotion(*skeleton, &scene);
+    scene.skeleton = std::move(skeleton);
+    return scene;
+  }
+
+ private:
+  [[noreturn]] void Fail(int line, std::string_view expected, std::string_view found) {
+    throw ImportError(fmt::format("{}:{}: expected {}, found {}", name_, line, expected, found));
+  }
+
+  // --- token stream over the hierarchy (lines copied: the hierarchy is small) ---
+  bool LoadLine() {
+    std::string_view view;
+    if (!reader_->Next(&view)) {
+      at_eof_ = true;
+      line_.clear();
+      pos_ = 0;
+      return false;
+    }
+    line_.assign(view.data(), view.size());
+    line_no_ = reader_->line();
+    pos_ = 0;
+    return true;
+  }
+  // Skips whitespace and blank lines. False at end of file.
+  bool SkipToToken() {
+    for (;;) {
+      while (pos_ < line_.size() && IsSpace(line_[pos_])) ++pos_;
+      if (pos_ < line_.size()) return true;
+      if (!LoadLine()) return false;
+    }
+  }
+  // The next token (copied), or "" at end of file. Does not consume it.
+  std::string PeekCopy() {
+    if (!SkipToToken()) return std::string();
+    const char* b = line_.data() + pos_;
+    return std::string(b, TokenEnd(b, line_.data() + line_.size()));
+  }
+  std::string Take() {
+    std::string t = PeekCopy();
+    pos_ += t.size();
+    return t;
+  }
+  std::string Found(const std::string& token) {
+    return token.empty() && at_eof_ ? std::string("end of file (hierarchy cut short)")
+                                    : Quote(token);
+  }
+  void Expect(std::string_view keyword) {
+    const std::string t = Take();
+    if (t != keyword) Fail(line_no_, fmt::format("'{}'", keyword), Found(t));
+  }
+  // The rest of the current line, trimmed (joint names may contain spaces).
+  std::string RestOfLine() {
+    while (pos_ < line_.size() && IsSpace(line_[pos_])) ++pos_;
+    size_t e = line_.size();
+    while (e > pos_ && IsSpace(line_[e - 1])) --e;
+    std::string rest = line_.substr(pos_, e - pos_);
+    pos_ = line_.size();
+    return rest;
+  }
+  double TakeNumber(std::string_view what) {
+    const std::string t = Take();
+    const int line = line_no_;
+    if (t.empty()) Fail(line, what, Found(t));
+    double v = 0;
+    const char* next = nullptr;
+    switch (ParseNumber(t.data(), t.data() + t.size(), &v, &next)) {
+      case NumberStatus::kOk:
+        return v;
+      case NumberStatus::kComma:
+        Fail(line, fmt::format("{} with '.' as decimal separator", what), Quote(t));
+      case NumberStatus::kNotFinite:
+        Fail(line, fmt::format("{} (finite)", what), Quote(t));
+      case NumberStatus::kNotNumber:
+        break;
+    }
+    Fail(line, what, Quote(t));
+  }
+  Eigen::Vector3d TakeOffset() {
+    Eigen::Vector3d v;
+    const int line = line_no_;
+    for (int k = 0; k < 3; ++k) {
+      // OFFSET values sit on the OFFSET line.
+      if (!(pos_ < line_.size() && line_.find_first_not_of(" \t\r\v\f", pos_) != std::string::npos)) {
+        Fail(line, "3 numbers after OFFSET", fmt::format("{} (end of line)", k));
+      }
+      v[k] = TakeNumber("a number (OFFSET)");
+    }
+    return v;
+  }
+
+  void ParseJoint(RawSkeleton::Joint* joint, int depth) {
+    const int open_line = line_no_;
+    if (depth > Skeleton::kMaxDepth) {
+      Fail(line_no_, fmt::format("joints nested at most {} deep", Skeleton::kMaxDepth),
+           "deeper nesting");
+    }
+    if (++joint_count_ > Skeleton::kMaxJoints) {
+      Fail(line_no_, fmt::format("at most {} joints", Skeleton::kMaxJoints), "more");
+    }
+    joint->name = RestOfLine();
+    if (joint->name.empty()) Fail(line_no_, "a joint name", "end of line");
+    if (auto it = first_line_.find(joint->name); it != first_line_.end()) {
+      Fail(line_no_, "a unique joint name",
+           fmt::format("{} again (first defined at line {})", Quote(joint->name), it->second));
+    }
+    first_line_.emplace(joint->name, line_no_);
+    Expect("{");
+    bool has_offset = false, has_channels = false;
+    for (;;) {
+      const std::string t = Take();
+      const int line = line_no_;
+      if (t == "OFFSET") {
+        if (has_offset) Fail(line, "one OFFSET per joint", "a second OFFSET");
+        joint->rest_translation = TakeOffset();
+        has_offset = true;
+      } else if (t == "CHANNELS") {
+        if (has_channels) Fail(line, "one CHANNELS per joint", "a second CHANNELS");
+        ParseChannels(joint);
+        has_channels = true;
+      } else if (t == "JOINT") {
+        if (!has_offset) Fail(line, fmt::format("OFFSET in joint '{}' before its children", joint->name), "'JOINT'");
+        joint->children.emplace_back();
+        ParseJoint(&joint->children.back(), depth + 1);
+      } else if (t == "End") {
+        Expect("Site");
+        Expect("{");
+        Expect("OFFSET");
+        joint->end_sites.push_back(TakeOffset());
+        const std::string close = Take();
+        if (close != "}") Fail(line_no_, "'}' closing End Site", Found(close));
+      } else if (t == "}") {
+        if (!has_offset) Fail(line, fmt::format("OFFSET in joint '{}'", joint->name), "'}'");
+        return;
+      } else if (t.empty() && at_eof_) {
+        Fail(line_no_, fmt::format("'}}' closing joint '{}' (opened at line {})", joint->name, open_line),
+             "end of file (hierarchy cut short)");
+      } else if (t == "MOTION" || t == "ROOT") {
+        Fail(line, fmt::format("'}}' closing joint '{}' (opened at line {})", joint->name, open_line),
+             Quote(t) + " (unbalanced braces)");
+      } else if (ParseChannelName(t)) {
+        Fail(line, "JOINT, End Site, OFFSET, CHANNELS or '}'",
+             Quote(t) + " (more channel names than CHANNELS declares?)");
+      } else {
+        Fail(line, "JOINT, End Site, OFFSET, CHANNELS or '}'", Quote(t) + " (unknown keyword)");
+      }
+    }
+  }
+
+  void ParseChannels(RawSkeleton::Joint* joint) {
+    const std::string t = Take();
+    int count = -1;
+    const auto r = std::from_chars(t.data(), t.data() + t.size(), count);
+    if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size() || count < 0 || count > 6) {
+      Fail(line_no_, "a channel count from 0 to 6", Found(t));
+    }
+    unsigned used = 0;
+    for (int k = 0; k < count; ++k) {
+      const std::string c = Take();
+      const auto channel = ParseChannelName(c);
+      if (!channel) {
+        Fail(line_no_,
+             fmt::format("channel name {} of {} (Xposition, Yposition, Zposition, Xrotation, "
+                         "Yrotation or Zrotation)",
+                         k + 1, count),
+             Found(c));
+      }
+      const unsigned bit = 1u << static_cast<int>(*channel);
+      if (used & bit) Fail(line_no_, "each channel at most once per joint", Quote(c) + " twice");
+      used |= bit;
+      joint->channels.push_back(*channel);
+    }
+  }
+
+  // --- motion section ---
+  void ParseMotion(const Skeleton& skeleton, Scene* scene) {
+    // "Frames: N"
+    std::string t = Take();
+    if (t != "Frames:") Fail(line_no_, "'Frames:'", Found(t));
+    t = Take();
+    const int frames_line = line_no_;
+    long long frames = 0;
+    {
+      const auto r = std::from_chars(t.data(), t.data() + t.size(), frames);
+      if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size()) {
+        Fail(frames_line, "a whole number of frames after 'Frames:'", Found(t));
+      }
+      if (frames <= 0) Fail(frames_line, "a frame count > 0", Quote(t));
+    }
+    // "Frame Time: T"
+    t = Take();
+    if (t != "Frame") Fail(line_no_, "'Frame Time:'", Found(t));
+    t = Take();
+    if (t != "Time:") Fail(line_no_, "'Frame Time:'", Found("Frame " + t));
+    const double frame_time = TakeNumber("a frame time in seconds");
+    if (!(frame_time > 0)) Fail(line_no_, "a frame time > 0", Quote(fmt::format("{}", frame_time)));
+    if (!RestOfLine().empty()) Fail(line_no_, "end of line after the frame time", "more text");
+
+    const int channels = skeleton.num_channels();
+    // Each value needs at least one character and one separator; a row at least its newline.
+    const uint64_t min_row_bytes = std::max<uint64_t>(1, 2ull * channels);
+    const uint64_t capacity = reader_->remaining() / min_row_bytes;
+    if (static_cast<uint64_t>(frames) > capacity) {
+      Fail(frames_line, fmt::format("at most {} frames (the rest of the file holds {} bytes, {} values per frame)",
+                                    capacity, reader_->remaining(), channels),
+           fmt::format("'Frames: {}'", frames));
+    }
+
+    Clip clip(static_cast<int>(frames), channels, frame_time);
+    std::vector<double> scale(channels);
+    for (int c = 0; c < channels; ++c) {
+      scale[c] = IsRotation(skeleton.channels()[c]) ? kRadPerDeg : 1.0;
+    }
+    double* out = clip.values().data();
+    std::string_view row;
+    int done = 0;
+    while (done < frames) {
+      if (!reader_->Next(&row)) {
+        Fail(reader_->line() + 1, fmt::format("{} motion rows (Frames: {})", frames, frames),
+             fmt::format("{} (motion cut short)", done));
+      }
+      const char* p = row.data();
+      const char* end = p + row.size();
+      int n = 0;
+      for (;;) {
+        while (p < end && IsSpace(*p)) ++p;
+        if (p == end) break;
+        if (n == channels) {
+          Fail(reader_->line(), fmt::format("{} values in motion row {}", channels, done + 1),
+               fmt::format("more (extra value {})", Quote(std::string_view(p, TokenEnd(p, end) - p))));
+        }
+        double v;
+        const char* next;
+        const NumberStatus status = ParseNumber(p, end, &v, &next);
+        if (status != NumberStatus::kOk) RowFail(status, p, end, done, n, skeleton);
+        out[n] = v * scale[n];
+        ++n;
+        p = next;
+      }
+      if (n == 0) continue;  // blank line
+      if (n != channels) {
+        Fail(reader_->line(), fmt::format("{} values in motion row {}", channels, done + 1),
+             fmt::format("{}", n));
+      }
+      out += channels;
+      ++done;
+    }
+    int extra = 0, first_extra = 0;
+    while (reader_->Next(&row)) {
+      if (row.find_first_not_of(" \t\r\v\f") == std::string_view::npos) continue;
+      if (extra++ == 0) first_extra = reader_->line();
+    }
+    if (extra) {
+      scene->warnings.push_back(
+          fmt::format("{}:{}: {} motion row{} after the {} declared by 'Frames:' ignored", name_,
+                      first_extra, extra, extra == 1 ? "" : "s", frames));
+    }
+    scene->clips.push_back(std::move(clip));
+  }
+
+  [[noreturn]] void RowFail(NumberStatus status, const char* p, const char* end, int row, int n,
+                            const Skeleton& skeleton) {
+    const std::string_view token(p, TokenEnd(p, end) - p);
+    const int joint = skeleton.channel_joint(n);
+    const std::string where =
+        fmt::format("row {}, value {} ({} {})", row + 1, n + 1, skeleton.name(joint),
+                    ChannelName(skeleton.channels()[n]));
+    switch (status) {
+      case NumberStatus::kComma:
+        Fail(reader_->line(), fmt::format("a number with '.' as decimal separator at {}", where),
+             Quote(token));
+      case NumberStatus::kNotFinite:
+        Fail(reader_->line(), fmt::format("a finite number at {}", where), Quote(token));
+      default:
+        Fail(reader_->line(), fmt::format("a number at {}", where), Quote(token));
+    }
+  }
+
+  LineReader* reader_;
+  std::string name_;
+  std::string line_;
+  size_t pos_ = 0;
+  int line_no_ = 0;
+  bool at_eof_ = false;
+  int joint_count_ = 0;
+  std::unordered_map<std::string, int> first_line_;
+};
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+}  // namespace
+
+Scene ReadBvh(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    throw ImportError(fmt::format("{}: cannot read: not a regular file", path));
+  }
+  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
+  if (!file) throw ImportError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  if (std::fseek(file.get(), 0, SEEK_END) != 0) {
+    throw ImportError(fmt::format("{}: cannot read: not a regular file", path));
+  }
+  const long size = std::ftell(file.get());
+  std::fseek(file.get(), 0, SEEK_SET);
+  if (size < 0) throw ImportError(fmt::format("{}: cannot read: not a regular file", path));
+  LineReader reader(file.get(), static_cast<uint64_t>(size));
+  BvhParser parser(&reader, path);
+  Scene scene = parser.Parse();
+  if (std::ferror(file.get())) throw ImportError(fmt::format("{}: read error", path));
+  return scene;
+}
+
+Scene ParseBvh(std::string_view text, const std::string& name) {
+  LineReader reader(text);
+  BvhParser parser(&reader, name);
+  return parser.Parse();
+}
+
+}  // namespace rigel

@@ -1,0 +1,72 @@
+// Shared test helpers: real-data paths, temporary folders, Eigen comparisons.
+#ifndef RIGEL_TESTS_TEST_UTIL_H_
+#define RIGEL_TESTS_TEST_UTIL_H_
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Geometry>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace rigel::testing {
+
+// ../shared/data, or "" when it is absent.
+inline std::string SharedData() {
+  const std::filesystem::path p(RIGEL_SHARED_DATA);
+  return std::filesystem::is_directory(p) ? p.string() : std::string();
+}
+
+// Every file under the shared data folder with extension `ext` (".bvh"), sorted.
+inline std::vector<std::string> SharedFiles(const std::string& ext) {
+  std::vector<std::string> files;
+  const std::string root = SharedData();
+  if (root.empty()) return files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    if (e.is_regular_file() && e.path().extension() == ext) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+#define RIGEL_REQUIRE_SHARED_DATA()                                                    \
+  do {                                                                                 \
+    if (::rigel::testing::SharedData().empty())                                        \
+      GTEST_SKIP() << "../shared/data not found (" RIGEL_SHARED_DATA "): real-data test skipped"; \
+  } while (0)
+
+// A fresh temporary folder removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = std::filesystem::temp_directory_path() /
+            ("rigel_" + std::string(info ? info->name() : "test") + "_" +
+             std::to_string(::getpid()));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace rigel::testing
+
+#define EXPECT_VEC3_NEAR(a, b, tol)                                                  \
+  EXPECT_LE(((a) - (b)).norm(), (tol)) << "expected " << (b).transpose() << "\n got " \
+                                       << (a).transpose()
+
+#define EXPECT_TRANSFORM_NEAR(a, b, tol)                                                   \
+  do {                                                                                     \
+    EXPECT_LE(((a).matrix() - (b).matrix()).cwiseAbs().maxCoeff(), (tol))                 \
+        << "expected\n" << (b).matrix() << "\n got\n" << (a).matrix();                     \
+  } while (0)
+
+#endif  // RIGEL_TESTS_TEST_UTIL_H_
