@@ -2,6 +2,7 @@
 // they land).
 #include <cstdio>
 #include <map>
+#include <string>
 
 #include "cli/command.h"
 
@@ -21,6 +22,19 @@ int main(int argc, char** argv) {
   };
   add(rigel::cli::AddInfoCommand);
   add(rigel::cli::AddConvertCommand);
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const auto& [sub, run] : runners) {
+      found = found || sub->get_name() == argv[1];
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!found) {
+      std::fprintf(stderr, "rigel: unknown command '%s' (expected one of: %s; see rigel --help)\n",
+                   argv[1], known.c_str());
+      return rigel::cli::kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
