@@ -1,0 +1,232 @@
+// The IK rig: data that says what to solve (tasks on effectors), what may move (channels, limits,
+// locks, strength, preferred values) and how (a stack of solver stages). A Rig is plain data; it
+// is solved by ik::Solve (core/ik/solve.h) with per-frame targets, a Pose and a Workspace.
+//
+// Spaces and units used throughout core/ik:
+// - "world" is the skeleton's model space (the space of Pose::world).
+// - "joint space" is the frame of a joint after its channels (world_from_joint in Pose::world).
+// - Lengths are in the skeleton's units; angles in radians.
+// - The solver's variables are the skeleton's channels (a Clip row), see core/pose.h.
+#ifndef RIGEL_CORE_IK_RIG_H_
+#define RIGEL_CORE_IK_RIG_H_
+
+#include <Eigen/Geometry>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/skeleton.h"
+
+namespace rigel::ik {
+
+// What a task drives.
+enum class TaskType : std::uint8_t {
+  // The effector point (joint origin + offset) goes to Target::position. 3 rows (fewer with
+  // Task::position_axes).
+  kPosition,
+  // The effector frame's rotation becomes Target::orientation. Error is log(R_d R_e^T) as a
+  // scaled axis (world). 3 rows.
+  kOrientation,
+  // Position and orientation together. 6 rows (position rows first).
+  kPose,
+  // Aim / look-at: the effector's Task::aim_axis (joint space) points from the effector point at
+  // Target::position. 2 rows (the twist about the aim axis is left free).
+  kAim,
+  // Pole vector: the plane through Task::pole_root, Task::pole_mid and the effector joint
+  // contains Target::position. 1 row (the signed angle about the root->effector axis).
+  kPole,
+};
+
+std::string_view TaskTypeName(TaskType type);
+
+// One effector goal. Tasks are indexed by their position in Rig::tasks; a frame's Target array
+// uses the same indices.
+struct Task {
+  TaskType type = TaskType::kPosition;
+  // Effector joint (index into the skeleton). Required (>= 0).
+  int joint = -1;
+  // Effector point in the joint's space (e.g. an End Site offset). Default: the joint origin.
+  Eigen::Vector3d offset = Eigen::Vector3d::Zero();
+  // Effector frame's rotation relative to the joint (joint space). kOrientation/kPose drive
+  // world_from_joint.linear() * offset_rotation. Default identity. Must be unit length.
+  Eigen::Quaterniond offset_rotation = Eigen::Quaterniond::Identity();
+  // kPosition/kPose: which world axes of the position are constrained (bit 0 = X, 1 = Y, 2 = Z).
+  // Default all three. E.g. 0b011 for a planar (XY) problem.
+  std::uint8_t position_axes = 0b111;
+  // kAim: the axis, in joint space, that must point at the target. Unit length. Default +X.
+  Eigen::Vector3d aim_axis = Eigen::Vector3d::UnitX();
+  // kPole: the chain's root joint (e.g. upper arm) and middle joint (e.g. forearm); the effector
+  // joint `joint` is the chain's end (e.g. hand). Both must be ancestors of `joint`.
+  int pole_root = -1;
+  int pole_mid = -1;
+  // Multiplies the task's rows (so the squared error counts weight^2). >= 0; 0 disables the task.
+  // Default 1.
+  double weight = 1.0;
+  // Priority level: 0 is the highest. Lower levels (larger numbers) are solved in the null space
+  // of all higher ones. Default 0.
+  int priority = 0;
+  // kPosition/kPose: use the "alternate Jacobian" of seed 002 (columns built at the goal instead
+  // of at the effector). Default false.
+  bool alternate_jacobian = false;
+};
+
+// A task's goal for one frame, in world space.
+struct Target {
+  // kPosition/kPose: where the effector point goes. kAim: the point to look at. kPole: the pole
+  // point. Default origin.
+  Eigen::Vector3d position = Eigen::Vector3d::Zero();
+  // kOrientation/kPose: the effector frame's world rotation. Unit length. Default identity.
+  Eigen::Quaterniond orientation = Eigen::Quaterniond::Identity();
+  // Per-frame blend, multiplies Task::weight (0 switches the task off this frame). Default 1.
+  double weight = 1.0;
+};
+
+// How a stage computes its steps.
+enum class Method : std::uint8_t {
+  // dtheta = h J^T V with h = <V, J J^T V> / |J J^T V|^2 (Buss), halved while the error grows.
+  kTranspose,
+  // Pseudo-inverse through (J J^T) beta = V solved by LU, dtheta = J^T beta (seeds 000/003).
+  kPseudoInverse,
+  // Pseudo-inverse by SVD of J (singular values below Settings::svd_threshold dropped).
+  kSvd,
+  // Minimum-norm least squares by a rank-revealing QR (complete orthogonal decomposition).
+  kQr,
+  // Damped least squares / SR inverse J^T (J J^T + lambda^2 I)^-1 V, fixed lambda.
+  kDls,
+  // Damped least squares with adaptive lambda (Levenberg-Marquardt: shrinks after a step that
+  // lowers the error, grows and retries after one that raises it). The default.
+  kDlsAdaptive,
+  // Cyclic coordinate descent, one channel at a time from the effector inward, limits applied
+  // per channel. Position goals only (kPosition, the position of kPose).
+  kCcd,
+  // Analytic two-bone IK (law of cosines) with an optional pole task. See core/ik/two_bone.h.
+  kTwoBone,
+};
+
+std::string_view MethodName(Method method);
+
+// Iteration controls of a stage. Defaults suit animation in metres or centimetres.
+struct Settings {
+  // Iteration cap (>= 1). Default 100.
+  int max_iterations = 100;
+  // Converged when every enabled task's position error <= position_tolerance (length units)
+  // and its angle error <= angle_tolerance (radians). Defaults 1e-6.
+  double position_tolerance = 1e-6;
+  double angle_tolerance = 1e-6;
+  // Stalled when the weighted squared error drops by less than this fraction over
+  // stall_iterations consecutive iterations. Defaults 1e-6 and 8.
+  double stall_fraction = 1e-6;
+  int stall_iterations = 8;
+  // Largest change of one channel per iteration (radians or length units); the whole step is
+  // scaled down to respect it. <= 0 disables. Default 0.5.
+  double max_step = 0.5;
+  // kDls: the damping lambda. kDlsAdaptive: its start value. Length units. Default 0.01.
+  double lambda = 0.01;
+  // kDlsAdaptive: lambda never drops below lambda_min nor exceeds lambda_max. Defaults 1e-8, 1e4.
+  double lambda_min = 1e-8;
+  double lambda_max = 1e4;
+  // kSvd: singular values below svd_threshold * largest are treated as zero. Default 1e-9.
+  double svd_threshold = 1e-9;
+  // Preferred-angle bias (null-space term of seeds 000/003): H = sum_i alpha_i (theta_i -
+  // theta_c_i)^psi with alpha_i = Rig::preferred_gain, theta_c = Rig::preferred. psi is even,
+  // >= 2. Default 2.
+  int preferred_power = 2;
+  // Scale of the null-space step -(I - J^+ J) grad H per iteration. Default 1.
+  double preferred_step = 1.0;
+};
+
+// One entry of the solver stack: which method drives which tasks on which part of the tree.
+struct Stage {
+  Method method = Method::kDlsAdaptive;
+  // Indices into Rig::tasks that this stage solves. Empty = every task.
+  std::vector<int> tasks;
+  // Only channels of this joint and its descendants move (the chain's top). -1 (default): every
+  // channel on the path from a root to the effectors.
+  int chain_root = -1;
+  // kTwoBone only: the upper (root), lower (middle) and end joints. -1 (default): end = the
+  // position task's joint, lower = its nearest ancestor with rotation channels, upper = the
+  // nearest ancestor of lower with three rotation channels.
+  int upper = -1;
+  int lower = -1;
+  Settings settings;
+};
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Everything to solve on one skeleton. Per-channel arrays have Skeleton::num_channels() entries,
+// per-joint arrays num_joints() entries; the constructor sizes them with their defaults.
+class Rig {
+ public:
+  Rig() = default;
+  explicit Rig(std::shared_ptr<const Skeleton> skeleton);
+
+  const Skeleton& skeleton() const { return *skeleton_; }
+  const std::shared_ptr<const Skeleton>& skeleton_ptr() const { return skeleton_; }
+
+  // Adds a task, returns its index.
+  int AddTask(const Task& task);
+  // Limits of one channel (radians or length units). min <= max. Default (-inf, +inf).
+  void SetLimits(int channel, double min, double max);
+  // A locked channel never moves. Default unlocked.
+  void Lock(int channel, bool locked = true);
+  // Joint strength (>= 0): scales the joint's Jacobian columns, so a strong joint takes more of
+  // the motion. 0 relaxes the joint: its channels drop out of the solve. Default 1.
+  void SetStrength(int joint, double strength);
+  // Preferred value (radians or length units) and gain (>= 0) of a channel for the null-space
+  // bias. Defaults 0 and 0 (no bias).
+  void SetPreferred(int channel, double value, double gain);
+
+  std::vector<Task> tasks;
+  // Per channel.
+  std::vector<double> min;
+  std::vector<double> max;
+  std::vector<std::uint8_t> locked;
+  std::vector<double> preferred;
+  std::vector<double> preferred_gain;
+  // Per joint.
+  std::vector<double> strength;
+  // The solver stack, run in order. Empty = one kDlsAdaptive stage over every task.
+  std::vector<Stage> stages;
+
+ private:
+  std::shared_ptr<const Skeleton> skeleton_;
+};
+
+// Outcome of a solve (or of one stage).
+enum class Status : std::uint8_t {
+  // Every task within tolerance.
+  kConverged,
+  // Stopped by the iteration cap or a stall before reaching tolerance, while still making
+  // progress possible.
+  kNotConverged,
+  // Stopped at a point where no step lowers the error (a least-squares minimum): the goal is out
+  // of reach, or blocked by limits/locks. For two-bone: the reach condition failed.
+  kUnreachable,
+  // The rig, targets, pose or workspace are inconsistent; nothing was changed.
+  kInvalidInput,
+};
+
+std::string_view StatusName(Status status);
+
+// What a solve did. Reused across frames: its vectors keep their capacity.
+struct SolveReport {
+  Status status = Status::kInvalidInput;
+  // Iterations run, summed over stages.
+  int iterations = 0;
+  // Per task (Rig::tasks order) after the solve: position error (length units; kPosition,
+  // kPose; for kPole the distance-free angle is in angle_error) and angle error (radians;
+  // kOrientation, kPose, kAim, kPole). 0 when not applicable.
+  std::vector<double> position_error;
+  std::vector<double> angle_error;
+  // Channels that sit on a limit after the solve (skeleton channel indices, ascending).
+  std::vector<int> channels_on_limit;
+  // Why the input was invalid, or which stage failed to converge. Empty when converged.
+  std::string message;
+};
+
+}  // namespace rigel::ik
+
+#endif  // RIGEL_CORE_IK_RIG_H_

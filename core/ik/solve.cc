@@ -1,0 +1,1395 @@
+#include "core/ik/solve.h"
+
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+#include <Eigen/QR>
+#include <Eigen/SVD>
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "core/ik/two_bone.h"
+#include "core/skeleton.h"
+
+namespace rigel::ik {
+
+// ---------------------------------------------------------------------------------------------
+// Names.
+
+std::string_view TaskTypeName(TaskType type) {
+  switch (type) {
+    case TaskType::kPosition:
+      return "position";
+    case TaskType::kOrientation:
+      return "orientation";
+    case TaskType::kPose:
+      return "pose";
+    case TaskType::kAim:
+      return "aim";
+    case TaskType::kPole:
+      return "pole";
+  }
+  return "?";
+}
+
+std::string_view MethodName(Method method) {
+  switch (method) {
+    case Method::kTranspose:
+      return "transpose";
+    case Method::kPseudoInverse:
+      return "pseudo_inverse";
+    case Method::kSvd:
+      return "svd";
+    case Method::kQr:
+      return "qr";
+    case Method::kDls:
+      return "dls";
+    case Method::kDlsAdaptive:
+      return "dls_adaptive";
+    case Method::kCcd:
+      return "ccd";
+    case Method::kTwoBone:
+      return "two_bone";
+  }
+  return "?";
+}
+
+std::string_view StatusName(Status status) {
+  switch (status) {
+    case Status::kConverged:
+      return "converged";
+    case Status::kNotConverged:
+      return "not_converged";
+    case Status::kUnreachable:
+      return "unreachable";
+    case Status::kInvalidInput:
+      return "invalid_input";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rig.
+
+Rig::Rig(std::shared_ptr<const Skeleton> skeleton) : skeleton_(std::move(skeleton)) {
+  const size_t nc = skeleton_ ? skeleton_->num_channels() : 0;
+  const size_t nj = skeleton_ ? skeleton_->num_joints() : 0;
+  min.assign(nc, -kInf);
+  max.assign(nc, kInf);
+  locked.assign(nc, 0);
+  preferred.assign(nc, 0.0);
+  preferred_gain.assign(nc, 0.0);
+  strength.assign(nj, 1.0);
+}
+
+int Rig::AddTask(const Task& task) {
+  tasks.push_back(task);
+  return static_cast<int>(tasks.size()) - 1;
+}
+
+void Rig::SetLimits(int channel, double lo, double hi) {
+  min[channel] = lo;
+  max[channel] = hi;
+}
+
+void Rig::Lock(int channel, bool lock) { locked[channel] = lock ? 1 : 0; }
+
+void Rig::SetStrength(int joint, double s) { strength[joint] = s; }
+
+void Rig::SetPreferred(int channel, double value, double gain) {
+  preferred[channel] = value;
+  preferred_gain[channel] = gain;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workspace.
+
+namespace internal {
+
+using Eigen::MatrixXd;
+using Eigen::Vector3d;
+using Eigen::VectorXd;
+
+int PositionRows(const Task& t) {
+  return ((t.position_axes & 1) ? 1 : 0) + ((t.position_axes & 2) ? 1 : 0) +
+         ((t.position_axes & 4) ? 1 : 0);
+}
+
+int TaskRows(const Task& t) {
+  switch (t.type) {
+    case TaskType::kPosition:
+      return PositionRows(t);
+    case TaskType::kOrientation:
+      return 3;
+    case TaskType::kPose:
+      return PositionRows(t) + 3;
+    case TaskType::kAim:
+      return 2;
+    case TaskType::kPole:
+      return 1;
+  }
+  return 0;
+}
+
+// One priority level's system and factorizations, sized once.
+struct Level {
+  int row_begin = 0;
+  int rows = 0;
+  MatrixXd a;   // rows x n: the level's Jacobian (projected into the higher levels' null space).
+  MatrixXd m;   // rows x rows.
+  MatrixXd p;   // n x rows: pseudo-inverse (multi-level only).
+  MatrixXd at;  // n x rows (QR of A^T).
+  VectorXd r, beta, tmp_m, tmp_n, house;
+  Eigen::LLT<MatrixXd> llt;
+  Eigen::PartialPivLU<MatrixXd> lu;
+  Eigen::JacobiSVD<MatrixXd> svd;
+  Eigen::ColPivHouseholderQR<MatrixXd> qr;
+};
+
+struct StageWork {
+  Method method = Method::kDlsAdaptive;
+  std::vector<int> tasks;  // Rig task indices, sorted by (priority, index).
+  std::vector<int> task_row;
+  std::vector<int> task_dim;
+  std::vector<Eigen::Matrix3d> task_offset_rotation;
+  std::vector<Level> levels;
+  int rows = 0;
+  int cols = 0;
+  std::vector<int> joints;  // Joints to update, ancestor-closed, ascending.
+  std::vector<int> col_channel;
+  std::vector<int> channel_col;  // Per skeleton channel: column or -1.
+  std::vector<std::uint8_t> col_rotation;
+  std::vector<int> col_joint;
+  std::vector<std::vector<int>> task_cols;       // Columns moving the effector joint.
+  std::vector<std::vector<int>> task_mid_cols;   // kPole: columns moving pole_mid.
+  std::vector<std::vector<int>> task_root_cols;  // kPole: columns moving pole_root.
+  // Per iteration.
+  std::vector<Vector3d> axis;
+  std::vector<Vector3d> pivot;
+  std::vector<double> pos_err;
+  std::vector<double> ang_err;
+  MatrixXd j, j_saved, n_proj;
+  VectorXd e, e_saved, e_work, x, dtheta, fixed, z, scale, theta_prev, grad;
+  std::vector<std::uint8_t> clamped;
+  // kTwoBone.
+  int upper = -1, lower = -1, end = -1, pos_task = -1, pole_task = -1;
+};
+
+}  // namespace internal
+
+using internal::StageWork;
+
+struct Workspace::Impl {
+  // Structure the workspace was prepared for.
+  const Skeleton* skeleton = nullptr;
+  std::vector<std::tuple<TaskType, int, int, int, int, std::uint8_t, bool>> task_keys;
+  std::vector<std::tuple<Method, std::vector<int>, int, int, int>> stage_keys;
+  std::vector<std::uint8_t> locked;
+  std::vector<std::uint8_t> relaxed;
+  // Joint frames (world), valid for the joints a stage updated.
+  std::vector<Eigen::Matrix3d> rot;
+  std::vector<Eigen::Vector3d> pos;
+  std::vector<Eigen::Matrix3d> rest_rot;
+  std::vector<std::uint8_t> rest_identity;
+  std::vector<StageWork> stages;
+  std::vector<Target> no_targets;
+};
+
+Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
+Workspace::~Workspace() = default;
+Workspace::Workspace(Workspace&&) noexcept = default;
+Workspace& Workspace::operator=(Workspace&&) noexcept = default;
+
+namespace {
+
+using Eigen::MatrixXd;
+using Eigen::Vector3d;
+using Eigen::VectorXd;
+using internal::Level;
+
+bool Fail(std::string* error, std::string message) {
+  if (error) *error = std::move(message);
+  return false;
+}
+
+bool IsAncestorOrSelf(const Skeleton& s, int ancestor, int joint) {
+  for (int j = joint; j != Skeleton::kNoParent; j = s.parent(j)) {
+    if (j == ancestor) return true;
+  }
+  return false;
+}
+
+bool Finite(double v) { return std::isfinite(v); }
+
+bool IsIterative(Method m) { return m != Method::kCcd && m != Method::kTwoBone; }
+
+std::vector<Stage> EffectiveStages(const Rig& rig) {
+  if (!rig.stages.empty()) return rig.stages;
+  return {Stage{}};
+}
+
+std::vector<int> StageTasks(const Rig& rig, const Stage& stage) {
+  std::vector<int> t = stage.tasks;
+  if (t.empty()) {
+    for (int i = 0; i < static_cast<int>(rig.tasks.size()); ++i) t.push_back(i);
+  }
+  std::stable_sort(t.begin(), t.end(),
+                   [&](int a, int b) { return rig.tasks[a].priority < rig.tasks[b].priority; });
+  return t;
+}
+
+Vector3d AnyPerpendicular(const Vector3d& v) {
+  const Vector3d other = std::abs(v.x()) < 0.9 ? Vector3d::UnitX() : Vector3d::UnitY();
+  return v.cross(other).normalized();
+}
+
+// Rotation vector (scaled axis) of a unit quaternion, angle in [0, pi].
+Vector3d ScaledAxis(Eigen::Quaterniond q) {
+  if (q.w() < 0) q.coeffs() = -q.coeffs();
+  const Vector3d v = q.vec();
+  const double s = v.norm();
+  if (s < 1e-300) return 2.0 * v;
+  return v * (2.0 * std::atan2(s, q.w()) / s);
+}
+
+// Rotation vector taking unit vector a onto unit vector d.
+Vector3d AimRotation(const Vector3d& a, const Vector3d& d) {
+  const Vector3d axis = a.cross(d);
+  const double s = axis.norm();
+  const double c = a.dot(d);
+  if (s > 1e-15) return axis * (std::atan2(s, c) / s);
+  if (c >= 0) return Vector3d::Zero();
+  return AnyPerpendicular(a) * kPi;
+}
+
+// R := R * elementary rotation about `axis` by the angle with cosine c and sine s.
+inline void RotateColumns(Eigen::Matrix3d& r, int axis, double c, double s) {
+  const int i = (axis + 1) % 3;
+  const int k = (axis + 2) % 3;
+  const Vector3d ci = r.col(i);
+  const Vector3d ck = r.col(k);
+  r.col(i) = c * ci + s * ck;
+  r.col(k) = c * ck - s * ci;
+}
+
+// Forward kinematics over the stage's joints, filling the joint frames and the columns' world
+// axes and pivots (seed 001 eq. 21-26: axis k is column ak of the rotation after channel k).
+void ChainFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double* theta) {
+  const std::span<const ChannelType> layout = s.channels();
+  for (const int j : st.joints) {
+    const int p = s.parent(j);
+    Vector3d local_t = s.rest_translation(j);
+    for (int axis = 0; axis < 3; ++axis) {
+      const int c = s.translation_channel(j, axis);
+      if (c >= 0) local_t[axis] += theta[c];
+    }
+    Eigen::Matrix3d r;
+    if (p == Skeleton::kNoParent) {
+      w.pos[j] = local_t;
+      r = w.rest_identity[j] ? Eigen::Matrix3d::Identity() : w.rest_rot[j];
+      for (int axis = 0; axis < 3; ++axis) {
+        const int c = s.translation_channel(j, axis);
+        const int col = c >= 0 ? st.channel_col[c] : -1;
+        if (col >= 0) st.axis[col] = Vector3d::Unit(axis);
+      }
+    } else {
+      const Eigen::Matrix3d& pr = w.rot[p];
+      w.pos[j] = w.pos[p] + pr * local_t;
+      r = w.rest_identity[j] ? pr : Eigen::Matrix3d(pr * w.rest_rot[j]);
+      for (int axis = 0; axis < 3; ++axis) {
+        const int c = s.translation_channel(j, axis);
+        const int col = c >= 0 ? st.channel_col[c] : -1;
+        if (col >= 0) st.axis[col] = pr.col(axis);
+      }
+    }
+    for (const int c : s.rotation_channels(j)) {
+      const int axis = ChannelAxis(layout[c]);
+      RotateColumns(r, axis, std::cos(theta[c]), std::sin(theta[c]));
+      const int col = st.channel_col[c];
+      if (col >= 0) {
+        st.axis[col] = r.col(axis);
+        st.pivot[col] = w.pos[j];
+      }
+    }
+    w.rot[j] = r;
+  }
+}
+
+// Fills the stage's error vector e (weighted) and, when `jacobian`, its Jacobian J (weighted,
+// strength-scaled), plus the unweighted per-task errors. Returns the weighted squared error.
+double FillSystem(const Rig& rig, std::span<const Target> targets, Workspace::Impl& w,
+                  StageWork& st, bool jacobian) {
+  double total = 0.0;
+  for (size_t k = 0; k < st.tasks.size(); ++k) {
+    const Task& task = rig.tasks[st.tasks[k]];
+    const Target& target = targets[st.tasks[k]];
+    const double weight = task.weight * target.weight;
+    const int r0 = st.task_row[k];
+    const int dim = st.task_dim[k];
+    const std::vector<int>& cols = st.task_cols[k];
+    const int j = task.joint;
+    const Eigen::Matrix3d& rj = w.rot[j];
+    const Vector3d p_e = w.pos[j] + rj * task.offset;
+    double pos_err = 0.0;
+    double ang_err = 0.0;
+    int row = r0;
+    if (task.type == TaskType::kPosition || task.type == TaskType::kPose) {
+      const Vector3d err = target.position - p_e;
+      const Vector3d q = task.alternate_jacobian ? target.position : p_e;
+      double sq = 0.0;
+      for (int axis = 0; axis < 3; ++axis) {
+        if (!(task.position_axes & (1 << axis))) continue;
+        sq += err[axis] * err[axis];
+        st.e[row] = weight * err[axis];
+        if (jacobian) {
+          for (const int c : cols) {
+            const Vector3d& a = st.axis[c];
+            double v;
+            if (st.col_rotation[c]) {
+              const Vector3d arm = q - st.pivot[c];
+              v = axis == 0   ? a.y() * arm.z() - a.z() * arm.y()
+                  : axis == 1 ? a.z() * arm.x() - a.x() * arm.z()
+                              : a.x() * arm.y() - a.y() * arm.x();
+            } else {
+              v = a[axis];
+            }
+            st.j(row, c) = weight * v;
+          }
+        }
+        ++row;
+      }
+      pos_err = std::sqrt(sq);
+    }
+    if (task.type == TaskType::kOrientation || task.type == TaskType::kPose) {
+      const Eigen::Matrix3d r_e = rj * st.task_offset_rotation[k];
+      const Eigen::Quaterniond q_e(r_e);
+      const Vector3d err = ScaledAxis(target.orientation * q_e.conjugate());
+      ang_err = err.norm();
+      for (int axis = 0; axis < 3; ++axis) {
+        st.e[row + axis] = weight * err[axis];
+        if (jacobian) {
+          for (const int c : cols) {
+            st.j(row + axis, c) = st.col_rotation[c] ? weight * st.axis[c][axis] : 0.0;
+          }
+        }
+      }
+      row += 3;
+    }
+    if (task.type == TaskType::kAim) {
+      const Vector3d a = rj * task.aim_axis;
+      const Vector3d to = target.position - p_e;
+      const double dist = to.norm();
+      const Vector3d d = dist > 1e-12 ? Vector3d(to / dist) : a;
+      const Vector3d rv = AimRotation(a, d);
+      ang_err = rv.norm();
+      const Vector3d u1 = AnyPerpendicular(a);
+      const Vector3d u2 = a.cross(u1);
+      st.e[row] = weight * u1.dot(rv);
+      st.e[row + 1] = weight * u2.dot(rv);
+      if (jacobian) {
+        const double inv = dist > 1e-12 ? 1.0 / dist : 0.0;
+        for (const int c : cols) {
+          const Vector3d& ax = st.axis[c];
+          Vector3d rate;
+          if (st.col_rotation[c]) {
+            rate = ax + d.cross(ax.cross(p_e - st.pivot[c])) * inv;
+          } else {
+            rate = d.cross(ax) * inv;
+          }
+          st.j(row, c) = weight * u1.dot(rate);
+          st.j(row + 1, c) = weight * u2.dot(rate);
+        }
+      }
+      row += 2;
+    }
+    if (task.type == TaskType::kPole) {
+      const Vector3d p_r = w.pos[task.pole_root];
+      const Vector3d p_m = w.pos[task.pole_mid];
+      Vector3d s_axis = p_e - p_r;
+      const double len = s_axis.norm();
+      double phi = 0.0;
+      Vector3d k_rate = Vector3d::Zero();
+      if (len > 1e-12) {
+        s_axis /= len;
+        const Vector3d m = p_m - p_r;
+        const Vector3d m_perp = m - s_axis * s_axis.dot(m);
+        const Vector3d qv = target.position - p_r;
+        const Vector3d q_perp = qv - s_axis * s_axis.dot(qv);
+        const double m2 = m_perp.squaredNorm();
+        if (m2 > 1e-18 * m.squaredNorm() && m2 > 0 && q_perp.squaredNorm() > 0) {
+          phi = std::atan2(s_axis.dot(m_perp.cross(q_perp)), m_perp.dot(q_perp));
+          k_rate = s_axis.cross(m_perp) / m2;
+        }
+      }
+      ang_err = std::abs(phi);
+      st.e[row] = weight * phi;
+      if (jacobian) {
+        for (const int c : st.task_mid_cols[k]) {
+          const Vector3d& ax = st.axis[c];
+          const Vector3d v = st.col_rotation[c] ? Vector3d(ax.cross(p_m - st.pivot[c])) : ax;
+          st.j(row, c) = weight * k_rate.dot(v);
+        }
+        for (const int c : st.task_root_cols[k]) {
+          const Vector3d& ax = st.axis[c];
+          const Vector3d v = st.col_rotation[c] ? Vector3d(ax.cross(p_r - st.pivot[c])) : ax;
+          st.j(row, c) -= weight * k_rate.dot(v);
+        }
+      }
+      row += 1;
+    }
+    (void)dim;
+    st.pos_err[k] = pos_err;
+    st.ang_err[k] = ang_err;
+    total += st.e.segment(r0, dim).squaredNorm();
+  }
+  if (jacobian) {
+    for (int c = 0; c < st.cols; ++c) {
+      if (st.scale[c] != 1.0) st.j.col(c) *= st.scale[c];
+    }
+  }
+  return total;
+}
+
+bool Converged(const Rig& rig, std::span<const Target> targets, const StageWork& st,
+               const Settings& settings) {
+  for (size_t k = 0; k < st.tasks.size(); ++k) {
+    const int t = st.tasks[k];
+    if (rig.tasks[t].weight * targets[t].weight <= 0.0) continue;
+    if (st.pos_err[k] > settings.position_tolerance) return false;
+    if (st.ang_err[k] > settings.angle_tolerance) return false;
+  }
+  return true;
+}
+
+// Factorizes level.a for `method`. Returns false if the matrix is numerically singular for the
+// undamped LU (the caller then damps slightly).
+void Factor(Level& lv, Method method, double lambda, int n) {
+  switch (method) {
+    case Method::kTranspose:
+      break;
+    case Method::kPseudoInverse: {
+      lv.m.noalias() = lv.a * lv.a.transpose();
+      lv.lu.compute(lv.m);
+      // PartialPivLU does not detect singularity: look at U's diagonal and damp slightly when
+      // (J J^T) is singular, so the step stays finite (seed 002's singular configurations).
+      const auto diag = lv.lu.matrixLU().diagonal().cwiseAbs();
+      const double largest = diag.maxCoeff();
+      if (!(diag.minCoeff() > 1e-12 * largest) || !(largest > 0)) {
+        const double damp = 1e-10 * std::max(largest, 1e-300);
+        lv.m.diagonal().array() += damp;
+        lv.lu.compute(lv.m);
+      }
+      break;
+    }
+    case Method::kSvd:
+      lv.svd.compute(lv.a, Eigen::ComputeThinU | Eigen::ComputeThinV);
+      break;
+    case Method::kQr:
+      lv.at = lv.a.transpose();
+      lv.qr.compute(lv.at);
+      break;
+    case Method::kDls:
+    case Method::kDlsAdaptive:
+    default:
+      lv.m.noalias() = lv.a * lv.a.transpose();
+      lv.m.diagonal().array() += lambda * lambda;
+      lv.llt.compute(lv.m);
+      break;
+  }
+  (void)n;
+}
+
+// out = A^+ rhs (method's pseudo-inverse); A and its factorization are in `lv`.
+void Apply(Level& lv, Method method, double svd_threshold, const VectorXd& rhs, VectorXd& out) {
+  switch (method) {
+    case Method::kTranspose: {
+      // Buss's step: h = <V, J J^T V> / |J J^T V|^2 along J^T V.
+      out.noalias() = lv.a.transpose() * rhs;
+      lv.tmp_m.noalias() = lv.a * out;
+      const double denom = lv.tmp_m.squaredNorm();
+      const double h = denom > 0 ? rhs.dot(lv.tmp_m) / denom : 0.0;
+      out *= h;
+      break;
+    }
+    case Method::kPseudoInverse:
+      lv.beta = lv.lu.solve(rhs);
+      out.noalias() = lv.a.transpose() * lv.beta;
+      break;
+    case Method::kSvd: {
+      const auto& sv = lv.svd.singularValues();
+      const int k = static_cast<int>(sv.size());
+      const double cut = k > 0 ? svd_threshold * sv[0] : 0.0;
+      auto t = lv.tmp_m.head(k);
+      t.noalias() = lv.svd.matrixU().transpose() * rhs;
+      for (int i = 0; i < k; ++i) t[i] = sv[i] > cut && sv[i] > 0 ? t[i] / sv[i] : 0.0;
+      out.noalias() = lv.svd.matrixV() * t;
+      break;
+    }
+    case Method::kQr: {
+      // A^T P = Q R  =>  A = P R^T Q^T;  minimum-norm x = Q [R11^-T (P^T b)_1..r; 0].
+      const int r = static_cast<int>(lv.qr.rank());
+      lv.tmp_m.noalias() = lv.qr.colsPermutation().transpose() * rhs;
+      lv.tmp_n.setZero();
+      lv.tmp_n.head(r) = lv.tmp_m.head(r);
+      lv.qr.matrixQR()
+          .topLeftCorner(r, r)
+          .template triangularView<Eigen::Upper>()
+          .transpose()
+          .solveInPlace(lv.tmp_n.head(r));
+      const int n = static_cast<int>(lv.at.rows());
+      const int steps = static_cast<int>(lv.qr.hCoeffs().size());
+      for (int i = steps - 1; i >= 0; --i) {
+        lv.tmp_n.tail(n - i).applyHouseholderOnTheLeft(lv.qr.matrixQR().col(i).tail(n - i - 1),
+                                                       lv.qr.hCoeffs()[i], lv.house.data());
+      }
+      out = lv.tmp_n;
+      break;
+    }
+    case Method::kDls:
+    case Method::kDlsAdaptive:
+    default:
+      lv.beta = rhs;
+      lv.llt.solveInPlace(lv.beta);
+      out.noalias() = lv.a.transpose() * lv.beta;
+      break;
+  }
+}
+
+// Preferred-angle gradient z = grad H (x space, i.e. times the column scale), H = sum alpha_i
+// (theta_i - theta_c_i)^psi. Zero on clamped columns.
+bool BiasGradient(const Rig& rig, const StageWork& st, const double* theta, const Settings& set,
+                  VectorXd& z) {
+  bool any = false;
+  for (int c = 0; c < st.cols; ++c) {
+    const int ch = st.col_channel[c];
+    const double alpha = rig.preferred_gain[ch];
+    if (alpha == 0.0 || st.clamped[c]) {
+      z[c] = 0.0;
+      continue;
+    }
+    const double diff = theta[ch] - rig.preferred[ch];
+    double pw = 1.0;
+    for (int i = 1; i < set.preferred_power; ++i) pw *= diff;
+    z[c] = set.preferred_step * set.preferred_power * alpha * pw * st.scale[c];
+    any = true;
+  }
+  return any;
+}
+
+// x = step in scaled variables for the current (clamped) system.
+void SolveLevels(const Rig& rig, StageWork& st, Method method, double lambda, const Settings& set,
+                 const double* theta) {
+  const bool bias = method != Method::kTranspose && BiasGradient(rig, st, theta, set, st.z);
+  if (st.levels.size() == 1 || method == Method::kTranspose) {
+    Level& lv = st.levels[0];
+    if (st.levels.size() == 1) {
+      lv.a = st.j;
+      for (int c = 0; c < st.cols; ++c) {
+        if (st.clamped[c]) lv.a.col(c).setZero();
+      }
+    } else {
+      // Transpose ignores priorities: one stacked system.
+      lv.a = st.j;
+      for (int c = 0; c < st.cols; ++c) {
+        if (st.clamped[c]) lv.a.col(c).setZero();
+      }
+    }
+    Factor(lv, method, lambda, st.cols);
+    if (bias) {
+      // Seeds 000/003 eq. 4.28-4.30: theta' = J^T beta - z, (J J^T) beta = V + J z.
+      lv.r = st.e_work;
+      lv.r.noalias() += lv.a * st.z;
+      Apply(lv, method, set.svd_threshold, lv.r, st.x);
+      st.x -= st.z;
+    } else {
+      Apply(lv, method, set.svd_threshold, st.e_work, st.x);
+    }
+    return;
+  }
+  // Priority levels: x = sum_l (J_l N_l)^+ (V_l - J_l x_<l),  N_l+1 = N_l - (J_l N_l)^+ (J_l N_l).
+  st.x.setZero();
+  st.n_proj.setIdentity();
+  for (Level& lv : st.levels) {
+    lv.a.noalias() = st.j.middleRows(lv.row_begin, lv.rows) * st.n_proj;
+    for (int c = 0; c < st.cols; ++c) {
+      if (st.clamped[c]) lv.a.col(c).setZero();
+    }
+    lv.r = st.e_work.segment(lv.row_begin, lv.rows);
+    lv.r.noalias() -= st.j.middleRows(lv.row_begin, lv.rows) * st.x;
+    Factor(lv, method, lambda, st.cols);
+    Apply(lv, method, set.svd_threshold, lv.r, lv.tmp_n);
+    st.x += lv.tmp_n;
+    for (int i = 0; i < lv.rows; ++i) {
+      lv.tmp_m.setZero();
+      lv.tmp_m[i] = 1.0;
+      Apply(lv, method, set.svd_threshold, lv.tmp_m, lv.tmp_n);
+      lv.p.col(i) = lv.tmp_n;
+    }
+    st.n_proj.noalias() -= lv.p * lv.a;
+  }
+  if (bias) st.x.noalias() -= st.n_proj * st.z;
+}
+
+// One step with limits as an active set: returns dtheta in st.dtheta (channel units).
+void ComputeStep(const Rig& rig, StageWork& st, Method method, double lambda, const Settings& set,
+                 const double* theta) {
+  std::fill(st.clamped.begin(), st.clamped.end(), 0);
+  st.fixed.setZero();
+  for (int pass = 0; pass <= st.cols; ++pass) {
+    st.e_work = st.e;
+    if (pass > 0) st.e_work.noalias() -= st.j * st.fixed;
+    SolveLevels(rig, st, method, lambda, set, theta);
+    for (int c = 0; c < st.cols; ++c) {
+      if (st.clamped[c]) st.x[c] = st.fixed[c];
+    }
+    if (!st.x.allFinite()) st.x.setZero();
+    st.dtheta = st.x.cwiseProduct(st.scale);
+    if (set.max_step > 0) {
+      const double largest = st.dtheta.cwiseAbs().maxCoeff();
+      if (largest > set.max_step) {
+        const double f = set.max_step / largest;
+        st.dtheta *= f;
+        st.x *= f;
+      }
+    }
+    bool violated = false;
+    for (int c = 0; c < st.cols; ++c) {
+      if (st.clamped[c]) continue;
+      const int ch = st.col_channel[c];
+      const double next = theta[ch] + st.dtheta[c];
+      if (next < rig.min[ch] || next > rig.max[ch]) {
+        const double bound = next < rig.min[ch] ? rig.min[ch] : rig.max[ch];
+        st.clamped[c] = 1;
+        st.fixed[c] = (bound - theta[ch]) / st.scale[c];
+        violated = true;
+      }
+    }
+    if (!violated) break;
+    // Pinned columns keep their (possibly max-step scaled) values consistent.
+    for (int c = 0; c < st.cols; ++c) {
+      if (st.clamped[c]) st.x[c] = st.fixed[c];
+    }
+  }
+}
+
+// Stationarity: the error is (nearly) orthogonal to every motion the free channels allow.
+bool Stationary(const Rig& rig, StageWork& st, const double* theta) {
+  st.grad.noalias() = st.j.transpose() * st.e;
+  double g2 = 0.0;
+  for (int c = 0; c < st.cols; ++c) {
+    const int ch = st.col_channel[c];
+    const double g = st.grad[c];
+    if ((g > 0 && theta[ch] >= rig.max[ch]) || (g < 0 && theta[ch] <= rig.min[ch])) continue;
+    g2 += g * g;
+  }
+  const double scale = st.j.norm() * st.e.norm();
+  return std::sqrt(g2) <= 1e-3 * scale + 1e-300;
+}
+
+void ClampToLimits(const Rig& rig, StageWork& st, double* theta) {
+  for (int c = 0; c < st.cols; ++c) {
+    const int ch = st.col_channel[c];
+    theta[ch] = std::clamp(theta[ch], rig.min[ch], rig.max[ch]);
+  }
+}
+
+Status RunIterative(const Rig& rig, int stage_index, std::span<const Target> targets, Pose& pose,
+                    Workspace::Impl& w, int* iterations) {
+  const Skeleton& s = rig.skeleton();
+  static const Settings kDefault{};
+  const Settings& set = rig.stages.empty() ? kDefault : rig.stages[stage_index].settings;
+  StageWork& st = w.stages[stage_index];
+  const Method method = st.method;
+  double* theta = pose.channels.data();
+  for (int c = 0; c < st.cols; ++c) {
+    st.scale[c] = rig.strength[st.col_joint[c]];
+  }
+  ClampToLimits(rig, st, theta);
+  ChainFk(s, w, st, theta);
+  double err = FillSystem(rig, targets, w, st, true);
+  const bool adaptive = method == Method::kDlsAdaptive || method == Method::kTranspose;
+  double lambda = set.lambda;
+  double transpose_scale = 1.0;
+  int stall = 0;
+  int it = 0;
+  Status status = Status::kNotConverged;
+  if (st.cols == 0 || st.rows == 0) {
+    status = Converged(rig, targets, st, set) ? Status::kConverged : Status::kUnreachable;
+    return status;
+  }
+  if (adaptive) {
+    st.j_saved = st.j;
+    st.e_saved = st.e;
+  }
+  while (true) {
+    if (Converged(rig, targets, st, set)) {
+      status = Status::kConverged;
+      break;
+    }
+    if (it >= set.max_iterations || stall >= set.stall_iterations) {
+      status = Stationary(rig, st, theta) ? Status::kUnreachable : Status::kNotConverged;
+      break;
+    }
+    ComputeStep(rig, st, method, lambda, set, theta);
+    if (method == Method::kTranspose) st.dtheta *= transpose_scale;
+    for (int c = 0; c < st.cols; ++c) {
+      const int ch = st.col_channel[c];
+      st.theta_prev[c] = theta[ch];
+      theta[ch] = std::clamp(theta[ch] + st.dtheta[c], rig.min[ch], rig.max[ch]);
+    }
+    ++it;
+    ChainFk(s, w, st, theta);
+    const double next = FillSystem(rig, targets, w, st, true);
+    if (adaptive) {
+      if (!(next < err)) {
+        // Reject: restore, damp harder (or halve the transpose step) and retry.
+        for (int c = 0; c < st.cols; ++c) theta[st.col_channel[c]] = st.theta_prev[c];
+        ChainFk(s, w, st, theta);
+        FillSystem(rig, targets, w, st, false);
+        st.j = st.j_saved;
+        st.e = st.e_saved;
+        if (method == Method::kTranspose) {
+          transpose_scale *= 0.5;
+          if (transpose_scale < 1e-12) stall = set.stall_iterations;
+        } else {
+          lambda = std::max(lambda, 1e-6) * 10.0;
+          if (lambda > set.lambda_max) {
+            lambda = set.lambda_max;
+            stall = set.stall_iterations;
+          }
+        }
+        continue;
+      }
+      if (method == Method::kTranspose) {
+        transpose_scale = std::min(1.0, transpose_scale * 2.0);
+      } else {
+        lambda = std::max(lambda * 0.1, set.lambda_min);
+      }
+      st.j_saved = st.j;
+      st.e_saved = st.e;
+    }
+    stall = next > err * (1.0 - set.stall_fraction) ? stall + 1 : 0;
+    err = next;
+  }
+  *iterations += it;
+  return status;
+}
+
+Status RunCcd(const Rig& rig, int stage_index, std::span<const Target> targets, Pose& pose,
+              Workspace::Impl& w, int* iterations) {
+  const Skeleton& s = rig.skeleton();
+  const Settings& set = rig.stages[stage_index].settings;
+  StageWork& st = w.stages[stage_index];
+  double* theta = pose.channels.data();
+  ClampToLimits(rig, st, theta);
+  int it = 0;
+  double err = kInf;
+  int stall = 0;
+  Status status = Status::kNotConverged;
+  while (true) {
+    ChainFk(s, w, st, theta);
+    const double next = FillSystem(rig, targets, w, st, false);
+    if (Converged(rig, targets, st, set)) {
+      status = Status::kConverged;
+      break;
+    }
+    stall = next > err * (1.0 - set.stall_fraction) ? stall + 1 : 0;
+    err = next;
+    if (it >= set.max_iterations || stall >= set.stall_iterations) {
+      FillSystem(rig, targets, w, st, true);
+      status = Stationary(rig, st, theta) ? Status::kUnreachable : Status::kNotConverged;
+      break;
+    }
+    ++it;
+    for (size_t k = 0; k < st.tasks.size(); ++k) {
+      const Task& task = rig.tasks[st.tasks[k]];
+      const Target& target = targets[st.tasks[k]];
+      if (task.type != TaskType::kPosition && task.type != TaskType::kPose) continue;
+      if (task.weight * target.weight <= 0) continue;
+      if (k > 0) ChainFk(s, w, st, theta);
+      Vector3d mask = Vector3d::Zero();
+      for (int axis = 0; axis < 3; ++axis) mask[axis] = (task.position_axes >> axis) & 1;
+      Vector3d p_e = w.pos[task.joint] + w.rot[task.joint] * task.offset;
+      const Vector3d& g = target.position;
+      const std::vector<int>& cols = st.task_cols[k];
+      for (auto rit = cols.rbegin(); rit != cols.rend(); ++rit) {
+        const int c = *rit;
+        const int ch = st.col_channel[c];
+        const Vector3d& a = st.axis[c];
+        double delta;
+        if (st.col_rotation[c]) {
+          const Vector3d u = p_e - st.pivot[c];
+          // Masked goal: free axes follow the effector.
+          const Vector3d v =
+              (g - st.pivot[c]).cwiseProduct(mask) + u.cwiseProduct(Vector3d::Ones() - mask);
+          const Vector3d u_p = u - a * a.dot(u);
+          const Vector3d v_p = v - a * a.dot(v);
+          if (u_p.squaredNorm() < 1e-24 || v_p.squaredNorm() < 1e-24) continue;
+          delta = std::atan2(a.dot(u_p.cross(v_p)), u_p.dot(v_p));
+        } else {
+          delta = a.dot((g - p_e).cwiseProduct(mask));
+        }
+        const double next_value = std::clamp(theta[ch] + delta, rig.min[ch], rig.max[ch]);
+        delta = next_value - theta[ch];
+        theta[ch] = next_value;
+        if (st.col_rotation[c]) {
+          p_e = st.pivot[c] + Eigen::AngleAxisd(delta, a) * (p_e - st.pivot[c]);
+        } else {
+          p_e += a * delta;
+        }
+      }
+    }
+  }
+  *iterations += it;
+  return status;
+}
+
+Status RunTwoBone(const Rig& rig, int stage_index, std::span<const Target> targets, Pose& pose,
+                  Workspace::Impl& w, int* iterations) {
+  const Skeleton& s = rig.skeleton();
+  const Settings& set = rig.stages[stage_index].settings;
+  StageWork& st = w.stages[stage_index];
+  pose.UpdateWorld(s);
+  const Task& task = rig.tasks[st.pos_task];
+  TwoBoneJob job;
+  job.skeleton = &s;
+  job.channels = pose.channels;
+  job.world = pose.world;
+  job.upper = st.upper;
+  job.lower = st.lower;
+  job.end = st.end;
+  job.offset = task.offset;
+  job.target = targets[st.pos_task].position;
+  if (st.pole_task >= 0 && rig.tasks[st.pole_task].weight * targets[st.pole_task].weight > 0) {
+    job.pole = targets[st.pole_task].position;
+    job.use_pole = true;
+  }
+  bool reached = false;
+  job.reached = &reached;
+  if (!job.Run()) return Status::kInvalidInput;
+  // Limits: the analytic answer is projected onto the limits of the two joints.
+  for (const int j : {st.upper, st.lower}) {
+    for (const int c : s.rotation_channels(j)) {
+      pose.channels[c] = std::clamp(pose.channels[c], rig.min[c], rig.max[c]);
+    }
+  }
+  pose.UpdateWorld(s);
+  *iterations += 1;
+  double pe = 0, ae = 0;
+  TaskError(s, task, targets[st.pos_task], pose.world, &pe, &ae);
+  if (pe <= set.position_tolerance) return Status::kConverged;
+  return reached ? Status::kNotConverged : Status::kUnreachable;
+}
+
+// Validates the rig's data arrays and tasks.
+bool ValidateRig(const Rig& rig, std::string* error) {
+  if (!rig.skeleton_ptr()) return Fail(error, "rig has no skeleton");
+  const Skeleton& s = rig.skeleton();
+  const size_t nc = s.num_channels();
+  const size_t nj = s.num_joints();
+  if (rig.min.size() != nc || rig.max.size() != nc || rig.locked.size() != nc ||
+      rig.preferred.size() != nc || rig.preferred_gain.size() != nc) {
+    return Fail(error, "rig per-channel arrays: expected " + std::to_string(nc) + " entries");
+  }
+  if (rig.strength.size() != nj) {
+    return Fail(error, "rig strength: expected " + std::to_string(nj) + " entries, got " +
+                           std::to_string(rig.strength.size()));
+  }
+  for (size_t c = 0; c < nc; ++c) {
+    if (std::isnan(rig.min[c]) || std::isnan(rig.max[c]) || rig.min[c] > rig.max[c]) {
+      return Fail(error, "channel " + std::to_string(c) + ": limits min > max or NaN");
+    }
+    if (!Finite(rig.preferred[c]) || !Finite(rig.preferred_gain[c]) || rig.preferred_gain[c] < 0) {
+      return Fail(error, "channel " + std::to_string(c) + ": bad preferred value or gain");
+    }
+  }
+  for (size_t j = 0; j < nj; ++j) {
+    if (!Finite(rig.strength[j]) || rig.strength[j] < 0) {
+      return Fail(error, "joint '" + s.name(static_cast<int>(j)) + "': negative strength");
+    }
+  }
+  const int n = s.num_joints();
+  for (size_t i = 0; i < rig.tasks.size(); ++i) {
+    const Task& t = rig.tasks[i];
+    const std::string where =
+        "task " + std::to_string(i) + " (" + std::string(TaskTypeName(t.type)) + ")";
+    if (t.joint < 0 || t.joint >= n) return Fail(error, where + ": joint out of range");
+    if (!t.offset.allFinite()) return Fail(error, where + ": offset not finite");
+    if (!t.offset_rotation.coeffs().allFinite() ||
+        std::abs(t.offset_rotation.norm() - 1.0) > 1e-6) {
+      return Fail(error, where + ": offset_rotation not unit length");
+    }
+    if (!Finite(t.weight) || t.weight < 0) return Fail(error, where + ": negative weight");
+    if ((t.type == TaskType::kPosition || t.type == TaskType::kPose) &&
+        (t.position_axes & 7) == 0) {
+      return Fail(error, where + ": no position axis");
+    }
+    if (t.type == TaskType::kAim &&
+        (!t.aim_axis.allFinite() || std::abs(t.aim_axis.norm() - 1.0) > 1e-6)) {
+      return Fail(error, where + ": aim_axis not unit length");
+    }
+    if (t.type == TaskType::kPole) {
+      if (t.pole_root < 0 || t.pole_root >= n || t.pole_mid < 0 || t.pole_mid >= n) {
+        return Fail(error, where + ": pole_root/pole_mid out of range");
+      }
+      if (!IsAncestorOrSelf(s, t.pole_root, t.pole_mid) ||
+          !IsAncestorOrSelf(s, t.pole_mid, t.joint) || t.pole_root == t.pole_mid ||
+          t.pole_mid == t.joint) {
+        return Fail(error, where + ": pole_root and pole_mid must be ancestors of the joint");
+      }
+    }
+  }
+  for (size_t i = 0; i < rig.stages.size(); ++i) {
+    const Stage& st = rig.stages[i];
+    const std::string where =
+        "stage " + std::to_string(i) + " (" + std::string(MethodName(st.method)) + ")";
+    for (const int t : st.tasks) {
+      if (t < 0 || t >= static_cast<int>(rig.tasks.size())) {
+        return Fail(error, where + ": task index out of range");
+      }
+    }
+    if (st.chain_root < -1 || st.chain_root >= n) {
+      return Fail(error, where + ": chain_root out of range");
+    }
+    const Settings& x = st.settings;
+    if (x.max_iterations < 1 || !(x.position_tolerance >= 0) || !(x.angle_tolerance >= 0) ||
+        !(x.lambda >= 0) || !(x.lambda_min >= 0) || !(x.lambda_max >= x.lambda_min) ||
+        x.stall_iterations < 1 || x.preferred_power < 2 || x.preferred_power % 2 != 0 ||
+        !Finite(x.max_step) || !Finite(x.preferred_step) || !(x.svd_threshold >= 0)) {
+      return Fail(error, where + ": settings out of range");
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool Workspace::Prepare(const Rig& rig, std::string* error) {
+  if (!ValidateRig(rig, error)) return false;
+  Impl& w = *impl_;
+  const Skeleton& s = rig.skeleton();
+  const int nj = s.num_joints();
+  const int nc = s.num_channels();
+  w.skeleton = &s;
+  w.task_keys.clear();
+  for (const Task& t : rig.tasks) {
+    w.task_keys.emplace_back(t.type, t.joint, t.pole_root, t.pole_mid, t.priority, t.position_axes,
+                             t.alternate_jacobian);
+  }
+  w.stage_keys.clear();
+  for (const Stage& st : rig.stages) {
+    w.stage_keys.emplace_back(st.method, st.tasks, st.chain_root, st.upper, st.lower);
+  }
+  w.locked = rig.locked;
+  w.relaxed.assign(nj, 0);
+  for (int j = 0; j < nj; ++j) w.relaxed[j] = rig.strength[j] == 0.0 ? 1 : 0;
+  w.rot.assign(nj, Eigen::Matrix3d::Identity());
+  w.pos.assign(nj, Vector3d::Zero());
+  w.rest_rot.resize(nj);
+  w.rest_identity.resize(nj);
+  for (int j = 0; j < nj; ++j) {
+    w.rest_rot[j] = s.rest_orientation(j).toRotationMatrix();
+    w.rest_identity[j] = w.rest_rot[j].isIdentity(0.0) ? 1 : 0;
+  }
+  const std::vector<Stage> stages = EffectiveStages(rig);
+  w.stages.clear();
+  w.stages.resize(stages.size());
+  for (size_t si = 0; si < stages.size(); ++si) {
+    const Stage& stage = stages[si];
+    StageWork& st = w.stages[si];
+    const std::string where =
+        "stage " + std::to_string(si) + " (" + std::string(MethodName(stage.method)) + ")";
+    st.method = stage.method;
+    st.tasks = StageTasks(rig, stage);
+    if (st.tasks.empty()) return Fail(error, where + ": no task to solve");
+    // Joints to update: every ancestor-or-self of the tasks' joints.
+    std::vector<std::uint8_t> needed(nj, 0);
+    for (const int t : st.tasks) {
+      for (int j = rig.tasks[t].joint; j != Skeleton::kNoParent; j = s.parent(j)) needed[j] = 1;
+    }
+    st.joints.clear();
+    for (int j = 0; j < nj; ++j) {
+      if (needed[j]) st.joints.push_back(j);
+    }
+    // Columns: channels of needed joints under chain_root, not locked, not relaxed.
+    st.col_channel.clear();
+    st.col_joint.clear();
+    st.col_rotation.clear();
+    st.channel_col.assign(nc, -1);
+    for (int c = 0; c < nc; ++c) {
+      const int j = s.channel_joint(c);
+      if (!needed[j] || rig.locked[c] || w.relaxed[j]) continue;
+      if (stage.chain_root >= 0 && !IsAncestorOrSelf(s, stage.chain_root, j)) continue;
+      st.channel_col[c] = static_cast<int>(st.col_channel.size());
+      st.col_channel.push_back(c);
+      st.col_joint.push_back(j);
+      st.col_rotation.push_back(IsRotation(s.channels()[c]) ? 1 : 0);
+    }
+    st.cols = static_cast<int>(st.col_channel.size());
+    const int ncols = st.cols;
+    auto cols_of = [&](int joint) {
+      std::vector<int> out;
+      for (int col = 0; col < ncols; ++col) {
+        if (IsAncestorOrSelf(s, st.col_joint[col], joint)) out.push_back(col);
+      }
+      return out;
+    };
+    const size_t ntasks = st.tasks.size();
+    st.task_row.assign(ntasks, 0);
+    st.task_dim.assign(ntasks, 0);
+    st.task_cols.assign(ntasks, {});
+    st.task_mid_cols.assign(ntasks, {});
+    st.task_root_cols.assign(ntasks, {});
+    st.task_offset_rotation.assign(ntasks, Eigen::Matrix3d::Identity());
+    st.levels.clear();
+    int row = 0;
+    for (size_t k = 0; k < ntasks; ++k) {
+      const Task& t = rig.tasks[st.tasks[k]];
+      if (k == 0 || t.priority != rig.tasks[st.tasks[k - 1]].priority) {
+        st.levels.emplace_back();
+        st.levels.back().row_begin = row;
+      }
+      st.task_row[k] = row;
+      st.task_dim[k] = internal::TaskRows(t);
+      row += st.task_dim[k];
+      st.levels.back().rows += st.task_dim[k];
+      st.task_cols[k] = cols_of(t.joint);
+      st.task_offset_rotation[k] = t.offset_rotation.normalized().toRotationMatrix();
+      if (t.type == TaskType::kPole) {
+        st.task_mid_cols[k] = cols_of(t.pole_mid);
+        st.task_root_cols[k] = cols_of(t.pole_root);
+      }
+    }
+    st.rows = row;
+    if (!IsIterative(stage.method) || stage.method == Method::kTranspose) {
+      // One stacked system (transpose and CCD ignore priorities).
+      if (st.levels.size() > 1) {
+        st.levels.resize(1);
+        st.levels[0].row_begin = 0;
+        st.levels[0].rows = st.rows;
+      }
+    }
+    const int m = st.rows;
+    st.axis.assign(ncols, Vector3d::Zero());
+    st.pivot.assign(ncols, Vector3d::Zero());
+    st.pos_err.assign(ntasks, 0.0);
+    st.ang_err.assign(ntasks, 0.0);
+    st.j = MatrixXd::Zero(m, ncols);
+    st.j_saved = MatrixXd::Zero(m, ncols);
+    st.n_proj = st.levels.size() > 1 ? MatrixXd::Zero(ncols, ncols) : MatrixXd();
+    st.e = VectorXd::Zero(m);
+    st.e_saved = VectorXd::Zero(m);
+    st.e_work = VectorXd::Zero(m);
+    for (VectorXd* v : {&st.x, &st.dtheta, &st.fixed, &st.z, &st.scale, &st.theta_prev, &st.grad}) {
+      *v = VectorXd::Zero(ncols);
+    }
+    st.clamped.assign(ncols, 0);
+    for (Level& lv : st.levels) {
+      const int r = lv.rows;
+      lv.a = MatrixXd::Zero(r, ncols);
+      lv.m = MatrixXd::Zero(r, r);
+      lv.p = st.levels.size() > 1 ? MatrixXd::Zero(ncols, r) : MatrixXd();
+      lv.r = VectorXd::Zero(r);
+      lv.beta = VectorXd::Zero(r);
+      lv.tmp_m = VectorXd::Zero(std::max(r, 1));
+      lv.tmp_n = VectorXd::Zero(ncols);
+      lv.house = VectorXd::Zero(std::max(ncols, r) + 1);
+      if (stage.method == Method::kDls || stage.method == Method::kDlsAdaptive) {
+        lv.llt = Eigen::LLT<MatrixXd>(r);
+      } else if (stage.method == Method::kPseudoInverse) {
+        lv.lu = Eigen::PartialPivLU<MatrixXd>(r);
+      } else if (stage.method == Method::kSvd) {
+        lv.svd = Eigen::JacobiSVD<MatrixXd>(r, ncols, Eigen::ComputeThinU | Eigen::ComputeThinV);
+      } else if (stage.method == Method::kQr) {
+        lv.at = MatrixXd::Zero(ncols, r);
+        lv.qr = Eigen::ColPivHouseholderQR<MatrixXd>(ncols, r);
+      }
+    }
+    if (stage.method == Method::kCcd) {
+      bool any = false;
+      for (const int t : st.tasks) {
+        any |= rig.tasks[t].type == TaskType::kPosition || rig.tasks[t].type == TaskType::kPose;
+      }
+      if (!any) return Fail(error, where + ": CCD needs a position or pose task");
+    }
+    if (stage.method == Method::kTwoBone) {
+      st.pos_task = -1;
+      st.pole_task = -1;
+      for (const int t : st.tasks) {
+        const TaskType type = rig.tasks[t].type;
+        if (st.pos_task < 0 && (type == TaskType::kPosition || type == TaskType::kPose)) {
+          st.pos_task = t;
+        }
+        if (st.pole_task < 0 && type == TaskType::kPole) st.pole_task = t;
+      }
+      if (st.pos_task < 0) return Fail(error, where + ": two-bone needs a position or pose task");
+      st.end = rig.tasks[st.pos_task].joint;
+      st.lower = stage.lower;
+      st.upper = stage.upper;
+      if (st.lower < 0) {
+        for (int j = s.parent(st.end); j != Skeleton::kNoParent; j = s.parent(j)) {
+          if (!s.rotation_channels(j).empty()) {
+            st.lower = j;
+            break;
+          }
+        }
+      }
+      if (st.upper < 0 && st.lower >= 0) {
+        for (int j = s.parent(st.lower); j != Skeleton::kNoParent; j = s.parent(j)) {
+          if (s.rotation_channels(j).size() == 3) {
+            st.upper = j;
+            break;
+          }
+        }
+      }
+      if (st.upper < 0 || st.lower < 0 || st.upper >= nj || st.lower >= nj ||
+          !IsAncestorOrSelf(s, st.upper, st.lower) || !IsAncestorOrSelf(s, st.lower, st.end) ||
+          st.upper == st.lower || st.lower == st.end || s.rotation_channels(st.upper).size() != 3 ||
+          (s.rotation_channels(st.lower).size() != 1 &&
+           s.rotation_channels(st.lower).size() != 3)) {
+        return Fail(error, where +
+                               ": no valid upper/lower/end joints (upper needs 3 rotation "
+                               "channels, lower 1 or 3)");
+      }
+    }
+  }
+  return true;
+}
+
+bool Workspace::IsPreparedFor(const Rig& rig) const {
+  const Impl& w = *impl_;
+  if (!rig.skeleton_ptr() || w.skeleton != &rig.skeleton()) return false;
+  if (w.task_keys.size() != rig.tasks.size() || w.stage_keys.size() != rig.stages.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < rig.tasks.size(); ++i) {
+    const Task& t = rig.tasks[i];
+    if (w.task_keys[i] != std::make_tuple(t.type, t.joint, t.pole_root, t.pole_mid, t.priority,
+                                          t.position_axes, t.alternate_jacobian)) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < rig.stages.size(); ++i) {
+    const Stage& st = rig.stages[i];
+    const auto& key = w.stage_keys[i];
+    if (std::get<0>(key) != st.method || std::get<1>(key) != st.tasks ||
+        std::get<2>(key) != st.chain_root || std::get<3>(key) != st.upper ||
+        std::get<4>(key) != st.lower) {
+      return false;
+    }
+  }
+  if (w.locked != rig.locked || rig.strength.size() != w.relaxed.size()) return false;
+  for (size_t j = 0; j < w.relaxed.size(); ++j) {
+    if (w.relaxed[j] != (rig.strength[j] == 0.0 ? 1 : 0)) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Jobs and Solve.
+
+namespace {
+
+bool ValidateFrame(const Rig& rig, std::span<const Target> targets, const Pose& pose,
+                   std::string* error) {
+  if (!rig.skeleton_ptr()) return Fail(error, "rig has no skeleton");
+  const Skeleton& s = rig.skeleton();
+  if (!pose.matches(s)) {
+    return Fail(error, "pose does not match the skeleton: expected " +
+                           std::to_string(s.num_channels()) + " channels, got " +
+                           std::to_string(pose.channels.size()));
+  }
+  if (targets.size() != rig.tasks.size()) {
+    return Fail(error, "targets: expected " + std::to_string(rig.tasks.size()) + ", got " +
+                           std::to_string(targets.size()));
+  }
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const Target& t = targets[i];
+    if (!t.position.allFinite() || !t.orientation.coeffs().allFinite() || !Finite(t.weight) ||
+        t.weight < 0) {
+      return Fail(error, "target " + std::to_string(i) + ": not finite or negative weight");
+    }
+    const TaskType type = rig.tasks[i].type;
+    if ((type == TaskType::kOrientation || type == TaskType::kPose) &&
+        std::abs(t.orientation.norm() - 1.0) > 1e-6) {
+      return Fail(error, "target " + std::to_string(i) + ": orientation not unit length");
+    }
+  }
+  for (size_t c = 0; c < pose.channels.size(); ++c) {
+    if (!Finite(pose.channels[c])) {
+      return Fail(error, "pose channel " + std::to_string(c) + " is not finite");
+    }
+  }
+  return true;
+}
+
+template <typename Job>
+bool ValidateStageJob(const Job& job, bool iterative, std::string* error) {
+  if (!job.rig || !job.pose || !job.workspace) return Fail(error, "rig, pose or workspace is null");
+  if (!job.workspace->IsPreparedFor(*job.rig)) {
+    return Fail(error, "workspace is not prepared for this rig");
+  }
+  const int nstages = static_cast<int>(std::max<size_t>(job.rig->stages.size(), 1));
+  if (job.stage < 0 || job.stage >= nstages) return Fail(error, "stage out of range");
+  const Method m =
+      job.rig->stages.empty() ? Method::kDlsAdaptive : job.rig->stages[job.stage].method;
+  if (iterative != IsIterative(m) || m == Method::kTwoBone) {
+    return Fail(error, "stage method does not match the job");
+  }
+  return ValidateFrame(*job.rig, job.targets, *job.pose, error);
+}
+
+void FillReport(const Rig& rig, std::span<const Target> targets, const Pose& pose,
+                SolveReport* report) {
+  const Skeleton& s = rig.skeleton();
+  report->position_error.resize(rig.tasks.size());
+  report->angle_error.resize(rig.tasks.size());
+  for (size_t i = 0; i < rig.tasks.size(); ++i) {
+    TaskError(s, rig.tasks[i], targets[i], pose.world, &report->position_error[i],
+              &report->angle_error[i]);
+  }
+  report->channels_on_limit.clear();
+  for (int c = 0; c < s.num_channels(); ++c) {
+    if (pose.channels[c] <= rig.min[c] || pose.channels[c] >= rig.max[c]) {
+      report->channels_on_limit.push_back(c);
+    }
+  }
+}
+
+}  // namespace
+
+bool IterativeJob::Validate(std::string* error) const {
+  return ValidateStageJob(*this, true, error);
+}
+
+bool IterativeJob::Run() const {
+  if (!Validate()) return false;
+  int iterations = 0;
+  const Status status = RunIterative(*rig, stage, targets, *pose, workspace->impl(), &iterations);
+  if (report) {
+    report->status = status;
+    report->iterations += iterations;
+  }
+  return true;
+}
+
+bool CcdJob::Validate(std::string* error) const {
+  if (!ValidateStageJob(*this, false, error)) return false;
+  if (rig->stages.empty() || rig->stages[stage].method != Method::kCcd) {
+    return Fail(error, "stage is not a CCD stage");
+  }
+  return true;
+}
+
+bool CcdJob::Run() const {
+  if (!Validate()) return false;
+  int iterations = 0;
+  const Status status = RunCcd(*rig, stage, targets, *pose, workspace->impl(), &iterations);
+  if (report) {
+    report->status = status;
+    report->iterations += iterations;
+  }
+  return true;
+}
+
+bool Solve(const Rig& rig, std::span<const Target> targets, Pose& pose, Workspace& workspace,
+           SolveReport* report) {
+  std::string error;
+  auto invalid = [&](const std::string& message) {
+    if (report) {
+      report->status = Status::kInvalidInput;
+      report->iterations = 0;
+      report->message = message;
+    }
+    return false;
+  };
+  if (!workspace.IsPreparedFor(rig) && !workspace.Prepare(rig, &error)) return invalid(error);
+  if (!ValidateFrame(rig, targets, pose, &error)) return invalid(error);
+  const Skeleton& s = rig.skeleton();
+  for (int c = 0; c < s.num_channels(); ++c) {
+    pose.channels[c] = std::clamp(pose.channels[c], rig.min[c], rig.max[c]);
+  }
+  Workspace::Impl& w = workspace.impl();
+  int iterations = 0;
+  bool all_converged = true;
+  bool any_unreachable = false;
+  int failed_stage = -1;
+  for (size_t si = 0; si < w.stages.size(); ++si) {
+    const Method m = w.stages[si].method;
+    const int idx = static_cast<int>(si);
+    Status st;
+    if (m == Method::kCcd) {
+      st = RunCcd(rig, idx, targets, pose, w, &iterations);
+    } else if (m == Method::kTwoBone) {
+      st = RunTwoBone(rig, idx, targets, pose, w, &iterations);
+    } else {
+      st = RunIterative(rig, idx, targets, pose, w, &iterations);
+    }
+    if (st == Status::kInvalidInput) return invalid("stage " + std::to_string(si) + " failed");
+    if (st != Status::kConverged) {
+      all_converged = false;
+      if (failed_stage < 0) failed_stage = idx;
+    }
+    if (st == Status::kUnreachable) any_unreachable = true;
+  }
+  pose.UpdateWorld(s);
+  if (report) {
+    report->status = all_converged     ? Status::kConverged
+                     : any_unreachable ? Status::kUnreachable
+                                       : Status::kNotConverged;
+    report->iterations = iterations;
+    report->message.clear();
+    if (failed_stage >= 0) {
+      report->message = "stage ";
+      report->message += std::to_string(failed_stage);
+      report->message += " stopped above tolerance";
+    }
+    FillReport(rig, targets, pose, report);
+  }
+  return true;
+}
+
+void TaskError(const Skeleton& skeleton, const Task& task, const Target& target,
+               std::span<const Eigen::Isometry3d> world, double* position_error,
+               double* angle_error) {
+  (void)skeleton;
+  double pe = 0.0, ae = 0.0;
+  const Eigen::Isometry3d& wj = world[task.joint];
+  const Vector3d p_e = wj * task.offset;
+  if (task.type == TaskType::kPosition || task.type == TaskType::kPose) {
+    Vector3d err = target.position - p_e;
+    for (int axis = 0; axis < 3; ++axis) {
+      if (!(task.position_axes & (1 << axis))) err[axis] = 0.0;
+    }
+    pe = err.norm();
+  }
+  if (task.type == TaskType::kOrientation || task.type == TaskType::kPose) {
+    const Eigen::Quaterniond q_e(
+        Eigen::Matrix3d(wj.linear() * task.offset_rotation.toRotationMatrix()));
+    ae = ScaledAxis(target.orientation * q_e.conjugate()).norm();
+  }
+  if (task.type == TaskType::kAim) {
+    const Vector3d a = wj.linear() * task.aim_axis;
+    const Vector3d to = target.position - p_e;
+    if (to.norm() > 1e-12) ae = AimRotation(a, to.normalized()).norm();
+  }
+  if (task.type == TaskType::kPole) {
+    const Vector3d p_r = world[task.pole_root].translation();
+    const Vector3d p_m = world[task.pole_mid].translation();
+    Vector3d s_axis = p_e - p_r;
+    if (s_axis.norm() > 1e-12) {
+      s_axis.normalize();
+      const Vector3d m = p_m - p_r;
+      const Vector3d m_perp = m - s_axis * s_axis.dot(m);
+      const Vector3d q = target.position - p_r;
+      const Vector3d q_perp = q - s_axis * s_axis.dot(q);
+      if (m_perp.norm() > 1e-12 && q_perp.norm() > 1e-12) {
+        ae = std::abs(std::atan2(s_axis.dot(m_perp.cross(q_perp)), m_perp.dot(q_perp)));
+      }
+    }
+  }
+  if (position_error) *position_error = pe;
+  if (angle_error) *angle_error = ae;
+}
+
+}  // namespace rigel::ik

@@ -1,0 +1,172 @@
+#include "core/ik/two_bone.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/euler.h"
+#include "core/skeleton.h"
+
+namespace rigel::ik {
+namespace {
+
+bool Fail(std::string* error, const char* message) {
+  if (error) *error = message;
+  return false;
+}
+
+bool StrictAncestor(const Skeleton& s, int ancestor, int joint) {
+  for (int j = s.parent(joint); j != Skeleton::kNoParent; j = s.parent(j)) {
+    if (j == ancestor) return true;
+  }
+  return false;
+}
+
+// world rotation of joint's parent times its rest orientation: the frame its channels act in.
+Eigen::Matrix3d ChannelBase(const Skeleton& s, std::span<const Eigen::Isometry3d> world,
+                            int joint) {
+  const int p = s.parent(joint);
+  const Eigen::Matrix3d parent =
+      p == Skeleton::kNoParent ? Eigen::Matrix3d::Identity() : Eigen::Matrix3d(world[p].linear());
+  return parent * s.rest_orientation(joint).toRotationMatrix();
+}
+
+// Writes the channel rotation `local` (product of the joint's 3 rotation channels) back into the
+// channels, continuous with their current values.
+void WriteEuler(const Skeleton& s, int joint, const Eigen::Matrix3d& local,
+                std::span<double> channels) {
+  const std::span<const int> rc = s.rotation_channels(joint);
+  const std::span<const ChannelType> layout = s.channels();
+  Eigen::Vector3d previous;
+  for (const int c : rc) previous[ChannelAxis(layout[c])] = channels[c];
+  const Eigen::Vector3d xyz = MatrixToEulerNear(local, *s.rotation_order(joint), previous);
+  for (const int c : rc) channels[c] = xyz[ChannelAxis(layout[c])];
+}
+
+Eigen::Vector3d AnyPerpendicular(const Eigen::Vector3d& v) {
+  const Eigen::Vector3d other =
+      std::abs(v.x()) < 0.9 ? Eigen::Vector3d::UnitX() : Eigen::Vector3d::UnitY();
+  return v.cross(other).normalized();
+}
+
+}  // namespace
+
+bool TwoBoneJob::Validate(std::string* error) const {
+  if (!skeleton) return Fail(error, "two-bone: skeleton is null");
+  const Skeleton& s = *skeleton;
+  if (static_cast<int>(channels.size()) != s.num_channels() ||
+      static_cast<int>(world.size()) != s.num_joints()) {
+    return Fail(error, "two-bone: channels/world do not match the skeleton");
+  }
+  const int n = s.num_joints();
+  if (upper < 0 || upper >= n || lower < 0 || lower >= n || end < 0 || end >= n) {
+    return Fail(error, "two-bone: joint index out of range");
+  }
+  if (!StrictAncestor(s, upper, lower) || !StrictAncestor(s, lower, end)) {
+    return Fail(error, "two-bone: upper must be an ancestor of lower, lower of end");
+  }
+  if (s.rotation_channels(upper).size() != 3 || !s.rotation_order(upper)) {
+    return Fail(error, "two-bone: upper joint needs three rotation channels");
+  }
+  const size_t lower_count = s.rotation_channels(lower).size();
+  if (lower_count != 1 && (lower_count != 3 || !s.rotation_order(lower))) {
+    return Fail(error, "two-bone: lower joint needs one or three rotation channels");
+  }
+  if (!target.allFinite() || !pole.allFinite() || !offset.allFinite()) {
+    return Fail(error, "two-bone: target, pole or offset is not finite");
+  }
+  const Eigen::Vector3d p_u = world[upper].translation();
+  const Eigen::Vector3d p_l = world[lower].translation();
+  const Eigen::Vector3d p_e = world[end] * offset;
+  if ((p_l - p_u).norm() < 1e-12 || (p_e - p_l).norm() < 1e-12) {
+    return Fail(error, "two-bone: a bone has zero length");
+  }
+  return true;
+}
+
+bool TwoBoneJob::Run() const {
+  if (!Validate()) return false;
+  const Skeleton& s = *skeleton;
+  const std::span<const ChannelType> layout = s.channels();
+  const Eigen::Vector3d p_u = world[upper].translation();
+  const Eigen::Vector3d p_l = world[lower].translation();
+  const Eigen::Vector3d p_e = world[end] * offset;
+  const double l1 = (p_l - p_u).norm();
+  const double l2 = (p_e - p_l).norm();
+  const double d_target = (target - p_u).norm();
+  const double d_min = std::abs(l1 - l2);
+  const double d_max = l1 + l2;
+  const double slack = 1e-12 * d_max;
+  bool ok = d_target >= d_min - slack && d_target <= d_max + slack;
+  const double d = std::clamp(d_target, d_min, d_max);
+
+  // 1. Bend the lower joint about axis a (through p_l) until |p_u - p_e| = d:
+  //    r . R(a, x) w = K  with r = p_u - p_l, w = p_e - p_l, K = (|r|^2 + |w|^2 - d^2) / 2,
+  //    i.e. B cos x + C sin x = K' (Rodrigues), solved in closed form; the smaller turn wins.
+  const Eigen::Vector3d r = p_u - p_l;
+  const Eigen::Vector3d w = p_e - p_l;
+  Eigen::Vector3d a;
+  const std::span<const int> lower_rc = s.rotation_channels(lower);
+  const Eigen::Matrix3d lower_base = ChannelBase(s, world, lower);
+  if (lower_rc.size() == 1) {
+    a = lower_base.col(ChannelAxis(layout[lower_rc[0]]));
+  } else {
+    a = r.cross(w);
+    if (a.norm() < 1e-9 * l1 * l2) {
+      // Straight (or folded) chain: bend towards the pole if there is one.
+      a = use_pole ? r.cross(pole - p_l) : Eigen::Vector3d::Zero();
+      if (a.norm() < 1e-9 * l1 * (pole - p_l).norm() || !use_pole) a = AnyPerpendicular(r);
+    }
+    a.normalize();
+  }
+  const double ra = r.dot(a), wa = w.dot(a);
+  const double b = r.dot(w) - ra * wa;
+  const double c = r.dot(a.cross(w));
+  const double k = (r.squaredNorm() + w.squaredNorm() - d * d) / 2 - ra * wa;
+  const double rho = std::hypot(b, c);
+  double x = 0.0;
+  if (rho > 1e-15) {
+    double ratio = k / rho;
+    if (ratio > 1.0 || ratio < -1.0) ok = false;
+    ratio = std::clamp(ratio, -1.0, 1.0);
+    const double phi = std::atan2(c, b);
+    const double delta = std::acos(ratio);
+    const double x1 = WrapNear(phi + delta, 0.0);
+    const double x2 = WrapNear(phi - delta, 0.0);
+    x = std::abs(x1) <= std::abs(x2) ? x1 : x2;
+  }
+  const Eigen::Matrix3d bend = Eigen::AngleAxisd(x, a).toRotationMatrix();
+  if (lower_rc.size() == 1) {
+    channels[lower_rc[0]] += x;
+  } else {
+    const Eigen::Matrix3d local = lower_base.transpose() * bend * world[lower].linear();
+    WriteEuler(s, lower, local, channels);
+  }
+  const Eigen::Vector3d p_e_bent = p_l + bend * w;
+
+  // 2. Swing the upper joint so the effector lies on the target, then twist about the
+  //    upper -> target axis so the chain's plane contains the pole.
+  const Eigen::Vector3d u1 = p_e_bent - p_u;
+  const Eigen::Vector3d u2 = target - p_u;
+  Eigen::Matrix3d swing = Eigen::Matrix3d::Identity();
+  if (u1.norm() > 1e-12 && u2.norm() > 1e-12) {
+    swing = Eigen::Quaterniond::FromTwoVectors(u1, u2).toRotationMatrix();
+  }
+  if (use_pole && u2.norm() > 1e-12) {
+    const Eigen::Vector3d axis = u2.normalized();
+    const Eigen::Vector3d m = swing * (p_l - p_u);
+    const Eigen::Vector3d m_perp = m - axis * axis.dot(m);
+    const Eigen::Vector3d q = pole - p_u;
+    const Eigen::Vector3d q_perp = q - axis * axis.dot(q);
+    if (m_perp.norm() > 1e-12 * l1 && q_perp.norm() > 1e-12 * q.norm()) {
+      const double angle = std::atan2(axis.dot(m_perp.cross(q_perp)), m_perp.dot(q_perp));
+      swing = Eigen::AngleAxisd(angle, axis).toRotationMatrix() * swing;
+    }
+  }
+  const Eigen::Matrix3d upper_base = ChannelBase(s, world, upper);
+  const Eigen::Matrix3d local = upper_base.transpose() * swing * world[upper].linear();
+  WriteEuler(s, upper, local, channels);
+  if (reached) *reached = ok;
+  return true;
+}
+
+}  // namespace rigel::ik
