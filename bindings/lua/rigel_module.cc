@@ -1,0 +1,169 @@
+// The `rigel` Lua module and the script runner. See rigel_module.h.
+#include "bindings/lua/rigel_module.h"
+
+#include <filesystem>
+#include <memory>
+
+#include "bindings/lua/runtime.h"
+#include "bindings/lua/sandbox.h"
+
+#ifndef RIGEL_VERSION
+#define RIGEL_VERSION "0.0.0"
+#endif
+
+namespace {
+
+// rigel.members(obj) -> {methods = {names...}, fields = {names...}} of a rigel object.
+int w_members(lua_State* L) {
+  if (lua_type(L, 1) != LUA_TUSERDATA || !lua_getmetatable(L, 1)) {
+    rigel::lua::TypeError(L, 1, "rigel object");
+  }
+  lua_pushliteral(L, "__members");
+  if (lua_rawget(L, -2) != LUA_TTABLE) rigel::lua::TypeError(L, 1, "rigel object");
+  // Copy, so scripts cannot edit the registry's lists.
+  lua_createtable(L, 0, 2);
+  for (const char* key : {"methods", "fields"}) {
+    lua_getfield(L, -2, key);
+    const lua_Integer n = luaL_len(L, -1);
+    lua_createtable(L, static_cast<int>(n), 0);
+    for (lua_Integer i = 1; i <= n; ++i) {
+      lua_rawgeti(L, -2, i);
+      lua_rawseti(L, -2, i);
+    }
+    lua_setfield(L, -3, key);
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
+}  // namespace
+
+extern "C" int luaopen_rigel(lua_State* L) {
+  using namespace rigel::lua;
+  lua_newtable(L);
+  lua_pushcfunction(L, w_members);
+  lua_setfield(L, -2, "members");
+  OpenVec3(L);
+  OpenQuat(L);
+  OpenSkeleton(L);
+  OpenClip(L);
+  OpenPose(L);
+  OpenScene(L);
+#ifdef RIGEL_LUA_HAS_RIG
+  OpenRig(L);
+#endif
+  lua_pushliteral(L, RIGEL_VERSION);
+  lua_setfield(L, -2, "version");
+  return 1;
+}
+
+namespace rigel::lua {
+
+namespace {
+
+// Message handler: adds a traceback to string errors; other values are described.
+int MessageHandler(lua_State* L) {
+  const char* message = lua_tostring(L, 1);
+  if (message == nullptr) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+    message = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  luaL_traceback(L, L, message, 1);
+  return 1;
+}
+
+void SetPackagePath(lua_State* L, const std::vector<std::string>& folders, bool keep_default) {
+  lua_getglobal(L, "package");
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (const std::string& folder : folders) {
+    if (folder.empty()) continue;
+    lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", folder.c_str(), folder.c_str());
+    luaL_addvalue(&b);
+  }
+  if (keep_default) {
+    lua_getfield(L, -2, "path");
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  lua_setfield(L, -2, "path");
+  lua_pop(L, 1);
+}
+
+struct StateCloser {
+  void operator()(lua_State* L) const { lua_close(L); }
+};
+
+}  // namespace
+
+void PreloadRigel(lua_State* L) {
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+  lua_pushcfunction(L, luaopen_rigel);
+  lua_setfield(L, -2, "rigel");
+  lua_pop(L, 1);
+}
+
+lua_State* NewRigelState(const std::string& scripts_dir) {
+  lua_State* L = luaL_newstate();
+  if (L == nullptr) return nullptr;
+  luaL_openlibs(L);
+  SetPackagePath(L, {scripts_dir}, true);
+  PreloadRigel(L);
+  return L;
+}
+
+int RunScript(const RunOptions& options, std::FILE* err) {
+  // Declared before the state: __gc metamethods run by lua_close may still consult it.
+  std::unique_ptr<Sandbox> sandbox;
+  std::unique_ptr<lua_State, StateCloser> state(luaL_newstate());
+  lua_State* L = state.get();
+  if (L == nullptr) {
+    std::fprintf(err, "rigel run: cannot create a Lua state (out of memory)\n");
+    return 1;
+  }
+  luaL_openlibs(L);
+  std::error_code ec;
+  if (!options.out_dir.empty()) std::filesystem::create_directories(options.out_dir, ec);
+  const std::string script_dir = CanonicalPath(options.script).parent_path().string();
+  SetPackagePath(L, {script_dir, options.scripts_dir}, options.allow_io);
+  PreloadRigel(L);
+
+  if (!options.allow_io) {
+    std::vector<std::string> roots = options.args;
+    roots.push_back(options.script);
+    if (!options.out_dir.empty()) roots.push_back(options.out_dir);
+    sandbox =
+        std::make_unique<Sandbox>(roots, std::vector<std::string>{script_dir, options.scripts_dir});
+    InstallSandbox(L, sandbox.get());
+  }
+
+  // arg table: arg[0] = script, arg[1..n] = arguments, arg.out = output folder.
+  lua_createtable(L, static_cast<int>(options.args.size()), 2);
+  lua_pushstring(L, options.script.c_str());
+  lua_rawseti(L, -2, 0);
+  for (size_t i = 0; i < options.args.size(); ++i) {
+    lua_pushstring(L, options.args[i].c_str());
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+  if (!options.out_dir.empty()) {
+    lua_pushstring(L, options.out_dir.c_str());
+    lua_setfield(L, -2, "out");
+  }
+  lua_setglobal(L, "arg");
+
+  lua_pushcfunction(L, MessageHandler);
+  const int handler = lua_gettop(L);
+  if (luaL_loadfilex(L, options.script.c_str(), "t") != LUA_OK) {
+    std::fprintf(err, "%s\n", lua_tostring(L, -1));
+    return 1;
+  }
+  for (const std::string& a : options.args) lua_pushstring(L, a.c_str());
+  if (lua_pcall(L, static_cast<int>(options.args.size()), 0, handler) != LUA_OK) {
+    const char* message = lua_tostring(L, -1);
+    std::fprintf(err, "%s\n", message != nullptr ? message : "(error object is not a string)");
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace rigel::lua

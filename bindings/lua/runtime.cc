@@ -1,0 +1,270 @@
+// Shared glue for the `rigel` Lua module. See runtime.h.
+#include "bindings/lua/runtime.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "core/channel.h"
+#include "core/skeleton.h"
+
+namespace rigel::lua {
+
+namespace {
+
+// __index(obj, key): methods (upvalue 1), then getters (upvalue 2), else an error.
+int IndexDispatch(lua_State* L) {
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+  lua_pop(L, 1);
+  if (lua_type(L, 2) == LUA_TSTRING && lua_type(L, lua_upvalueindex(2)) == LUA_TTABLE) {
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(2)) == LUA_TFUNCTION) {
+      lua_pushvalue(L, 1);
+      lua_call(L, 1, 1);
+      return 1;
+    }
+    lua_pop(L, 1);
+  }
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    return luaL_error(L, "%s has no field '%s'", TypeName(L, 1), lua_tostring(L, 2));
+  }
+  return luaL_error(L, "%s has no field of type %s", TypeName(L, 1), luaL_typename(L, 2));
+}
+
+// __newindex for read-only types.
+int ReadOnly(lua_State* L) {
+  return luaL_error(L, "%s is read-only (cannot set field '%s')", TypeName(L, 1),
+                    lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : luaL_typename(L, 2));
+}
+
+// Default __tostring: "Clip: 0x...".
+int DefaultToString(lua_State* L) {
+  lua_pushfstring(L, "%s: %p", TypeName(L, 1), lua_topointer(L, 1));
+  return 1;
+}
+
+int Lower(int c) { return std::tolower(static_cast<unsigned char>(c)); }
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      const size_t cost = Lower(a[i - 1]) == Lower(b[j - 1]) ? 0 : 1;
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+void RegisterType(lua_State* L, const TypeSpec& spec) {
+  luaL_newmetatable(L, spec.name);  // sets __name
+  // __index closure over (methods, getters).
+  lua_newtable(L);
+  luaL_setfuncs(L, spec.methods, 0);
+  if (spec.getters != nullptr) {
+    lua_newtable(L);
+    luaL_setfuncs(L, spec.getters, 0);
+  } else {
+    lua_pushnil(L);
+  }
+  lua_pushcclosure(L, IndexDispatch, 2);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, spec.setter != nullptr ? spec.setter : ReadOnly);
+  lua_setfield(L, -2, "__newindex");
+  if (spec.gc != nullptr) {
+    lua_pushcfunction(L, spec.gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  if (spec.close != nullptr) {
+    lua_pushcfunction(L, spec.close);
+    lua_setfield(L, -2, "__close");
+  }
+  // __members = {methods = {names}, fields = {names}} for rigel.members().
+  lua_createtable(L, 0, 2);
+  for (int pass = 0; pass < 2; ++pass) {
+    const luaL_Reg* regs = pass == 0 ? spec.methods : spec.getters;
+    lua_newtable(L);
+    for (int i = 0; regs != nullptr && regs[i].name != nullptr; ++i) {
+      lua_pushstring(L, regs[i].name);
+      lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, pass == 0 ? "methods" : "fields");
+  }
+  lua_setfield(L, -2, "__members");
+  lua_pushcfunction(L, DefaultToString);
+  lua_setfield(L, -2, "__tostring");
+  if (spec.metamethods != nullptr) luaL_setfuncs(L, spec.metamethods, 0);
+  lua_pushliteral(L, "locked");
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 1);
+}
+
+const char* TypeName(lua_State* L, int idx) {
+  if (lua_type(L, idx) == LUA_TUSERDATA && lua_getmetatable(L, idx)) {
+    // Read __name raw from the metatable (__metatable hides it from getmetatable in Lua only).
+    lua_pushliteral(L, "__name");
+    lua_rawget(L, -2);
+    const char* name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
+    lua_pop(L, 2);  // the string stays alive: it is referenced by the metatable
+    if (name != nullptr) {
+      if (std::strncmp(name, "rigel.", 6) == 0) name += 6;
+      return name;
+    }
+  }
+  return luaL_typename(L, idx);
+}
+
+void TypeError(lua_State* L, int arg, const char* expected) {
+  const char* message = lua_pushfstring(L, "%s expected, got %s", expected, TypeName(L, arg));
+  luaL_argerror(L, arg, message);
+  std::abort();  // unreachable: luaL_argerror does not return
+}
+
+void* TestBox(lua_State* L, int idx, const char* type) { return luaL_testudata(L, idx, type); }
+
+void* CheckBox(lua_State* L, int arg, const char* type) {
+  void* box = luaL_testudata(L, arg, type);
+  if (box == nullptr) TypeError(L, arg, type + 6);
+  return box;
+}
+
+lua_Integer CheckIntegerIn(lua_State* L, int arg, lua_Integer lo, lua_Integer hi,
+                           const char* what) {
+  int is_integer = 0;
+  const lua_Integer value = lua_tointegerx(L, arg, &is_integer);
+  if (!is_integer) {
+    if (lua_type(L, arg) == LUA_TNUMBER) {
+      luaL_argerror(L, arg, lua_pushfstring(L, "%s must be an integer", what));
+    }
+    TypeError(L, arg, "integer");
+  }
+  if (value < lo || value > hi) {
+    luaL_argerror(L, arg, lua_pushfstring(L, "%s %I out of range [%I, %I]", what, value, lo, hi));
+  }
+  return value;
+}
+
+double CheckFinite(lua_State* L, int arg) {
+  if (lua_type(L, arg) != LUA_TNUMBER) TypeError(L, arg, "number");
+  const double value = static_cast<double>(lua_tonumber(L, arg));
+  if (!std::isfinite(value)) luaL_argerror(L, arg, "number is not finite");
+  return value;
+}
+
+bool CheckBoolean(lua_State* L, int arg) {
+  if (lua_type(L, arg) != LUA_TBOOLEAN) TypeError(L, arg, "boolean");
+  return lua_toboolean(L, arg) != 0;
+}
+
+void CheckFunction(lua_State* L, int arg) {
+  if (lua_type(L, arg) != LUA_TFUNCTION) TypeError(L, arg, "function");
+}
+
+void CheckTable(lua_State* L, int arg) {
+  if (lua_type(L, arg) != LUA_TTABLE) TypeError(L, arg, "table");
+}
+
+void CheckMaxArgs(lua_State* L, int max) {
+  const int n = lua_gettop(L);
+  if (n > max) {
+    lua_Debug ar;
+    const char* name = "?";
+    if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.name != nullptr) name = ar.name;
+    luaL_error(L, "wrong number of arguments to '%s' (expected at most %d, got %d)", name, max, n);
+  }
+}
+
+int CheckOption(lua_State* L, int arg, const char* what, const char* const* options) {
+  if (lua_type(L, arg) != LUA_TSTRING) TypeError(L, arg, "string");
+  const char* given = lua_tostring(L, arg);
+  for (int i = 0; options[i] != nullptr; ++i) {
+    if (std::strcmp(options[i], given) == 0) return i;
+  }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  lua_pushfstring(L, "invalid %s '%s', expected one of: ", what, given);
+  luaL_addvalue(&b);
+  for (int i = 0; options[i] != nullptr; ++i) {
+    if (i > 0) luaL_addstring(&b, ", ");
+    luaL_addstring(&b, options[i]);
+  }
+  luaL_pushresult(&b);
+  luaL_argerror(L, arg, lua_tostring(L, -1));
+  return -1;
+}
+
+std::string ClosestNames(std::string_view wanted, std::span<const std::string> names, int count) {
+  std::vector<std::pair<size_t, size_t>> scored;  // (distance, index)
+  scored.reserve(names.size());
+  for (size_t i = 0; i < names.size(); ++i) scored.emplace_back(EditDistance(wanted, names[i]), i);
+  std::stable_sort(scored.begin(), scored.end());
+  std::string out;
+  for (int i = 0; i < count && i < static_cast<int>(scored.size()); ++i) {
+    if (i > 0) out += ", ";
+    out += names[scored[i].second];
+  }
+  return out;
+}
+
+int CheckJoint(lua_State* L, int arg, const Skeleton& skeleton) {
+  const int type = lua_type(L, arg);
+  if (type == LUA_TNUMBER) {
+    return static_cast<int>(CheckIntegerIn(L, arg, 1, skeleton.num_joints(), "joint index")) - 1;
+  }
+  if (type != LUA_TSTRING) TypeError(L, arg, "joint name or index");
+  size_t length = 0;
+  const char* name = lua_tolstring(L, arg, &length);
+  const int joint = skeleton.FindJoint(std::string_view(name, length));
+  if (joint >= 0) return joint;
+  {
+    const std::string closest = ClosestNames(std::string_view(name, length), skeleton.names());
+    lua_pushfstring(L, "no joint '%s' (closest: %s)", name, closest.c_str());
+  }  // no C++ object alive past this point
+  luaL_argerror(L, arg, lua_tostring(L, -1));
+  return -1;
+}
+
+int CheckJointChannel(lua_State* L, int arg, const Skeleton& skeleton, int joint) {
+  if (lua_type(L, arg) != LUA_TSTRING) TypeError(L, arg, "channel name");
+  const char* given = lua_tostring(L, arg);
+  const std::optional<ChannelType> type = ParseChannelName(given);
+  if (!type) {
+    luaL_argerror(L, arg,
+                  lua_pushfstring(L,
+                                  "invalid channel '%s', expected one of: Xposition, Yposition, "
+                                  "Zposition, Xrotation, Yrotation, Zrotation",
+                                  given));
+  }
+  const int begin = skeleton.channel_begin(joint);
+  const std::span<const ChannelType> channels = skeleton.joint_channels(joint);
+  for (size_t i = 0; i < channels.size(); ++i) {
+    if (channels[i] == *type) return begin + static_cast<int>(i);
+  }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  lua_pushfstring(L, "joint '%s' has no %s channel (it has: ", skeleton.name(joint).c_str(),
+                  ChannelName(*type).data());
+  luaL_addvalue(&b);
+  for (size_t i = 0; i < channels.size(); ++i) {
+    if (i > 0) luaL_addstring(&b, ", ");
+    luaL_addstring(&b, ChannelName(channels[i]).data());
+  }
+  if (channels.empty()) luaL_addstring(&b, "none");
+  luaL_addstring(&b, ")");
+  luaL_pushresult(&b);
+  luaL_argerror(L, arg, lua_tostring(L, -1));
+  return -1;
+}
+
+}  // namespace rigel::lua

@@ -1,0 +1,386 @@
+// rigel.Pose: one frame's channel values and world transforms. Rotation channels are read and
+// written in degrees, position channels in file units. World transforms refresh lazily.
+#include <cmath>
+
+#include "bindings/lua/boxes.h"
+#include "core/channel.h"
+#include "core/euler.h"
+
+namespace rigel::lua {
+
+namespace {
+
+// Value of row channel `c` as Lua sees it (degrees for rotations).
+double ToLuaUnits(const Skeleton& s, int c, double value) {
+  return IsRotation(s.channels()[c]) ? value * kDegPerRad : value;
+}
+double FromLuaUnits(const Skeleton& s, int c, double value) {
+  return IsRotation(s.channels()[c]) ? value * kRadPerDeg : value;
+}
+
+// The up-to-date pose of the box at `arg`.
+Pose& Fresh(PoseBox* box) {
+  box->state->Refresh(*box->skeleton);
+  return box->state->pose;
+}
+
+// Raises unless `joint` has three rotation channels; returns its order.
+EulerOrder CheckThreeRotations(lua_State* L, const Skeleton& s, int joint) {
+  const std::optional<EulerOrder> order = s.rotation_order(joint);
+  if (!order) {
+    luaL_error(L, "joint '%s' has %d rotation channel(s); this needs three", s.name(joint).c_str(),
+               static_cast<int>(s.rotation_channels(joint).size()));
+  }
+  return *order;
+}
+
+// Writes the channel rotation `r_channels` (parent-space rotation without the rest orientation)
+// into a three-rotation joint, choosing the Euler angles nearest the current ones.
+void SetChannelRotation(PoseBox* box, int joint, EulerOrder order,
+                        const Eigen::Quaterniond& r_channels) {
+  const Skeleton& s = *box->skeleton;
+  std::vector<double>& ch = box->state->pose.channels;
+  const std::span<const int> rot = s.rotation_channels(joint);
+  Eigen::Vector3d previous;
+  for (int i = 0; i < 3; ++i) previous[ChannelAxis(s.channels()[rot[i]])] = ch[rot[i]];
+  const Eigen::Vector3d xyz = QuaternionToEulerNear(r_channels, order, previous);
+  for (int i = 0; i < 3; ++i) ch[rot[i]] = xyz[ChannelAxis(s.channels()[rot[i]])];
+  box->state->MarkStale(joint);
+}
+
+int w_Pose_get(lua_State* L) {
+  // pose:get(joint, channel) -> value (degrees for rotations).
+  PoseBox* box = CheckPose(L, 1);
+  const Skeleton& s = *box->skeleton;
+  const int j = CheckJoint(L, 2, s);
+  const int c = CheckJointChannel(L, 3, s, j);
+  CheckMaxArgs(L, 3);
+  lua_pushnumber(L, ToLuaUnits(s, c, box->state->pose.channels[c]));
+  return 1;
+}
+
+int w_Pose_set(lua_State* L) {
+  // pose:set(joint, channel, value) -> pose
+  PoseBox* box = CheckPose(L, 1);
+  const Skeleton& s = *box->skeleton;
+  const int j = CheckJoint(L, 2, s);
+  const int c = CheckJointChannel(L, 3, s, j);
+  const double value = CheckFinite(L, 4);
+  CheckMaxArgs(L, 4);
+  box->state->pose.channels[c] = FromLuaUnits(s, c, value);
+  box->state->MarkStale(j);
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Pose_angles(lua_State* L) {
+  // pose:angles(joint) -> vec3 of the X, Y, Z rotation channels in degrees (0 where absent).
+  PoseBox* box = CheckPose(L, 1);
+  const Skeleton& s = *box->skeleton;
+  const int j = CheckJoint(L, 2, s);
+  Eigen::Vector3d xyz = Eigen::Vector3d::Zero();
+  for (int c : s.rotation_channels(j)) {
+    xyz[ChannelAxis(s.channels()[c])] = box->state->pose.channels[c] * kDegPerRad;
+  }
+  PushVec3(L, xyz);
+  return 1;
+}
+
+int w_Pose_set_angles(lua_State* L) {
+  // pose:set_angles(joint, vec3 degrees) -> pose; axes the joint lacks must be 0.
+  PoseBox* box = CheckPose(L, 1);
+  const Skeleton& s = *box->skeleton;
+  const int j = CheckJoint(L, 2, s);
+  const Eigen::Vector3d xyz = CheckVec3(L, 3);
+  bool present[3] = {false, false, false};
+  for (int c : s.rotation_channels(j)) present[ChannelAxis(s.channels()[c])] = true;
+  for (int a = 0; a < 3; ++a) {
+    if (!present[a] && xyz[a] != 0.0) {
+      return luaL_error(L, "joint '%s' has no %c rotation channel", s.name(j).c_str(), 'X' + a);
+    }
+  }
+  for (int c : s.rotation_channels(j)) {
+    box->state->pose.channels[c] = xyz[ChannelAxis(s.channels()[c])] * kRadPerDeg;
+  }
+  box->state->MarkStale(j);
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Pose_world_position(lua_State* L) {
+  PoseBox* box = CheckPose(L, 1);
+  const int j = CheckJoint(L, 2, *box->skeleton);
+  PushVec3(L, Fresh(box).world[j].translation());
+  return 1;
+}
+
+int w_Pose_world_rotation(lua_State* L) {
+  PoseBox* box = CheckPose(L, 1);
+  const int j = CheckJoint(L, 2, *box->skeleton);
+  PushQuat(L, Eigen::Quaterniond(Fresh(box).world[j].rotation()).normalized());
+  return 1;
+}
+
+int w_Pose_local_position(lua_State* L) {
+  // Translation of the joint in its parent's space (rest offset + position channels).
+  PoseBox* box = CheckPose(L, 1);
+  const Skeleton& s = *box->skeleton;
+  const int j = CheckJoint(L, 2, s);
+  PushVec3(L, LocalTransform(s, j, box->state->pose.channels).translation());
+  return 1;
+}
+
+int w_Pose_local_rotation(lua_State* L) {
+  // Rotation of the joint in its parent's space (rest orientation * channel rotations).
+  PoseBox* box = CheckPose(L, 1);
+  const Skeleton& s = *box->skeleton;
+  const int j = CheckJoint(L, 2, s);
+  PushQuat(L, Eigen::Quaterniond(LocalRotation(s, j, box->state->pose.channels)).normalized());
+  return 1;
+}
+
+int w_Pose_set_local_rotation(lua_State* L) {
+  PoseBox* box = CheckPose(L, 1);
+  const Skeleton& s = *box->skeleton;
+  const int j = CheckJoint(L, 2, s);
+  const Eigen::Quaterniond q = CheckQuat(L, 3);
+  CheckMaxArgs(L, 3);
+  const EulerOrder order = CheckThreeRotations(L, s, j);
+  SetChannelRotation(box, j, order, s.rest_orientation(j).conjugate() * q);
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Pose_set_world_rotation(lua_State* L) {
+  PoseBox* box = CheckPose(L, 1);
+  const Skeleton& s = *box->skeleton;
+  const int j = CheckJoint(L, 2, s);
+  const Eigen::Quaterniond q = CheckQuat(L, 3);
+  CheckMaxArgs(L, 3);
+  const EulerOrder order = CheckThreeRotations(L, s, j);
+  const int p = s.parent(j);
+  Eigen::Quaterniond parent_world = Eigen::Quaterniond::Identity();
+  if (p >= 0) parent_world = Eigen::Quaterniond(Fresh(box).world[p].rotation());
+  SetChannelRotation(box, j, order,
+                     s.rest_orientation(j).conjugate() * parent_world.conjugate() * q);
+  lua_settop(L, 1);
+  return 1;
+}
+
+// Sets the joint's position channels so its parent-space translation is `local`.
+int SetLocalPosition(lua_State* L, PoseBox* box, int j, const Eigen::Vector3d& local) {
+  const Skeleton& s = *box->skeleton;
+  const Eigen::Vector3d delta = local - s.rest_translation(j);
+  for (int a = 0; a < 3; ++a) {
+    const int c = s.translation_channel(j, a);
+    if (c < 0) {
+      if (std::abs(delta[a]) > 1e-9) {
+        return luaL_error(L, "joint '%s' has no %c position channel", s.name(j).c_str(), 'X' + a);
+      }
+      continue;
+    }
+    box->state->pose.channels[c] = delta[a];
+  }
+  box->state->MarkStale(j);
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Pose_set_local_position(lua_State* L) {
+  PoseBox* box = CheckPose(L, 1);
+  const int j = CheckJoint(L, 2, *box->skeleton);
+  const Eigen::Vector3d v = CheckVec3(L, 3);
+  CheckMaxArgs(L, 3);
+  return SetLocalPosition(L, box, j, v);
+}
+
+int w_Pose_set_world_position(lua_State* L) {
+  PoseBox* box = CheckPose(L, 1);
+  const Skeleton& s = *box->skeleton;
+  const int j = CheckJoint(L, 2, s);
+  const Eigen::Vector3d v = CheckVec3(L, 3);
+  CheckMaxArgs(L, 3);
+  const int p = s.parent(j);
+  const Eigen::Vector3d local = p >= 0 ? Eigen::Vector3d(Fresh(box).world[p].inverse() * v) : v;
+  return SetLocalPosition(L, box, j, local);
+}
+
+int w_Pose_end_position(lua_State* L) {
+  // pose:end_position(joint) -> vec3: world position of the joint's first End Site.
+  PoseBox* box = CheckPose(L, 1);
+  const Skeleton& s = *box->skeleton;
+  const int j = CheckJoint(L, 2, s);
+  const std::span<const EndSite> sites = s.end_sites();
+  for (size_t i = 0; i < sites.size(); ++i) {
+    if (sites[i].parent == j) {
+      PushVec3(L, EndSitePosition(s, Fresh(box).world, static_cast<int>(i)));
+      return 1;
+    }
+  }
+  return luaL_error(L, "joint '%s' has no End Site", s.name(j).c_str());
+}
+
+int w_Pose_values(lua_State* L) {
+  // pose:values() -> { one value per channel, clip-row order, degrees for rotations }
+  PoseBox* box = CheckPose(L, 1);
+  const Skeleton& s = *box->skeleton;
+  const std::vector<double>& ch = box->state->pose.channels;
+  lua_createtable(L, static_cast<int>(ch.size()), 0);
+  for (size_t c = 0; c < ch.size(); ++c) {
+    lua_pushnumber(L, ToLuaUnits(s, static_cast<int>(c), ch[c]));
+    lua_rawseti(L, -2, static_cast<lua_Integer>(c + 1));
+  }
+  return 1;
+}
+
+int w_Pose_set_values(lua_State* L) {
+  PoseBox* box = CheckPose(L, 1);
+  CheckTable(L, 2);
+  const Skeleton& s = *box->skeleton;
+  const lua_Integer n = luaL_len(L, 2);
+  if (n != s.num_channels()) {
+    return luaL_argerror(L, 2,
+                         lua_pushfstring(L, "expected %d values, got %I", s.num_channels(), n));
+  }
+  for (int c = 0; c < s.num_channels(); ++c) {
+    lua_rawgeti(L, 2, c + 1);
+    if (lua_type(L, -1) != LUA_TNUMBER || !std::isfinite(lua_tonumber(L, -1))) {
+      return luaL_argerror(L, 2, lua_pushfstring(L, "value %d is not a finite number", c + 1));
+    }
+    lua_pop(L, 1);
+  }
+  for (int c = 0; c < s.num_channels(); ++c) {
+    lua_rawgeti(L, 2, c + 1);
+    box->state->pose.channels[c] = FromLuaUnits(s, c, static_cast<double>(lua_tonumber(L, -1)));
+    lua_pop(L, 1);
+  }
+  box->state->MarkStale(0);
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Pose_reset(lua_State* L) {
+  // pose:reset() -> pose: every channel back to 0 (the rest pose).
+  PoseBox* box = CheckPose(L, 1);
+  std::fill(box->state->pose.channels.begin(), box->state->pose.channels.end(), 0.0);
+  box->state->MarkStale(0);
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Pose_copy(lua_State* L) {
+  PoseBox* box = CheckPose(L, 1);
+  CheckMaxArgs(L, 1);
+  catch_exceptions(L,
+                   [&] { PushPose(L, box->skeleton, std::make_shared<PoseState>(*box->state)); });
+  return 1;
+}
+
+int w_Pose_copy_from(lua_State* L) {
+  PoseBox* box = CheckPose(L, 1);
+  PoseBox* other = CheckPose(L, 2);
+  if (other->skeleton != box->skeleton) {
+    return luaL_argerror(L, 2, "Pose of another skeleton");
+  }
+  if (other != box) *box->state = *other->state;
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Pose_release(lua_State* L) {
+  auto* box = static_cast<PoseBox*>(CheckBox(L, 1, kPoseType));
+  if (box->alive) {
+    box->state.reset();
+    box->skeleton.reset();
+  }
+  return 0;
+}
+
+int w_Pose_get_skeleton(lua_State* L) {
+  PushSkeleton(L, CheckPose(L, 1)->skeleton);
+  return 1;
+}
+
+int w_Pose_get_num_channels(lua_State* L) {
+  lua_pushinteger(L, CheckPose(L, 1)->skeleton->num_channels());
+  return 1;
+}
+
+int w_Pose_eq(lua_State* L) {
+  auto* a = static_cast<PoseBox*>(TestBox(L, 1, kPoseType));
+  auto* b = static_cast<PoseBox*>(TestBox(L, 2, kPoseType));
+  lua_pushboolean(
+      L, a != nullptr && b != nullptr && a->alive && a->state != nullptr && a->state == b->state);
+  return 1;
+}
+
+int w_Pose_tostring(lua_State* L) {
+  auto* box = static_cast<PoseBox*>(CheckBox(L, 1, kPoseType));
+  if (!box->alive || !box->state) {
+    lua_pushliteral(L, "Pose (released)");
+  } else {
+    lua_pushfstring(L, "Pose: %d channels of '%s'", box->skeleton->num_channels(),
+                    box->skeleton->name(0).c_str());
+  }
+  return 1;
+}
+
+const luaL_Reg kMethods[] = {{"get", w_Pose_get},
+                             {"set", w_Pose_set},
+                             {"angles", w_Pose_angles},
+                             {"set_angles", w_Pose_set_angles},
+                             {"world_position", w_Pose_world_position},
+                             {"world_rotation", w_Pose_world_rotation},
+                             {"local_position", w_Pose_local_position},
+                             {"local_rotation", w_Pose_local_rotation},
+                             {"set_local_rotation", w_Pose_set_local_rotation},
+                             {"set_world_rotation", w_Pose_set_world_rotation},
+                             {"set_local_position", w_Pose_set_local_position},
+                             {"set_world_position", w_Pose_set_world_position},
+                             {"end_position", w_Pose_end_position},
+                             {"values", w_Pose_values},
+                             {"set_values", w_Pose_set_values},
+                             {"reset", w_Pose_reset},
+                             {"copy", w_Pose_copy},
+                             {"copy_from", w_Pose_copy_from},
+                             {"release", w_Pose_release},
+                             {nullptr, nullptr}};
+const luaL_Reg kGetters[] = {{"skeleton", w_Pose_get_skeleton},
+                             {"num_channels", w_Pose_get_num_channels},
+                             {nullptr, nullptr}};
+const luaL_Reg kMeta[] = {{"__eq", w_Pose_eq}, {"__tostring", w_Pose_tostring}, {nullptr, nullptr}};
+
+int w_pose_new(lua_State* L) {
+  // rigel.pose(skeleton_or_object_with_one) -> the rest pose.
+  const std::shared_ptr<const Skeleton>* skeleton = SkeletonOf(L, 1);
+  if (skeleton == nullptr) TypeError(L, 1, "Skeleton");
+  CheckMaxArgs(L, 1);
+  catch_exceptions(L, [&] {
+    auto state = std::make_shared<PoseState>();
+    state->pose = Pose(**skeleton);
+    PushPose(L, *skeleton, std::move(state));
+  });
+  return 1;
+}
+
+}  // namespace
+
+PoseBox* CheckPose(lua_State* L, int arg) {
+  auto* box = static_cast<PoseBox*>(CheckBox(L, arg, kPoseType));
+  if (!box->alive || !box->state) luaL_argerror(L, arg, "Pose was released");
+  return box;
+}
+
+void PushPose(lua_State* L, std::shared_ptr<const Skeleton> skeleton,
+              std::shared_ptr<PoseState> state) {
+  PushBox<PoseBox>(L, kPoseType, PoseBox{std::move(skeleton), std::move(state)});
+}
+
+void OpenPose(lua_State* L) {
+  RegisterType(
+      L, {kPoseType, kMethods, kGetters, kMeta, DestroyBox<PoseBox>, w_Pose_release, nullptr});
+  lua_pushcfunction(L, w_pose_new);
+  lua_setfield(L, -2, "pose");
+}
+
+}  // namespace rigel::lua
