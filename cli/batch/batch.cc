@@ -1,0 +1,367 @@
+#include "cli/batch/batch.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "exporters/atomic_file.h"
+
+namespace fs = std::filesystem;
+
+namespace rigel::batch {
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::string WithoutExtension(const fs::path& p) {
+  return (p.parent_path() / p.stem()).generic_string();
+}
+
+void AddPath(const std::string& arg, const fs::path& base,
+             const std::vector<std::string>& extensions, std::vector<Input>* out,
+             const std::string& origin) {
+  fs::path p(arg);
+  if (p.is_relative() && !base.empty()) p = base / p;
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) {
+    std::vector<fs::path> found;
+    for (fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec),
+         end;
+         !ec && it != end; it.increment(ec)) {
+      if (!it->is_regular_file(ec)) continue;
+      const std::string ext = Lower(it->path().extension().string());
+      if (std::find(extensions.begin(), extensions.end(), ext) != extensions.end()) {
+        found.push_back(it->path());
+      }
+    }
+    for (const fs::path& f : found) {
+      out->push_back({f.string(), WithoutExtension(fs::relative(f, p))});
+    }
+    return;
+  }
+  if (!fs::exists(p, ec)) {
+    throw UsageError(fmt::format("{}: no such file or folder{}", p.string(), origin));
+  }
+  out->push_back({p.string(), p.stem().string()});
+}
+
+}  // namespace
+
+std::vector<Input> CollectInputs(const std::vector<std::string>& args,
+                                 const std::vector<std::string>& extensions) {
+  std::vector<Input> inputs;
+  for (const std::string& arg : args) {
+    if (!arg.empty() && arg[0] == '@') {
+      const fs::path list(arg.substr(1));
+      std::ifstream in(list);
+      if (!in) throw UsageError(fmt::format("{}: cannot read the input list", list.string()));
+      std::string line;
+      int number = 0;
+      while (std::getline(in, line)) {
+        ++number;
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) {
+          line.pop_back();
+        }
+        const size_t start = line.find_first_not_of(" \t");
+        if (start == std::string::npos || line[start] == '#') continue;
+        AddPath(line.substr(start), list.parent_path(), extensions, &inputs,
+                fmt::format(" (listed at {}:{})", list.string(), number));
+      }
+      continue;
+    }
+    AddPath(arg, fs::path(), extensions, &inputs, "");
+  }
+  std::sort(inputs.begin(), inputs.end(),
+            [](const Input& a, const Input& b) { return a.path < b.path; });
+  inputs.erase(std::unique(inputs.begin(), inputs.end(),
+                           [](const Input& a, const Input& b) {
+                             std::error_code ec;
+                             return a.path == b.path || fs::equivalent(a.path, b.path, ec);
+                           }),
+               inputs.end());
+  if (inputs.empty()) throw UsageError("no input files");
+  std::map<std::string, std::string> by_stem;
+  for (const Input& i : inputs) {
+    auto [it, fresh] = by_stem.emplace(i.stem, i.path);
+    if (!fresh) {
+      throw UsageError(fmt::format("{} and {} would both write the output '{}'", it->second,
+                                   i.path, i.stem));
+    }
+  }
+  return inputs;
+}
+
+Shard ParseShard(std::string_view text) {
+  const size_t slash = text.find('/');
+  Shard s;
+  try {
+    if (slash == std::string_view::npos) throw std::invalid_argument("no slash");
+    size_t used = 0;
+    const std::string k(text.substr(0, slash)), n(text.substr(slash + 1));
+    s.index = std::stoi(k, &used);
+    if (used != k.size()) throw std::invalid_argument("k");
+    s.count = std::stoi(n, &used);
+    if (used != n.size()) throw std::invalid_argument("n");
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("--shard: expected K/N (e.g. 0/4), found '{}'", text));
+  }
+  if (s.count < 1 || s.index < 0 || s.index >= s.count) {
+    throw UsageError(fmt::format("--shard: expected K/N with 0 <= K < N, found '{}'", text));
+  }
+  return s;
+}
+
+std::vector<Input> SelectShard(const std::vector<Input>& inputs, Shard shard) {
+  std::vector<Input> out;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (static_cast<int>(i % static_cast<size_t>(shard.count)) == shard.index) {
+      out.push_back(inputs[i]);
+    }
+  }
+  return out;
+}
+
+namespace {
+constexpr uint64_t kFnvOffset = 14695981039346656037ull;
+constexpr uint64_t kFnvPrime = 1099511628211ull;
+uint64_t Fnv(uint64_t h, const char* data, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    h ^= static_cast<unsigned char>(data[i]);
+    h *= kFnvPrime;
+  }
+  return h;
+}
+}  // namespace
+
+std::string HashBytes(std::string_view bytes) {
+  return fmt::format("{:016x}", Fnv(kFnvOffset, bytes.data(), bytes.size()));
+}
+
+std::string HashFile(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw std::runtime_error(path + ": cannot open");
+  std::vector<char> buffer(1 << 20);
+  uint64_t h = kFnvOffset;
+  size_t got;
+  while ((got = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) h = Fnv(h, buffer.data(), got);
+  const bool bad = std::ferror(f);
+  std::fclose(f);
+  if (bad) throw std::runtime_error(path + ": read error");
+  return fmt::format("{:016x}", h);
+}
+
+std::string ManifestPath(const std::string& output) {
+  const fs::path p(output);
+  return (p.parent_path() / ("." + p.filename().string() + ".rigel-manifest")).string();
+}
+
+bool ManifestMatches(const std::string& output, const Provenance& provenance) {
+  std::error_code ec;
+  if (!fs::is_regular_file(output, ec)) return false;
+  std::ifstream in(ManifestPath(output));
+  if (!in) return false;
+  try {
+    const nlohmann::json m = nlohmann::json::parse(in);
+    return m.at("input_hash") == provenance.input_hash &&
+           m.at("recipe_hash") == provenance.recipe_hash && m.at("version") == provenance.version &&
+           m.at("output_hash") == HashFile(output);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+void WriteManifest(const std::string& output, const Provenance& provenance) {
+  const nlohmann::json m = {{"input_hash", provenance.input_hash},
+                            {"recipe_hash", provenance.recipe_hash},
+                            {"version", provenance.version},
+                            {"output_hash", HashFile(output)}};
+  WriteFileAtomically(ManifestPath(output), m.dump(2) + "\n");
+}
+
+int RemoveStaleTemporaries(const std::string& folder) {
+  int removed = 0;
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return 0;
+  std::vector<fs::path> stale;
+  for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const size_t tmp = name.rfind(".tmp.");
+    if (name.size() > 1 && name[0] == '.' && tmp != std::string::npos &&
+        name.size() - tmp == 11) {
+      stale.push_back(it->path());
+    }
+  }
+  for (const fs::path& p : stale) removed += fs::remove(p, ec) ? 1 : 0;
+  return removed;
+}
+
+namespace {
+
+std::string Clock(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "--:--";
+  const long s = std::lround(seconds);
+  return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+                   : fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+}  // namespace
+
+std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& options,
+                            const Processor& process) {
+  std::vector<ClipReport> reports(inputs.size());
+  std::atomic<size_t> next{0};
+  std::atomic<int> done{0}, failed{0};
+  std::atomic<long long> frames{0};
+  std::mutex progress_mutex;
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&start] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  auto draw = [&](bool final_line) {
+    const double t = elapsed();
+    const int d = done.load();
+    const double fps = t > 0 ? static_cast<double>(frames.load()) / t : 0.0;
+    const double eta = d > 0 ? t / d * static_cast<double>(inputs.size() - d) : NAN;
+    const int width = 24;
+    const int filled = inputs.empty() ? width : static_cast<int>(width * d / inputs.size());
+    const std::string bar = std::string(filled, '#') + std::string(width - filled, '.');
+    if (final_line) {
+      if (options.progress) std::fputs("\r\033[K", stderr);
+      std::fprintf(stderr, "rigel %s: %d/%zu clips, %d failed, %.0f frames/s, %s\n",
+                   options.command.c_str(), d, inputs.size(), failed.load(), fps, Clock(t).c_str());
+    } else {
+      std::fprintf(stderr, "\r\033[K[%s] %d/%zu clips  %.0f frames/s  ETA %s  failed %d", bar.c_str(),
+                   d, inputs.size(), fps, Clock(eta).c_str(), failed.load());
+    }
+    std::fflush(stderr);
+  };
+  auto work = [&] {
+    for (;;) {
+      const size_t i = next.fetch_add(1);
+      if (i >= inputs.size()) return;
+      const Input& input = inputs[i];
+      const std::string output =
+          (fs::path(options.out_dir) / (input.stem + options.extension)).string();
+      ClipReport report;
+      const auto clip_start = std::chrono::steady_clock::now();
+      try {
+        Provenance provenance = options.recipe;
+        provenance.input_hash = HashFile(input.path);
+        if (options.resume && ManifestMatches(output, provenance)) {
+          report.status = "skipped";
+        } else {
+          fs::create_directories(fs::path(output).parent_path());
+          // A stale manifest must not vouch for a half-made output: drop it first.
+          std::error_code ec;
+          fs::remove(ManifestPath(output), ec);
+          report = process(input, output);
+          report.status = "ok";
+          WriteManifest(output, provenance);
+        }
+      } catch (const std::exception& e) {
+        report.status = "failed";
+        report.reason = e.what();
+      }
+      report.input = input.path;
+      report.output = output;
+      report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - clip_start).count();
+      if (report.status == "failed") ++failed;
+      frames += report.frames;
+      reports[i] = std::move(report);
+      ++done;
+      if (options.progress) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        draw(false);
+      }
+    }
+  };
+  const int jobs = std::max(1, std::min<int>(options.jobs, static_cast<int>(inputs.size())));
+  std::vector<std::thread> threads;
+  for (int t = 1; t < jobs; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  draw(true);
+  return reports;
+}
+
+namespace {
+
+nlohmann::json ToJson(const ClipReport& r) {
+  nlohmann::json j = {{"input", r.input},     {"output", r.output},   {"status", r.status},
+                      {"reason", r.reason},   {"frames", r.frames},   {"seconds", r.seconds}};
+  j["solver"] = {{"frames", r.solver.frames},
+                 {"residual_mean", r.solver.residual_mean},
+                 {"residual_max", r.solver.residual_max},
+                 {"iterations_mean", r.solver.iterations_mean},
+                 {"iterations_max", r.solver.iterations_max},
+                 {"frames_with_limit_hits", r.solver.frames_with_limit_hits},
+                 {"frames_unreachable", r.solver.frames_unreachable}};
+  if (!r.extra.is_null()) j["metrics"] = r.extra;
+  return j;
+}
+
+nlohmann::json Summary(const nlohmann::json& clips) {
+  int ok = 0, failed = 0, skipped = 0;
+  long long frames = 0;
+  double seconds = 0;
+  for (const auto& c : clips) {
+    const std::string s = c.at("status");
+    ok += s == "ok";
+    failed += s == "failed";
+    skipped += s == "skipped";
+    frames += c.at("frames").get<long long>();
+    seconds += c.at("seconds").get<double>();
+  }
+  return {{"clips", clips.size()}, {"ok", ok},          {"failed", failed},
+          {"skipped", skipped},    {"frames", frames}, {"clip_seconds", seconds}};
+}
+
+}  // namespace
+
+nlohmann::json ReportJson(const std::vector<ClipReport>& reports, const RunOptions& options) {
+  nlohmann::json clips = nlohmann::json::array();
+  for (const ClipReport& r : reports) clips.push_back(ToJson(r));
+  return {{"rigel_version", options.recipe.version},
+          {"command", options.command},
+          {"clips", clips},
+          {"summary", Summary(clips)}};
+}
+
+nlohmann::json MergeReports(const std::vector<std::string>& paths) {
+  nlohmann::json clips = nlohmann::json::array();
+  std::string version, command;
+  for (const std::string& p : paths) {
+    std::ifstream in(p);
+    if (!in) throw UsageError(p + ": cannot read the report");
+    nlohmann::json r;
+    try {
+      r = nlohmann::json::parse(in);
+      for (const auto& c : r.at("clips")) clips.push_back(c);
+      version = r.at("rigel_version");
+      command = r.at("command");
+    } catch (const std::exception& e) {
+      throw UsageError(p + ": not a rigel report (" + e.what() + ")");
+    }
+  }
+  std::sort(clips.begin(), clips.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a.at("input").get<std::string>() < b.at("input").get<std::string>();
+  });
+  return {{"rigel_version", version}, {"command", command}, {"clips", clips},
+          {"summary", Summary(clips)}};
+}
+
+}  // namespace rigel::batch

@@ -1,0 +1,117 @@
+// Batch processing shared by `rigel bake` and `rigel retarget`: collecting inputs (files, folders,
+// @lists), deterministic sharding, output naming, resume manifests, parallel workers, progress
+// and the JSON report.
+#ifndef RIGEL_CLI_BATCH_BATCH_H_
+#define RIGEL_CLI_BATCH_BATCH_H_
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rigel::batch {
+
+// A problem with the command line itself (exit code 2).
+class UsageError : public std::runtime_error {
+ public:
+  explicit UsageError(const std::string& message) : std::runtime_error(message) {}
+};
+
+struct Input {
+  // The file to read, as given or found.
+  std::string path;
+  // Output name relative to the output folder, without extension: the file's stem, or its path
+  // relative to the folder it was found in (so folders keep their structure).
+  std::string stem;
+};
+
+// Expands command-line inputs: a file is taken as is; a folder is searched recursively for files
+// whose lower-case extension is in `extensions`; "@list.txt" reads one input per line (blank
+// lines and lines starting with '#' ignored; relative paths are relative to the list's folder).
+// The result is sorted by path, duplicates removed. Throws UsageError for a missing path, an
+// unreadable list, an empty result, or two inputs that would write the same output.
+std::vector<Input> CollectInputs(const std::vector<std::string>& args,
+                                 const std::vector<std::string>& extensions);
+
+// "K/N" with 0 <= K < N.
+struct Shard {
+  int index = 0;
+  int count = 1;
+};
+// Parses "K/N". Throws UsageError naming the expected form.
+Shard ParseShard(std::string_view text);
+// The inputs of shard K: every input whose position in the sorted list is K modulo N.
+std::vector<Input> SelectShard(const std::vector<Input>& inputs, Shard shard);
+
+// 64-bit FNV-1a of a file's bytes, as 16 hex digits. Throws std::runtime_error when unreadable.
+std::string HashFile(const std::string& path);
+std::string HashBytes(std::string_view bytes);
+
+// What an output was made from. An output is up to date when its manifest (a small JSON file
+// beside it, ".NAME.rigel-manifest") holds the same values.
+struct Provenance {
+  std::string input_hash;
+  std::string recipe_hash;  // rig script (bake) or target + map (retarget), with options
+  std::string version;      // rigel version
+};
+std::string ManifestPath(const std::string& output);
+bool ManifestMatches(const std::string& output, const Provenance& provenance);
+void WriteManifest(const std::string& output, const Provenance& provenance);
+// Removes temporary files (".*.tmp.XXXXXX") a killed run left in `folder`, recursively.
+int RemoveStaleTemporaries(const std::string& folder);
+
+// Solver statistics of one clip (all zero when the processor solved nothing).
+struct SolverStats {
+  int frames = 0;                 // frames solved
+  double residual_mean = 0;       // mean over frames of the largest task residual
+  double residual_max = 0;
+  double iterations_mean = 0;
+  int iterations_max = 0;
+  int frames_with_limit_hits = 0;
+  int frames_unreachable = 0;
+};
+
+struct ClipReport {
+  std::string input;
+  std::string output;
+  std::string status;  // "ok", "failed", "skipped" (up to date, with --resume)
+  std::string reason;  // why it failed
+  int frames = 0;
+  double seconds = 0;
+  SolverStats solver;
+  nlohmann::json extra;  // processor-specific figures (retarget quality metrics), may be null
+};
+
+// Turns one input into one output file (written atomically). Runs on worker threads, several at
+// once: it must not share mutable state between calls. Errors are reported by throwing; the
+// runner catches them and marks the clip failed with the exception's message.
+using Processor = std::function<ClipReport(const Input& input, const std::string& output)>;
+
+struct RunOptions {
+  std::string out_dir;
+  std::string extension;  // ".bvh", ".glb", ...
+  int jobs = 1;
+  bool resume = false;
+  Provenance recipe;  // recipe_hash and version; input_hash is filled per input
+  // Progress bar on stderr (a terminal); otherwise only the final line.
+  bool progress = false;
+  std::string command = "bake";  // for messages
+};
+
+// Runs `process` over `inputs` on `options.jobs` threads. Reports come back in input order.
+std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& options,
+                            const Processor& process);
+
+// The JSON report: {"rigel_version", "command", "clips": [...], "summary": {...}}.
+nlohmann::json ReportJson(const std::vector<ClipReport>& reports, const RunOptions& options);
+// Merges several reports (shards) into one, clips sorted by input. Throws UsageError when a
+// report is unreadable.
+nlohmann::json MergeReports(const std::vector<std::string>& paths);
+
+}  // namespace rigel::batch
+
+#endif  // RIGEL_CLI_BATCH_BATCH_H_

@@ -1,0 +1,203 @@
+// The batch machinery behind `rigel bake` and `rigel retarget`: inputs, shards, manifests,
+// stale temporaries, parallel runs and reports.
+#include "cli/batch/batch.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "exporters/atomic_file.h"
+#include "test_util.h"
+
+namespace rigel::batch {
+namespace {
+
+void Touch(const std::filesystem::path& p, const std::string& text = "x") {
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+std::string Message(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Batch, CollectsFilesFoldersAndLists) {
+  rigel::testing::TempDir dir;
+  const auto& root = dir.path();
+  Touch(root / "lib/a.bvh");
+  Touch(root / "lib/sub/b.BVH");
+  Touch(root / "lib/readme.txt");
+  Touch(root / "single.bvh");
+  Touch(root / "other/c.bvh");
+  Touch(root / "list.txt", "# clips\n\nother/c.bvh\r\n  single.bvh  \n");
+  const std::vector<Input> inputs =
+      CollectInputs({(root / "lib").string(), "@" + (root / "list.txt").string(),
+                     (root / "single.bvh").string()},
+                    {".bvh"});
+  ASSERT_EQ(inputs.size(), 4u);  // single.bvh given twice counts once
+  std::set<std::string> stems;
+  for (const Input& i : inputs) stems.insert(i.stem);
+  EXPECT_EQ(stems, (std::set<std::string>{"a", "sub/b", "c", "single"}));
+  EXPECT_TRUE(std::is_sorted(inputs.begin(), inputs.end(),
+                             [](const Input& a, const Input& b) { return a.path < b.path; }));
+}
+
+TEST(Batch, InputErrors) {
+  rigel::testing::TempDir dir;
+  const auto& root = dir.path();
+  Touch(root / "x/walk.bvh");
+  Touch(root / "y/walk.bvh");
+  Touch(root / "list.txt", "x/walk.bvh\nmissing.bvh\n");
+  EXPECT_EQ(Message([&] { CollectInputs({(root / "nope.bvh").string()}, {".bvh"}); }),
+            (root / "nope.bvh").string() + ": no such file or folder");
+  EXPECT_EQ(Message([&] { CollectInputs({"@" + (root / "list.txt").string()}, {".bvh"}); }),
+            (root / "missing.bvh").string() + ": no such file or folder (listed at " +
+                (root / "list.txt").string() + ":2)");
+  EXPECT_EQ(Message([&] { CollectInputs({"@" + (root / "nolist.txt").string()}, {".bvh"}); }),
+            (root / "nolist.txt").string() + ": cannot read the input list");
+  EXPECT_NE(Message([&] {
+              CollectInputs({(root / "x/walk.bvh").string(), (root / "y/walk.bvh").string()},
+                            {".bvh"});
+            }).find("would both write the output 'walk'"),
+            std::string::npos);
+  Touch(root / "empty/readme.txt");
+  EXPECT_EQ(Message([&] { CollectInputs({(root / "empty").string()}, {".bvh"}); }),
+            "no input files");
+}
+
+TEST(Batch, ShardsPartitionDeterministically) {
+  EXPECT_EQ(ParseShard("2/5").index, 2);
+  EXPECT_EQ(ParseShard("2/5").count, 5);
+  for (const char* bad : {"5/5", "-1/3", "1", "a/b", "1/0", "1/2x"}) {
+    EXPECT_NE(Message([&] { ParseShard(bad); }).find("--shard: expected K/N"), std::string::npos)
+        << bad;
+  }
+  std::vector<Input> inputs;
+  for (int i = 0; i < 23; ++i) inputs.push_back({"clip" + std::to_string(100 + i), ""});
+  std::multiset<std::string> all;
+  for (int k = 0; k < 4; ++k) {
+    for (const Input& i : SelectShard(inputs, {k, 4})) all.insert(i.path);
+  }
+  EXPECT_EQ(all.size(), inputs.size());
+  EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), inputs.size());
+}
+
+TEST(Batch, ManifestVouchesOnlyForSameInputsAndUntouchedOutput) {
+  rigel::testing::TempDir dir;
+  const std::string out = dir.file("walk.bvh");
+  Touch(out, "baked");
+  const Provenance p{"aaaa", "bbbb", "0.1.0"};
+  EXPECT_FALSE(ManifestMatches(out, p));
+  WriteManifest(out, p);
+  EXPECT_TRUE(ManifestMatches(out, p));
+  EXPECT_FALSE(ManifestMatches(out, {"aaab", "bbbb", "0.1.0"}));
+  EXPECT_FALSE(ManifestMatches(out, {"aaaa", "bbbc", "0.1.0"}));
+  EXPECT_FALSE(ManifestMatches(out, {"aaaa", "bbbb", "0.2.0"}));
+  Touch(out, "edited by hand");
+  EXPECT_FALSE(ManifestMatches(out, p));
+  EXPECT_EQ(HashBytes(""), "cbf29ce484222325");  // FNV-1a 64 offset basis
+  EXPECT_EQ(HashBytes("a"), "af63dc4c8601ec8c");
+}
+
+TEST(Batch, RemovesOnlyStaleTemporaries) {
+  rigel::testing::TempDir dir;
+  Touch(dir.path() / ".walk.bvh.tmp.Ab12Cd");
+  Touch(dir.path() / "sub/.run.glb.tmp.XXXXXX");
+  Touch(dir.path() / "walk.bvh");
+  Touch(dir.path() / ".walk.bvh.rigel-manifest");
+  Touch(dir.path() / "notes.tmp.txt");
+  EXPECT_EQ(RemoveStaleTemporaries(dir.path().string()), 2);
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "walk.bvh"));
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / ".walk.bvh.rigel-manifest"));
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "notes.tmp.txt"));
+}
+
+TEST(Batch, RunsInParallelIsolatesFailuresAndResumes) {
+  rigel::testing::TempDir dir;
+  std::vector<Input> inputs;
+  for (int i = 0; i < 12; ++i) {
+    const auto p = dir.path() / "in" / ("c" + std::to_string(i) + ".bvh");
+    Touch(p, "input " + std::to_string(i));
+    inputs.push_back({p.string(), "c" + std::to_string(i)});
+  }
+  RunOptions options;
+  options.out_dir = (dir.path() / "out").string();
+  options.extension = ".bvh";
+  options.jobs = 3;
+  options.recipe = {"", "recipe", "test"};
+  std::mutex m;
+  std::set<std::thread::id> threads;
+  int calls = 0;
+  auto process = [&](const Input& input, const std::string& output) {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      threads.insert(std::this_thread::get_id());
+      ++calls;
+    }
+    if (input.stem == "c5") throw std::runtime_error(input.path + ":3: broken on purpose");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    WriteFileAtomically(output, "baked " + input.stem);
+    ClipReport r;
+    r.frames = 10;
+    return r;
+  };
+  std::vector<ClipReport> reports = batch::Run(inputs, options, process);
+  ASSERT_EQ(reports.size(), inputs.size());
+  EXPECT_EQ(calls, 12);
+  EXPECT_GE(threads.size(), 2u) << "work spread over threads";
+  for (size_t i = 0; i < reports.size(); ++i) {
+    EXPECT_EQ(reports[i].input, inputs[i].path) << "reports in input order";
+    EXPECT_EQ(reports[i].status, i == 5 ? "failed" : "ok");
+  }
+  EXPECT_EQ(reports[5].reason, inputs[5].path + ":3: broken on purpose");
+  EXPECT_FALSE(std::filesystem::exists(options.out_dir + "/c5.bvh"));
+  // Resume: only the failed clip runs again; the others are skipped as up to date.
+  options.resume = true;
+  calls = 0;
+  reports = batch::Run(inputs, options, process);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(reports[0].status, "skipped");
+  // A changed input is redone even with --resume.
+  Touch(inputs[2].path, "input 2, edited");
+  calls = 0;
+  reports = batch::Run(inputs, options, process);
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(reports[2].status, "ok");
+  const nlohmann::json json = ReportJson(reports, options);
+  EXPECT_EQ(json["summary"]["clips"], 12);
+  EXPECT_EQ(json["summary"]["failed"], 1);
+  EXPECT_EQ(json["summary"]["skipped"], 10);
+  EXPECT_EQ(json["clips"][5]["reason"], inputs[5].path + ":3: broken on purpose");
+}
+
+TEST(Batch, MergesShardReports) {
+  rigel::testing::TempDir dir;
+  RunOptions options;
+  options.recipe.version = "v";
+  ClipReport a, b;
+  a.input = "b.bvh";
+  a.status = "ok";
+  a.frames = 3;
+  b.input = "a.bvh";
+  b.status = "failed";
+  WriteFileAtomically(dir.file("r0.json"), ReportJson({a}, options).dump());
+  WriteFileAtomically(dir.file("r1.json"), ReportJson({b}, options).dump());
+  const nlohmann::json merged = MergeReports({dir.file("r0.json"), dir.file("r1.json")});
+  ASSERT_EQ(merged["clips"].size(), 2u);
+  EXPECT_EQ(merged["clips"][0]["input"], "a.bvh");
+  EXPECT_EQ(merged["summary"]["failed"], 1);
+  EXPECT_EQ(merged["summary"]["frames"], 3);
+  EXPECT_NE(Message([&] { MergeReports({dir.file("nope.json")}); }).find("cannot read the report"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace rigel::batch
