@@ -1,0 +1,300 @@
+// rigel bake --rig RIG.lua [--out DIR] [-j N] [--format bvh|...] [--shard K/N] [--resume]
+//            [--report FILE.json] INPUTS...
+// Bakes every input clip through a Lua rig script, on N threads, each clip in its own Lua state.
+//
+// The rig script returns a function, called once per clip:
+//   return function(scene, clip, ctx) ... return baked_clip [, stats] end
+// scene: the input (rigel.Scene); clip: its first clip; ctx: {input=, output=, index=}.
+// baked_clip: a rigel.Clip (on the input's skeleton or another); stats: optional solver
+// statistics table (what rig:bake returns): frames, residual_mean, residual_max, iterations_mean,
+// iterations_max, frames_with_limit_hits, frames_unreachable.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "bindings/lua/boxes.h"
+#include "bindings/lua/rigel_module.h"
+#include "bindings/lua/runtime.h"
+#include "bindings/lua/sandbox.h"
+#include "cli/batch/batch.h"
+#include "cli/command.h"
+#include "exporters/save_scene.h"
+#include "importers/load_scene.h"
+
+#ifndef RIGEL_SCRIPTS_DIR
+#define RIGEL_SCRIPTS_DIR ""
+#endif
+#ifndef RIGEL_VERSION
+#define RIGEL_VERSION "0.0.0"
+#endif
+
+namespace rigel::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct BakeConfig {
+  std::string rig;
+  std::string rig_dir;
+  std::string scripts_dir = RIGEL_SCRIPTS_DIR;
+  std::string out_dir;
+  bool allow_io = false;
+  size_t memory_limit = size_t{2} << 30;  // bytes of Lua heap per clip
+  double timeout = 0;                      // seconds per clip, 0 = none
+};
+
+// Lua allocator with a ceiling: a runaway script fails its clip with "not enough memory"
+// instead of exhausting the machine.
+struct Heap {
+  size_t used = 0;
+  size_t limit = 0;
+};
+void* LimitedAlloc(void* ud, void* ptr, size_t old_size, size_t new_size) {
+  Heap* heap = static_cast<Heap*>(ud);
+  if (ptr == nullptr) old_size = 0;
+  if (new_size == 0) {
+    std::free(ptr);
+    heap->used -= old_size;
+    return nullptr;
+  }
+  if (new_size > old_size && heap->used - old_size + new_size > heap->limit) return nullptr;
+  void* p = std::realloc(ptr, new_size);
+  if (p != nullptr) heap->used = heap->used - old_size + new_size;
+  return p;
+}
+
+// Deadline checked every 100k VM instructions.
+struct Deadline {
+  std::chrono::steady_clock::time_point at;
+  bool active = false;
+};
+thread_local Deadline t_deadline;
+void DeadlineHook(lua_State* L, lua_Debug*) {
+  if (t_deadline.active && std::chrono::steady_clock::now() > t_deadline.at) {
+    luaL_error(L, "clip timed out (--timeout)");
+  }
+}
+
+int Traceback(lua_State* L) {
+  const char* message = lua_tostring(L, 1);
+  if (message == nullptr) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+    message = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  luaL_traceback(L, L, message, 1);
+  return 1;
+}
+
+double Field(lua_State* L, int table, const char* name) {
+  lua_getfield(L, table, name);
+  const double v = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : 0.0;
+  lua_pop(L, 1);
+  return std::isfinite(v) ? v : 0.0;
+}
+
+// First line of a Lua error with a traceback: "rig.lua:12: message".
+std::string FirstLine(const char* message) {
+  if (message == nullptr) return "error object is not a string";
+  std::string s(message);
+  const size_t nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
+                          const BakeConfig& config) {
+  batch::ClipReport report;
+  auto scene = std::make_shared<Scene>(LoadScene(input.path));
+  if (scene->clips.empty()) throw std::runtime_error(input.path + ": no animation to bake");
+
+  Heap heap{0, config.memory_limit};
+  std::unique_ptr<lua::Sandbox> sandbox;  // outlives the state (declared first)
+  struct Closer {
+    void operator()(lua_State* L) const { lua_close(L); }
+  };
+  std::unique_ptr<lua_State, Closer> state(lua_newstate(LimitedAlloc, &heap));
+  lua_State* L = state.get();
+  if (L == nullptr) throw std::runtime_error("cannot create a Lua state");
+  luaL_openlibs(L);
+  // Open the module now (it registers the metatables the clip and scene below need);
+  // require("rigel") in the script returns this same table.
+  luaL_requiref(L, "rigel", luaopen_rigel, 0);
+  lua_pop(L, 1);
+  // Modules: the rig's folder first, then rigel's scripts/.
+  lua_getglobal(L, "package");
+  lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s/?.lua;%s/?/init.lua", config.rig_dir.c_str(),
+                  config.rig_dir.c_str(), config.scripts_dir.c_str(), config.scripts_dir.c_str());
+  lua_setfield(L, -2, "path");
+  lua_pop(L, 1);
+  if (!config.allow_io) {
+    sandbox = std::make_unique<lua::Sandbox>(
+        std::vector<std::string>{input.path, config.rig, config.out_dir},
+        std::vector<std::string>{config.rig_dir, config.scripts_dir});
+    lua::InstallSandbox(L, sandbox.get());
+  }
+  if (config.timeout > 0) {
+    t_deadline.at = std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(config.timeout));
+    t_deadline.active = true;
+    lua_sethook(L, DeadlineHook, LUA_MASKCOUNT, 100000);
+  } else {
+    t_deadline.active = false;
+  }
+
+  lua_pushcfunction(L, Traceback);
+  const int handler = lua_gettop(L);
+  if (luaL_loadfilex(L, config.rig.c_str(), "t") != LUA_OK) {
+    throw std::runtime_error(FirstLine(lua_tostring(L, -1)));
+  }
+  if (lua_pcall(L, 0, 1, handler) != LUA_OK) throw std::runtime_error(FirstLine(lua_tostring(L, -1)));
+  if (lua_istable(L, -1)) lua_getfield(L, -1, "bake");
+  if (!lua_isfunction(L, -1)) {
+    throw std::runtime_error(fmt::format(
+        "{}: the rig script must return a function(scene, clip, ctx) (or a table with a 'bake' "
+        "function), returned {}",
+        config.rig, luaL_typename(L, -1)));
+  }
+  const int fn = lua_gettop(L);
+  lua_pushvalue(L, fn);
+  lua::PushScene(L, scene);
+  lua::PushClip(L, scene->skeleton, std::shared_ptr<Clip>(scene, &scene->clips.front()));
+  lua_createtable(L, 0, 3);
+  lua_pushstring(L, input.path.c_str());
+  lua_setfield(L, -2, "input");
+  lua_pushstring(L, output.c_str());
+  lua_setfield(L, -2, "output");
+  if (lua_pcall(L, 3, 2, handler) != LUA_OK) throw std::runtime_error(FirstLine(lua_tostring(L, -1)));
+  const int result = lua_gettop(L) - 1;
+  auto* box = static_cast<lua::ClipBox*>(luaL_testudata(L, result, lua::kClipType));
+  if (box == nullptr || !box->alive || !box->clip || !box->skeleton) {
+    throw std::runtime_error(fmt::format("{}: the bake function must return a Clip, returned {}",
+                                         config.rig, luaL_typename(L, result)));
+  }
+  const Skeleton& skeleton = *box->skeleton;
+  const Clip& clip = *box->clip;
+  if (!clip.matches(skeleton)) {
+    throw std::runtime_error("the returned clip does not match its skeleton");
+  }
+  // The solver must never hand a non-finite value to a file: name where it appeared.
+  for (int f = 0; f < clip.num_frames(); ++f) {
+    const std::span<const double> row = clip.frame(f);
+    for (int c = 0; c < clip.num_channels(); ++c) {
+      if (!std::isfinite(row[c])) {
+        throw std::runtime_error(fmt::format(
+            "non-finite value ({}) at frame {}, joint '{}', channel {}: nothing written", row[c], f,
+            skeleton.name(skeleton.channel_joint(c)), ChannelName(skeleton.channels()[c])));
+      }
+    }
+  }
+  if (lua_istable(L, result + 1)) {
+    const int t = result + 1;
+    report.solver.frames = static_cast<int>(Field(L, t, "frames"));
+    report.solver.residual_mean = Field(L, t, "residual_mean");
+    report.solver.residual_max = Field(L, t, "residual_max");
+    report.solver.iterations_mean = Field(L, t, "iterations_mean");
+    report.solver.iterations_max = static_cast<int>(Field(L, t, "iterations_max"));
+    report.solver.frames_with_limit_hits = static_cast<int>(Field(L, t, "frames_with_limit_hits"));
+    report.solver.frames_unreachable = static_cast<int>(Field(L, t, "frames_unreachable"));
+  }
+  SaveClip(skeleton, clip, output);
+  report.frames = clip.num_frames();
+  return report;
+}
+
+}  // namespace
+
+Runner AddBakeCommand(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand(
+      "bake",
+      "Bake clips through a Lua rig script, in parallel. Inputs are files, folders (searched "
+      "recursively by extension) or @list.txt files. Exit 0 when every clip succeeds, 1 when any "
+      "failed, 2 on usage errors.");
+  struct Options {
+    std::string rig, out = "out", format = "bvh", shard, report, timeout;
+    int jobs = 0;
+    bool resume = false, allow_io = false, progress = false, no_progress = false;
+    std::vector<std::string> inputs, merge;
+    double clip_timeout = 0;
+    int lua_memory_mb = 2048;
+  };
+  auto o = std::make_shared<Options>();
+  sub->add_option("--rig", o->rig, "Rig script (Lua) that bakes one clip");
+  sub->add_option("--out", o->out, "Output folder (default: out)");
+  sub->add_option("-j,--jobs", o->jobs, "Worker threads (default: all cores)")->check(CLI::NonNegativeNumber);
+  sub->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"bvh", "glb", "gltf", "fbx"}));
+  sub->add_option("--shard", o->shard, "Only shard K of N (K/N, 0 <= K < N), for farms");
+  sub->add_flag("--resume", o->resume, "Skip outputs whose manifest matches input, rig and version");
+  sub->add_option("--report", o->report, "Write a JSON report (per clip: status, reason, frames, seconds, solver statistics)");
+  sub->add_option("--merge-reports", o->merge, "Merge shard reports into --report and exit")->expected(1, -1);
+  sub->add_option("--timeout", o->clip_timeout, "Seconds a clip's script may run (0 = no limit)")->check(CLI::NonNegativeNumber);
+  sub->add_option("--lua-memory-mb", o->lua_memory_mb, "Lua heap limit per clip in MB (default 2048)")->check(CLI::PositiveNumber);
+  sub->add_flag("--allow-io", o->allow_io, "Lift the script sandbox");
+  sub->add_flag("--no-progress", o->no_progress, "No progress bar even on a terminal");
+  sub->add_option("INPUTS", o->inputs, "Clips: files, folders or @list.txt");
+  return [o]() {
+    try {
+      if (!o->merge.empty()) {
+        if (o->report.empty()) throw batch::UsageError("--merge-reports needs --report OUT.json");
+        const nlohmann::json merged = batch::MergeReports(o->merge);
+        WriteFileAtomically(o->report, merged.dump(2) + "\n");
+        return kExitOk;
+      }
+      if (o->rig.empty()) throw batch::UsageError("--rig RIG.lua is required");
+      if (o->inputs.empty()) throw batch::UsageError("no INPUTS given");
+      if (!fs::is_regular_file(o->rig)) throw batch::UsageError(o->rig + ": no such rig script");
+      std::vector<batch::Input> inputs = batch::CollectInputs(o->inputs, ReadableExtensions());
+      if (!o->shard.empty()) inputs = batch::SelectShard(inputs, batch::ParseShard(o->shard));
+
+      BakeConfig config;
+      config.rig = o->rig;
+      config.rig_dir = lua::CanonicalPath(o->rig).parent_path().string();
+      config.out_dir = o->out;
+      config.allow_io = o->allow_io;
+      config.timeout = o->clip_timeout;
+      config.memory_limit = static_cast<size_t>(o->lua_memory_mb) << 20;
+      fs::create_directories(o->out);
+      const int stale = batch::RemoveStaleTemporaries(o->out);
+      if (stale > 0) {
+        fmt::print(stderr, "rigel bake: removed {} partial file(s) left by an interrupted run\n", stale);
+      }
+
+      batch::RunOptions run;
+      run.out_dir = o->out;
+      run.extension = "." + o->format;
+      run.jobs = o->jobs > 0 ? o->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      run.resume = o->resume;
+      run.recipe.version = RIGEL_VERSION;
+      run.recipe.recipe_hash = batch::HashBytes(batch::HashFile(o->rig) + "|" + o->format);
+      run.progress = !o->no_progress && isatty(STDERR_FILENO);
+      run.command = "bake";
+      const std::vector<batch::ClipReport> reports = batch::Run(
+          inputs, run, [&config](const batch::Input& input, const std::string& output) {
+            return BakeOne(input, output, config);
+          });
+      int failed = 0;
+      for (const batch::ClipReport& r : reports) {
+        if (r.status == "failed") {
+          ++failed;
+          fmt::print(stderr, "rigel bake: failed: {}: {}\n", r.input, r.reason);
+        }
+      }
+      if (!o->report.empty()) WriteFileAtomically(o->report, batch::ReportJson(reports, run).dump(2) + "\n");
+      return failed ? kExitBadInput : kExitOk;
+    } catch (const batch::UsageError& e) {
+      fmt::print(stderr, "rigel bake: error: {}\n", e.what());
+      return kExitUsage;
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "rigel bake: error: {}\n", e.what());
+      return kExitBadInput;
+    }
+  };
+}
+
+}  // namespace rigel::cli
