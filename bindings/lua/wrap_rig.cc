@@ -1,0 +1,788 @@
+// rigel.Rig: effectors (tasks) on joints with per-frame targets, limits in degrees, locks,
+// strength, preferred angles, a solver stack; rig:solve(pose) and the rig:bake(clip, fn) loop.
+// Effectors are named (default: the joint's name, "<joint>.<type>" for non-position types).
+#include <cmath>
+#include <cstring>
+
+#include "bindings/lua/boxes.h"
+#include "core/channel.h"
+#include "core/euler.h"
+#include "core/ik/rig.h"
+#include "core/ik/solve.h"
+
+namespace rigel::lua {
+
+namespace {
+
+// Everything a Lua rig owns: the core Rig plus effector names, this frame's targets, the
+// solver workspace and the last report.
+struct RigState {
+  explicit RigState(std::shared_ptr<const Skeleton> skeleton) : rig(std::move(skeleton)) {}
+  ik::Rig rig;
+  std::vector<std::string> names;
+  std::vector<ik::Target> targets;
+  ik::Workspace workspace;
+  ik::SolveReport report;
+};
+
+struct RigBox {
+  std::shared_ptr<RigState> state;
+  bool alive = true;
+};
+
+RigBox* CheckRig(lua_State* L, int arg) {
+  auto* box = static_cast<RigBox*>(CheckBox(L, arg, kRigType));
+  if (!box->alive || !box->state) luaL_argerror(L, arg, "Rig was released");
+  return box;
+}
+
+void PushRig(lua_State* L, std::shared_ptr<RigState> state) {
+  PushBox<RigBox>(L, kRigType, RigBox{std::move(state)});
+}
+
+const char* const kTaskTypes[] = {"position", "orientation", "both", "aim", "pole", nullptr};
+const char* const kMethods[] = {"transpose",    "pinv", "svd",      "qr",   "dls",
+                                "dls_adaptive", "ccd",  "two_bone", nullptr};
+constexpr ik::Method kMethodValues[] = {
+    ik::Method::kTranspose, ik::Method::kPseudoInverse, ik::Method::kSvd, ik::Method::kQr,
+    ik::Method::kDls,       ik::Method::kDlsAdaptive,   ik::Method::kCcd, ik::Method::kTwoBone};
+
+// Raises unless every key of the options table at `arg` is in `allowed`.
+void CheckOptionKeys(lua_State* L, int arg, const char* const* allowed) {
+  lua_pushnil(L);
+  while (lua_next(L, arg) != 0) {
+    lua_pop(L, 1);
+    bool known = false;
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      for (int i = 0; allowed[i] != nullptr; ++i) {
+        if (std::strcmp(allowed[i], lua_tostring(L, -1)) == 0) known = true;
+      }
+    }
+    if (!known) {
+      // The key stays on the stack, so its text outlives the buffer below (which pushes).
+      const char* key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
+      const char* key_type = luaL_typename(L, -1);
+      luaL_Buffer b;
+      luaL_buffinit(L, &b);
+      if (key != nullptr) {
+        lua_pushfstring(L, "unknown option '%s' (expected one of: ", key);
+      } else {
+        lua_pushfstring(L, "option keys must be strings, got %s (expected one of: ", key_type);
+      }
+      luaL_addvalue(&b);
+      for (int i = 0; allowed[i] != nullptr; ++i) {
+        if (i > 0) luaL_addstring(&b, ", ");
+        luaL_addstring(&b, allowed[i]);
+      }
+      luaL_addstring(&b, ")");
+      luaL_pushresult(&b);
+      luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+  }
+}
+
+// Field readers for an options table at `arg`: each pushes the field, checks it, pops it, and
+// raises "bad argument #arg to 'fn' (field 'name': X expected, got Y)".
+bool HasField(lua_State* L, int arg, const char* field) {
+  if (arg == 0) return false;
+  const bool has = lua_getfield(L, arg, field) != LUA_TNIL;
+  lua_pop(L, 1);
+  return has;
+}
+
+[[noreturn]] void FieldError(lua_State* L, int arg, const char* field, const char* expected) {
+  lua_getfield(L, arg, field);
+  luaL_argerror(
+      L, arg,
+      lua_pushfstring(L, "field '%s': %s expected, got %s", field, expected, TypeName(L, -1)));
+  std::abort();
+}
+
+double NumberField(lua_State* L, int arg, const char* field, double fallback) {
+  if (!HasField(L, arg, field)) return fallback;
+  lua_getfield(L, arg, field);
+  if (lua_type(L, -1) != LUA_TNUMBER || !std::isfinite(lua_tonumber(L, -1))) {
+    FieldError(L, arg, field, "finite number");
+  }
+  const double v = static_cast<double>(lua_tonumber(L, -1));
+  lua_pop(L, 1);
+  return v;
+}
+
+int IntegerField(lua_State* L, int arg, const char* field, int fallback, int lo, int hi) {
+  if (!HasField(L, arg, field)) return fallback;
+  lua_getfield(L, arg, field);
+  int is_integer = 0;
+  const lua_Integer v = lua_tointegerx(L, -1, &is_integer);
+  if (!is_integer || v < lo || v > hi) {
+    lua_pop(L, 1);
+    luaL_argerror(L, arg,
+                  lua_pushfstring(L, "field '%s': integer in [%d, %d] expected", field, lo, hi));
+  }
+  lua_pop(L, 1);
+  return static_cast<int>(v);
+}
+
+bool BoolField(lua_State* L, int arg, const char* field, bool fallback) {
+  if (!HasField(L, arg, field)) return fallback;
+  lua_getfield(L, arg, field);
+  if (lua_type(L, -1) != LUA_TBOOLEAN) FieldError(L, arg, field, "boolean");
+  const bool v = lua_toboolean(L, -1) != 0;
+  lua_pop(L, 1);
+  return v;
+}
+
+Eigen::Vector3d Vec3Field(lua_State* L, int arg, const char* field,
+                          const Eigen::Vector3d& fallback) {
+  if (!HasField(L, arg, field)) return fallback;
+  lua_getfield(L, arg, field);
+  Eigen::Vector3d v;
+  if (!ToVec3(L, -1, &v)) FieldError(L, arg, field, "vec3");
+  lua_pop(L, 1);
+  return v;
+}
+
+Eigen::Quaterniond QuatField(lua_State* L, int arg, const char* field) {
+  lua_getfield(L, arg, field);
+  const Eigen::Quaterniond q = CheckQuat(L, lua_gettop(L));
+  lua_pop(L, 1);
+  return q;
+}
+
+// A joint named by field `field` (name or 1-based index); -1 when absent.
+int JointField(lua_State* L, int arg, const char* field, const Skeleton& s) {
+  if (!HasField(L, arg, field)) return -1;
+  lua_getfield(L, arg, field);
+  const int top = lua_gettop(L);
+  if (lua_type(L, top) != LUA_TSTRING && lua_type(L, top) != LUA_TNUMBER) {
+    FieldError(L, arg, field, "joint name or index");
+  }
+  const int j = CheckJoint(L, top, s);
+  lua_pop(L, 1);
+  return j;
+}
+
+// An effector by name or 1-based index. Returns the 0-based task index.
+int CheckEffector(lua_State* L, int arg, const RigState& state) {
+  const int n = static_cast<int>(state.names.size());
+  if (lua_type(L, arg) == LUA_TNUMBER) {
+    if (n == 0) luaL_argerror(L, arg, "the rig has no effectors");
+    return static_cast<int>(CheckIntegerIn(L, arg, 1, n, "effector")) - 1;
+  }
+  if (lua_type(L, arg) != LUA_TSTRING) TypeError(L, arg, "effector name or index");
+  const char* name = lua_tostring(L, arg);
+  for (int i = 0; i < n; ++i) {
+    if (state.names[i] == name) return i;
+  }
+  {
+    const std::string closest = n > 0 ? ClosestNames(name, state.names) : std::string("none");
+    lua_pushfstring(L, "no effector '%s' (closest: %s)", name, closest.c_str());
+  }
+  luaL_argerror(L, arg, lua_tostring(L, -1));
+  return -1;
+}
+
+bool IsAncestor(const Skeleton& s, int ancestor, int joint) {
+  for (int j = s.parent(joint); j >= 0; j = s.parent(j)) {
+    if (j == ancestor) return true;
+  }
+  return false;
+}
+
+// rig:effector(joint [, options]) -> name
+const char* const kEffectorOptions[] = {
+    "type", "name",   "offset",   "end_site",  "offset_rotation", "axes",        "aim_axis", "root",
+    "mid",  "weight", "priority", "alternate", "target",          "orientation", nullptr};
+
+int w_Rig_effector(lua_State* L) {
+  RigBox* box = CheckRig(L, 1);
+  const Skeleton& s = box->state->rig.skeleton();
+  const int joint = CheckJoint(L, 2, s);
+  const int opt = lua_isnoneornil(L, 3) ? 0 : 3;
+  if (opt != 0) {
+    CheckTable(L, 3);
+    CheckOptionKeys(L, 3, kEffectorOptions);
+  }
+  CheckMaxArgs(L, 3);
+  ik::Task task;
+  task.joint = joint;
+  if (HasField(L, opt, "type")) {
+    lua_getfield(L, opt, "type");
+    task.type =
+        static_cast<ik::TaskType>(CheckOption(L, lua_gettop(L), "effector type", kTaskTypes));
+    lua_pop(L, 1);
+  }
+  task.offset = Vec3Field(L, opt, "offset", Eigen::Vector3d::Zero());
+  if (BoolField(L, opt, "end_site", false)) {
+    bool found = false;
+    for (const EndSite& site : s.end_sites()) {
+      if (site.parent == joint && !found) {
+        task.offset = site.offset;
+        found = true;
+      }
+    }
+    if (!found)
+      return luaL_argerror(L, 3,
+                           lua_pushfstring(L, "joint '%s' has no End Site", s.name(joint).c_str()));
+  }
+  if (HasField(L, opt, "offset_rotation"))
+    task.offset_rotation = QuatField(L, opt, "offset_rotation");
+  if (HasField(L, opt, "axes")) {
+    lua_getfield(L, opt, "axes");
+    if (lua_type(L, -1) != LUA_TSTRING) FieldError(L, opt, "axes", "string of x, y, z");
+    std::uint8_t axes = 0;
+    for (const char* c = lua_tostring(L, -1); *c != '\0'; ++c) {
+      const char lower = static_cast<char>(*c | 0x20);
+      if (lower < 'x' || lower > 'z') {
+        luaL_argerror(L, opt, "field 'axes': letters x, y, z expected (e.g. \"xz\")");
+      }
+      axes = static_cast<std::uint8_t>(axes | (1 << (lower - 'x')));
+    }
+    lua_pop(L, 1);
+    if (axes == 0) luaL_argerror(L, opt, "field 'axes' names no axis");
+    task.position_axes = axes;
+  }
+  if (HasField(L, opt, "aim_axis")) {
+    const Eigen::Vector3d axis = Vec3Field(L, opt, "aim_axis", Eigen::Vector3d::UnitX());
+    if (axis.norm() < 1e-12) luaL_argerror(L, opt, "field 'aim_axis' must not be zero");
+    task.aim_axis = axis.normalized();
+  }
+  task.pole_root = JointField(L, opt, "root", s);
+  task.pole_mid = JointField(L, opt, "mid", s);
+  task.weight = NumberField(L, opt, "weight", 1.0);
+  if (task.weight < 0) luaL_argerror(L, opt, "field 'weight' must be >= 0");
+  task.priority = IntegerField(L, opt, "priority", 0, 0, 1000);
+  task.alternate_jacobian = BoolField(L, opt, "alternate", false);
+  ik::Target target;
+  target.position = Vec3Field(L, opt, "target", Eigen::Vector3d::Zero());
+  if (HasField(L, opt, "orientation")) target.orientation = QuatField(L, opt, "orientation");
+  if (task.type == ik::TaskType::kPole) {
+    // Default chain for a pole on an end joint: its grandparent and parent (hip-knee-ankle).
+    if (task.pole_mid < 0) task.pole_mid = s.parent(joint);
+    if (task.pole_root < 0 && task.pole_mid >= 0) task.pole_root = s.parent(task.pole_mid);
+    if (task.pole_mid < 0 || task.pole_root < 0 || !IsAncestor(s, task.pole_mid, joint) ||
+        !IsAncestor(s, task.pole_root, task.pole_mid)) {
+      return luaL_argerror(L, 3,
+                           "a pole needs root and mid joints that are ancestors of the effector "
+                           "joint (root above mid)");
+    }
+  }
+  // Name: options.name, else the joint's name (with the type for non-position effectors).
+  const char* given = nullptr;
+  if (HasField(L, opt, "name")) {
+    lua_getfield(L, opt, "name");
+    if (lua_type(L, -1) != LUA_TSTRING) FieldError(L, opt, "name", "string");
+    given = lua_tostring(L, -1);  // kept alive on the stack
+  }
+  if (given == nullptr) {
+    given = task.type == ik::TaskType::kPosition
+                ? lua_pushstring(L, s.name(joint).c_str())
+                : lua_pushfstring(L, "%s.%s", s.name(joint).c_str(),
+                                  kTaskTypes[static_cast<int>(task.type)]);
+  }
+  for (const std::string& existing : box->state->names) {
+    if (existing == given) {
+      return luaL_error(L, "effector '%s' already exists (give another with {name = ...})", given);
+    }
+  }
+  catch_exceptions(L, [&] {
+    box->state->rig.AddTask(task);
+    box->state->names.emplace_back(given);
+    box->state->targets.push_back(target);
+  });
+  lua_pushstring(L, given);
+  return 1;
+}
+
+int w_Rig_target(lua_State* L) {
+  // rig:target(effector, position [, orientation]) -> rig. position may be nil (orientation
+  // effectors) or a quat (then it is the orientation).
+  RigBox* box = CheckRig(L, 1);
+  const int e = CheckEffector(L, 2, *box->state);
+  ik::Target& target = box->state->targets[e];
+  Eigen::Vector3d position = target.position;
+  Eigen::Quaterniond orientation = target.orientation;
+  if (TestBox(L, 3, kQuatType) != nullptr) {
+    orientation = CheckQuat(L, 3);
+  } else if (!lua_isnoneornil(L, 3)) {
+    position = CheckVec3(L, 3);
+  }
+  if (!lua_isnoneornil(L, 4)) orientation = CheckQuat(L, 4);
+  CheckMaxArgs(L, 4);
+  target.position = position;
+  target.orientation = orientation;
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Rig_get_target(lua_State* L) {
+  // rig:get_target(effector) -> position (vec3), orientation (quat), blend weight
+  RigBox* box = CheckRig(L, 1);
+  const int e = CheckEffector(L, 2, *box->state);
+  const ik::Target& target = box->state->targets[e];
+  PushVec3(L, target.position);
+  PushQuat(L, target.orientation);
+  lua_pushnumber(L, target.weight);
+  return 3;
+}
+
+int w_Rig_blend(lua_State* L) {
+  // rig:blend(effector, w) -> rig: this frame's weight factor (0 switches the effector off).
+  RigBox* box = CheckRig(L, 1);
+  const int e = CheckEffector(L, 2, *box->state);
+  const double w = CheckFinite(L, 3);
+  CheckMaxArgs(L, 3);
+  if (w < 0) luaL_argerror(L, 3, "blend weight must be >= 0");
+  box->state->targets[e].weight = w;
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Rig_set_weight(lua_State* L) {
+  RigBox* box = CheckRig(L, 1);
+  const int e = CheckEffector(L, 2, *box->state);
+  const double w = CheckFinite(L, 3);
+  CheckMaxArgs(L, 3);
+  if (w < 0) luaL_argerror(L, 3, "weight must be >= 0");
+  box->state->rig.tasks[e].weight = w;
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Rig_set_priority(lua_State* L) {
+  RigBox* box = CheckRig(L, 1);
+  const int e = CheckEffector(L, 2, *box->state);
+  const int p = static_cast<int>(CheckIntegerIn(L, 3, 0, 1000, "priority"));
+  CheckMaxArgs(L, 3);
+  box->state->rig.tasks[e].priority = p;
+  lua_settop(L, 1);
+  return 1;
+}
+
+double ToRig(const Skeleton& s, int c, double v) {
+  return IsRotation(s.channels()[c]) ? v * kRadPerDeg : v;
+}
+double FromRig(const Skeleton& s, int c, double v) {
+  return IsRotation(s.channels()[c]) ? v * kDegPerRad : v;
+}
+
+int w_Rig_limit(lua_State* L) {
+  // rig:limit(joint, channel, min, max) -> rig (degrees for rotations)
+  RigBox* box = CheckRig(L, 1);
+  const Skeleton& s = box->state->rig.skeleton();
+  const int j = CheckJoint(L, 2, s);
+  const int c = CheckJointChannel(L, 3, s, j);
+  const double lo = lua_type(L, 4) == LUA_TNUMBER && std::isinf(lua_tonumber(L, 4))
+                        ? static_cast<double>(lua_tonumber(L, 4))
+                        : CheckFinite(L, 4);
+  const double hi = lua_type(L, 5) == LUA_TNUMBER && std::isinf(lua_tonumber(L, 5))
+                        ? static_cast<double>(lua_tonumber(L, 5))
+                        : CheckFinite(L, 5);
+  CheckMaxArgs(L, 5);
+  if (lo > hi) {
+    return luaL_argerror(L, 5, lua_pushfstring(L, "max %f is below min %f", hi, lo));
+  }
+  box->state->rig.SetLimits(c, ToRig(s, c, lo), ToRig(s, c, hi));
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Rig_get_limit(lua_State* L) {
+  RigBox* box = CheckRig(L, 1);
+  const Skeleton& s = box->state->rig.skeleton();
+  const int j = CheckJoint(L, 2, s);
+  const int c = CheckJointChannel(L, 3, s, j);
+  lua_pushnumber(L, FromRig(s, c, box->state->rig.min[c]));
+  lua_pushnumber(L, FromRig(s, c, box->state->rig.max[c]));
+  return 2;
+}
+
+int LockImpl(lua_State* L, bool lock) {
+  // rig:lock(joint [, channel]) / rig:unlock(joint [, channel]) -> rig
+  RigBox* box = CheckRig(L, 1);
+  const Skeleton& s = box->state->rig.skeleton();
+  const int j = CheckJoint(L, 2, s);
+  const int c = lua_isnoneornil(L, 3) ? -1 : CheckJointChannel(L, 3, s, j);
+  CheckMaxArgs(L, 3);
+  if (c >= 0) {
+    box->state->rig.Lock(c, lock);
+  } else {
+    for (int k = 0; k < s.channel_count(j); ++k) box->state->rig.Lock(s.channel_begin(j) + k, lock);
+  }
+  lua_settop(L, 1);
+  return 1;
+}
+int w_Rig_lock(lua_State* L) { return LockImpl(L, true); }
+int w_Rig_unlock(lua_State* L) { return LockImpl(L, false); }
+
+int w_Rig_is_locked(lua_State* L) {
+  RigBox* box = CheckRig(L, 1);
+  const Skeleton& s = box->state->rig.skeleton();
+  const int j = CheckJoint(L, 2, s);
+  const int c = CheckJointChannel(L, 3, s, j);
+  lua_pushboolean(L, box->state->rig.locked[c] != 0);
+  return 1;
+}
+
+int w_Rig_strength(lua_State* L) {
+  // rig:strength(joint, s) -> rig; 0 relaxes the joint (it drops out of the solve).
+  RigBox* box = CheckRig(L, 1);
+  const int j = CheckJoint(L, 2, box->state->rig.skeleton());
+  const double v = CheckFinite(L, 3);
+  CheckMaxArgs(L, 3);
+  if (v < 0) luaL_argerror(L, 3, "strength must be >= 0");
+  box->state->rig.SetStrength(j, v);
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Rig_prefer(lua_State* L) {
+  // rig:prefer(joint, channel, value [, gain = 1]) -> rig (degrees for rotations)
+  RigBox* box = CheckRig(L, 1);
+  const Skeleton& s = box->state->rig.skeleton();
+  const int j = CheckJoint(L, 2, s);
+  const int c = CheckJointChannel(L, 3, s, j);
+  const double value = CheckFinite(L, 4);
+  const double gain = lua_isnoneornil(L, 5) ? 1.0 : CheckFinite(L, 5);
+  CheckMaxArgs(L, 5);
+  if (gain < 0) luaL_argerror(L, 5, "gain must be >= 0");
+  box->state->rig.SetPreferred(c, ToRig(s, c, value), gain);
+  lua_settop(L, 1);
+  return 1;
+}
+
+const char* const kStageOptions[] = {"method",         "effectors",
+                                     "chain_root",     "upper",
+                                     "lower",          "max_iterations",
+                                     "tolerance",      "angle_tolerance",
+                                     "stall_fraction", "stall_iterations",
+                                     "max_step",       "lambda",
+                                     "lambda_min",     "lambda_max",
+                                     "svd_threshold",  "preferred_power",
+                                     "preferred_step", nullptr};
+
+int w_Rig_stage(lua_State* L) {
+  // rig:stage{method = "dls_adaptive", effectors = {...}, chain_root = joint, ...} -> index
+  RigBox* box = CheckRig(L, 1);
+  CheckTable(L, 2);
+  CheckMaxArgs(L, 2);
+  CheckOptionKeys(L, 2, kStageOptions);
+  const Skeleton& s = box->state->rig.skeleton();
+  ik::Stage stage;
+  if (HasField(L, 2, "method")) {
+    lua_getfield(L, 2, "method");
+    stage.method = kMethodValues[CheckOption(L, lua_gettop(L), "solver method", kMethods)];
+    lua_pop(L, 1);
+  }
+  stage.chain_root = JointField(L, 2, "chain_root", s);
+  stage.upper = JointField(L, 2, "upper", s);
+  stage.lower = JointField(L, 2, "lower", s);
+  ik::Settings& st = stage.settings;
+  st.max_iterations = IntegerField(L, 2, "max_iterations", st.max_iterations, 1, 1000000);
+  st.position_tolerance = NumberField(L, 2, "tolerance", st.position_tolerance);
+  st.angle_tolerance =
+      NumberField(L, 2, "angle_tolerance", st.angle_tolerance * kDegPerRad) * kRadPerDeg;
+  st.stall_fraction = NumberField(L, 2, "stall_fraction", st.stall_fraction);
+  st.stall_iterations = IntegerField(L, 2, "stall_iterations", st.stall_iterations, 1, 1000000);
+  st.max_step = NumberField(L, 2, "max_step", st.max_step * kDegPerRad) * kRadPerDeg;
+  st.lambda = NumberField(L, 2, "lambda", st.lambda);
+  st.lambda_min = NumberField(L, 2, "lambda_min", st.lambda_min);
+  st.lambda_max = NumberField(L, 2, "lambda_max", st.lambda_max);
+  st.svd_threshold = NumberField(L, 2, "svd_threshold", st.svd_threshold);
+  st.preferred_power = IntegerField(L, 2, "preferred_power", st.preferred_power, 2, 64);
+  st.preferred_step = NumberField(L, 2, "preferred_step", st.preferred_step);
+  // Effectors by name: validated now, stored as task indices.
+  int count = 0;
+  if (HasField(L, 2, "effectors")) {
+    lua_getfield(L, 2, "effectors");
+    const int list = lua_gettop(L);
+    if (lua_type(L, list) != LUA_TTABLE) FieldError(L, 2, "effectors", "table of effector names");
+    count = static_cast<int>(luaL_len(L, list));
+    if (count == 0) luaL_argerror(L, 2, "field 'effectors' is empty (omit it for every effector)");
+    for (int i = 1; i <= count; ++i) {
+      lua_rawgeti(L, list, i);
+      lua_pushinteger(L, CheckEffector(L, lua_gettop(L), *box->state));
+      lua_replace(L, -2);  // leave the index on the stack
+    }
+  }
+  catch_exceptions(L, [&] {
+    const int top = lua_gettop(L);
+    for (int i = 0; i < count; ++i) {
+      stage.tasks.push_back(static_cast<int>(lua_tointeger(L, top - count + 1 + i)));
+    }
+    box->state->rig.stages.push_back(stage);
+  });
+  lua_pushinteger(L, static_cast<lua_Integer>(box->state->rig.stages.size()));
+  return 1;
+}
+
+int w_Rig_clear_stages(lua_State* L) {
+  RigBox* box = CheckRig(L, 1);
+  CheckMaxArgs(L, 1);
+  box->state->rig.stages.clear();
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Rig_effectors(lua_State* L) {
+  RigBox* box = CheckRig(L, 1);
+  const std::vector<std::string>& names = box->state->names;
+  lua_createtable(L, static_cast<int>(names.size()), 0);
+  for (size_t i = 0; i < names.size(); ++i) {
+    lua_pushstring(L, names[i].c_str());
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+  return 1;
+}
+
+// Pushes the report table of the last solve.
+void PushReport(lua_State* L, const RigState& state) {
+  const ik::SolveReport& r = state.report;
+  const Skeleton& s = state.rig.skeleton();
+  lua_createtable(L, 0, 8);
+  lua_pushstring(L, ik::StatusName(r.status).data());
+  lua_setfield(L, -2, "status");
+  lua_pushboolean(L, r.status == ik::Status::kConverged);
+  lua_setfield(L, -2, "converged");
+  lua_pushinteger(L, r.iterations);
+  lua_setfield(L, -2, "iterations");
+  lua_pushstring(L, r.message.c_str());
+  lua_setfield(L, -2, "message");
+  double worst_position = 0, worst_angle = 0;
+  lua_createtable(L, 0, static_cast<int>(state.names.size()));
+  for (size_t i = 0; i < state.names.size() && i < r.position_error.size(); ++i) {
+    lua_createtable(L, 0, 2);
+    lua_pushnumber(L, r.position_error[i]);
+    lua_setfield(L, -2, "position");
+    lua_pushnumber(L, r.angle_error[i] * kDegPerRad);
+    lua_setfield(L, -2, "angle");
+    lua_setfield(L, -2, state.names[i].c_str());
+    worst_position = std::max(worst_position, r.position_error[i]);
+    worst_angle = std::max(worst_angle, r.angle_error[i] * kDegPerRad);
+  }
+  lua_setfield(L, -2, "residuals");
+  lua_pushnumber(L, worst_position);
+  lua_setfield(L, -2, "max_position_error");
+  lua_pushnumber(L, worst_angle);
+  lua_setfield(L, -2, "max_angle_error");
+  lua_createtable(L, static_cast<int>(r.channels_on_limit.size()), 0);
+  for (size_t i = 0; i < r.channels_on_limit.size(); ++i) {
+    const int c = r.channels_on_limit[i];
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, s.name(s.channel_joint(c)).c_str());
+    lua_setfield(L, -2, "joint");
+    lua_pushstring(L, ChannelName(s.channels()[c]).data());
+    lua_setfield(L, -2, "channel");
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+  lua_setfield(L, -2, "on_limit");
+}
+
+// Solves `state` on `pose` in place. Returns false (message on the Lua stack) for invalid input.
+bool SolveInPlace(lua_State* L, RigState& state, PoseState& pose) {
+  pose.Refresh(state.rig.skeleton());
+  bool ok = false;
+  catch_exceptions(L, [&] {
+    ok = ik::Solve(state.rig, state.targets, pose.pose, state.workspace, &state.report);
+  });
+  pose.stale_from = INT_MAX;  // Solve updates every world transform (or leaves the pose alone)
+  if (!ok) lua_pushfstring(L, "invalid rig: %s", state.report.message.c_str());
+  return ok;
+}
+
+int w_Rig_solve(lua_State* L) {
+  // rig:solve(pose) -> report; the pose receives the answer.
+  RigBox* box = CheckRig(L, 1);
+  PoseBox* pose = CheckPose(L, 2);
+  CheckMaxArgs(L, 2);
+  if (pose->skeleton != box->state->rig.skeleton_ptr()) {
+    return luaL_argerror(L, 2, "Pose of another skeleton than the rig's");
+  }
+  if (!SolveInPlace(L, *box->state, *pose->state)) return lua_error(L);
+  PushReport(L, *box->state);
+  return 1;
+}
+
+int w_Rig_bake(lua_State* L) {
+  // rig:bake(clip [, fn]) -> baked clip, summary. Per frame: the pose is the clip's frame,
+  // fn(frame, pose, rig) sets targets (returning false skips solving that frame), then the rig is
+  // solved warm-started from the frame and the answer written to the baked clip.
+  RigBox* box = CheckRig(L, 1);
+  ClipBox* clip = CheckClip(L, 2);
+  const bool has_fn = !lua_isnoneornil(L, 3);
+  if (has_fn) CheckFunction(L, 3);
+  CheckMaxArgs(L, 3);
+  if (clip->skeleton != box->state->rig.skeleton_ptr()) {
+    return luaL_argerror(L, 2, "Clip of another skeleton than the rig's");
+  }
+  lua_settop(L, 3);
+  // Anchors owned by Lua (slots 4-7) keep everything alive whatever the callback does, so this
+  // frame holds only raw pointers when lua_call may longjmp.
+  PushRig(L, box->state);                   // 4: the rig
+  PushClip(L, clip->skeleton, clip->clip);  // 5: the source clip
+  catch_exceptions(L, [&] {
+    PushClip(L, clip->skeleton, std::make_shared<Clip>(*clip->clip));  // 6: the baked clip
+    auto state = std::make_shared<PoseState>();
+    state->pose = Pose(*clip->skeleton);
+    PushPose(L, clip->skeleton, state);             // 7: anchor of the pose
+    PushPose(L, clip->skeleton, std::move(state));  // 8: the pose given to fn
+  });
+  RigState* rig = static_cast<RigBox*>(lua_touserdata(L, 4))->state.get();
+  const Skeleton* skeleton = clip->skeleton.get();
+  const Clip* source = static_cast<ClipBox*>(lua_touserdata(L, 5))->clip.get();
+  Clip* baked = static_cast<ClipBox*>(lua_touserdata(L, 6))->clip.get();
+  PoseState* pose = static_cast<PoseBox*>(lua_touserdata(L, 7))->state.get();
+  int converged = 0, not_converged = 0, unreachable = 0, skipped = 0, iterations = 0;
+  int worst_frame = 0;
+  double worst_position = 0, worst_angle = 0;
+  for (int f = 0; f < source->num_frames(); ++f) {
+    pose->pose.SetFromRow(*skeleton, source->frame(f));
+    pose->stale_from = INT_MAX;
+    bool solve = true;
+    if (has_fn) {
+      lua_pushvalue(L, 3);
+      lua_pushinteger(L, f + 1);
+      lua_pushvalue(L, 8);
+      lua_pushvalue(L, 1);
+      lua_call(L, 3, 1);
+      solve = !(lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1));
+      lua_pop(L, 1);
+    }
+    if (solve) {
+      if (!SolveInPlace(L, *rig, *pose)) {
+        return luaL_error(L, "frame %d: %s", f + 1, lua_tostring(L, -1));
+      }
+      iterations += rig->report.iterations;
+      switch (rig->report.status) {
+        case ik::Status::kConverged:
+          ++converged;
+          break;
+        case ik::Status::kUnreachable:
+          ++unreachable;
+          break;
+        default:
+          ++not_converged;
+          break;
+      }
+      for (size_t i = 0; i < rig->report.position_error.size(); ++i) {
+        if (rig->report.position_error[i] > worst_position) {
+          worst_position = rig->report.position_error[i];
+          worst_frame = f + 1;
+        }
+        worst_angle = std::max(worst_angle, rig->report.angle_error[i] * kDegPerRad);
+      }
+    } else {
+      ++skipped;
+    }
+    const std::vector<double>& ch = pose->pose.channels;
+    std::copy(ch.begin(), ch.end(), baked->frame(f).begin());
+  }
+  lua_pushvalue(L, 6);
+  lua_createtable(L, 0, 9);
+  lua_pushinteger(L, source->num_frames());
+  lua_setfield(L, -2, "frames");
+  lua_pushinteger(L, converged);
+  lua_setfield(L, -2, "converged");
+  lua_pushinteger(L, not_converged);
+  lua_setfield(L, -2, "not_converged");
+  lua_pushinteger(L, unreachable);
+  lua_setfield(L, -2, "unreachable");
+  lua_pushinteger(L, skipped);
+  lua_setfield(L, -2, "skipped");
+  lua_pushinteger(L, iterations);
+  lua_setfield(L, -2, "iterations");
+  lua_pushnumber(L, worst_position);
+  lua_setfield(L, -2, "max_position_error");
+  lua_pushnumber(L, worst_angle);
+  lua_setfield(L, -2, "max_angle_error");
+  lua_pushinteger(L, worst_frame);
+  lua_setfield(L, -2, "worst_frame");
+  return 2;
+}
+
+int w_Rig_release(lua_State* L) {
+  auto* box = static_cast<RigBox*>(CheckBox(L, 1, kRigType));
+  if (box->alive) box->state.reset();
+  return 0;
+}
+
+int w_Rig_get_skeleton(lua_State* L) {
+  PushSkeleton(L, CheckRig(L, 1)->state->rig.skeleton_ptr());
+  return 1;
+}
+int w_Rig_get_num_effectors(lua_State* L) {
+  lua_pushinteger(L, static_cast<lua_Integer>(CheckRig(L, 1)->state->names.size()));
+  return 1;
+}
+int w_Rig_get_num_stages(lua_State* L) {
+  lua_pushinteger(L, static_cast<lua_Integer>(CheckRig(L, 1)->state->rig.stages.size()));
+  return 1;
+}
+
+int w_Rig_tostring(lua_State* L) {
+  auto* box = static_cast<RigBox*>(CheckBox(L, 1, kRigType));
+  if (!box->alive || !box->state) {
+    lua_pushliteral(L, "Rig (released)");
+  } else {
+    lua_pushfstring(L, "Rig: %d effector(s), %d stage(s) on '%s'",
+                    static_cast<int>(box->state->names.size()),
+                    static_cast<int>(box->state->rig.stages.size()),
+                    box->state->rig.skeleton().name(0).c_str());
+  }
+  return 1;
+}
+
+int w_Rig_eq(lua_State* L) {
+  auto* a = static_cast<RigBox*>(TestBox(L, 1, kRigType));
+  auto* b = static_cast<RigBox*>(TestBox(L, 2, kRigType));
+  lua_pushboolean(
+      L, a != nullptr && b != nullptr && a->alive && a->state != nullptr && a->state == b->state);
+  return 1;
+}
+
+const luaL_Reg kRigMethods[] = {{"effector", w_Rig_effector},
+                                {"target", w_Rig_target},
+                                {"get_target", w_Rig_get_target},
+                                {"blend", w_Rig_blend},
+                                {"set_weight", w_Rig_set_weight},
+                                {"set_priority", w_Rig_set_priority},
+                                {"limit", w_Rig_limit},
+                                {"get_limit", w_Rig_get_limit},
+                                {"lock", w_Rig_lock},
+                                {"unlock", w_Rig_unlock},
+                                {"is_locked", w_Rig_is_locked},
+                                {"strength", w_Rig_strength},
+                                {"prefer", w_Rig_prefer},
+                                {"stage", w_Rig_stage},
+                                {"clear_stages", w_Rig_clear_stages},
+                                {"effectors", w_Rig_effectors},
+                                {"solve", w_Rig_solve},
+                                {"bake", w_Rig_bake},
+                                {"release", w_Rig_release},
+                                {nullptr, nullptr}};
+const luaL_Reg kRigGetters[] = {{"skeleton", w_Rig_get_skeleton},
+                                {"num_effectors", w_Rig_get_num_effectors},
+                                {"num_stages", w_Rig_get_num_stages},
+                                {nullptr, nullptr}};
+const luaL_Reg kRigMeta[] = {
+    {"__eq", w_Rig_eq}, {"__tostring", w_Rig_tostring}, {nullptr, nullptr}};
+
+int w_rig_new(lua_State* L) {
+  // rigel.rig(skeleton_or_object_with_one) -> Rig
+  const std::shared_ptr<const Skeleton>* skeleton = SkeletonOf(L, 1);
+  if (skeleton == nullptr) TypeError(L, 1, "Skeleton");
+  CheckMaxArgs(L, 1);
+  catch_exceptions(L, [&] { PushRig(L, std::make_shared<RigState>(*skeleton)); });
+  return 1;
+}
+
+}  // namespace
+
+void OpenRig(lua_State* L) {
+  RegisterType(L, {kRigType, kRigMethods, kRigGetters, kRigMeta, DestroyBox<RigBox>, w_Rig_release,
+                   nullptr});
+  lua_pushcfunction(L, w_rig_new);
+  lua_setfield(L, -2, "rig");
+}
+
+}  // namespace rigel::lua

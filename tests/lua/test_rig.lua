@@ -1,0 +1,173 @@
+-- rigel.Rig: effectors, targets, limits (degrees), locks, strength, preferred angles, the solver
+-- stack, rig:solve(pose) reports and the rig:bake(clip, fn) loop. Results are checked by FK.
+-- Planar fixture (fixtures/planar.bvh, as samples/planar_chain), seed 002:
+--   Base (Zrot) --15-- Middle (Zrot) --10-- Outer (Zrot) --5-- End Site
+local rigel = require("rigel")
+local t = require("harness")
+local dir = arg[1]
+local planar = dir .. "/fixtures/planar.bvh"
+local chain = dir .. "/fixtures/chain.bvh"
+
+local function planar_rig()
+  local clip = rigel.load(planar):clip()
+  local rig = rigel.rig(clip.skeleton)
+  local tip = rig:effector("Outer", { end_site = true, axes = "xy" })
+  return rig, tip, clip
+end
+
+t.run({
+  effectors_and_names = function()
+    local rig, tip = planar_rig()
+    t.eq(tip, "Outer", "a position effector is named after its joint")
+    t.eq(rig:effector("Outer", { type = "orientation" }), "Outer.orientation", "typed name")
+    t.eq(rig:effector("Middle", { name = "knee", weight = 0.5, priority = 1 }), "knee",
+      "explicit name")
+    t.eq(rig.num_effectors, 3, "three effectors")
+    t.eq(table.concat(rig:effectors(), ","), "Outer,Outer.orientation,knee", "in order")
+    t.raises("effector 'Outer' already exists", "duplicate names refused", rig.effector, rig,
+      "Outer")
+    t.raises("no effector 'Outr' (closest: Outer", "closest effector names", rig.target, rig,
+      "Outr", { 0, 0, 0 })
+    t.raises("unknown option 'wieght' (expected one of: type, name,", "typo in an option",
+      rig.effector, rig, "Base", { wieght = 1 })
+    t.raises("invalid effector type 'grab', expected one of: position, orientation, both, aim, pole",
+      "bad type", rig.effector, rig, "Base", { type = "grab" })
+    t.raises("field 'weight': finite number expected, got string", "option types checked",
+      rig.effector, rig, "Base", { weight = "heavy" })
+    t.raises("joint 'Base' has no End Site", "end_site needs one", rig.effector, rig, "Base",
+      { end_site = true, name = "b" })
+    t.raises("a pole needs root and mid joints", "pole chain checked", rig.effector, rig, "Middle",
+      { type = "pole" })
+    local pos, rot, w = rig:get_target("knee")
+    t.eq(pos, rigel.vec3(0, 0, 0), "default target")
+    t.eq(w, 1, "default blend")
+  end,
+
+  seed_planar_example = function()
+    -- 21 interpolated goals from the start to (-20, 5): every one reached, every method.
+    for _, method in ipairs({ "dls_adaptive", "dls", "pinv", "svd", "qr", "transpose", "ccd" }) do
+      local rig, tip, clip = planar_rig()
+      rig:stage({ method = method, max_iterations = 20000, stall_iterations = 50,
+        stall_fraction = 0, lambda = method == "dls" and 0.05 or 0.01 })
+      local pose = clip:pose(1)
+      local start = pose:end_position("Outer")
+      local goal = rigel.vec3(-20, 5, 0)
+      local worst = 0
+      for f = 0, 20 do
+        local target = start:lerp(goal, f / 20)
+        rig:target(tip, target)
+        local report = rig:solve(pose)
+        worst = math.max(worst, pose:end_position("Outer"):distance(target))
+        t.eq(report.residuals[tip].position <= 1e-5, true, method .. " residual frame " .. f)
+      end
+      t.near(worst, 0, 1e-5, method .. " reaches every goal (checked by FK)")
+    end
+  end,
+
+  report_fields = function()
+    local rig, tip, clip = planar_rig()
+    local pose = clip:pose(1)
+    rig:target(tip, { 100, 0, 0 })
+    local r = rig:solve(pose)
+    t.ok(r.status == "unreachable" or r.status == "not_converged", "out of reach: " .. r.status)
+    t.eq(r.converged, false, "converged flag")
+    t.ok(r.iterations > 0, "iterations counted")
+    t.near(r.residuals[tip].position, 70, 0.01, "residual = distance left (100 - 30)")
+    t.near(r.max_position_error, r.residuals[tip].position, 0, "max over effectors")
+    t.eq(type(r.message), "string", "message")
+  end,
+
+  limits_locks_strength = function()
+    local rig, tip, clip = planar_rig()
+    rig:limit("Middle", "Zrotation", -10, 10)
+    local lo, hi = rig:get_limit("Middle", "Zrotation")
+    t.near(lo, -10, 1e-12, "limits read back in degrees")
+    t.near(hi, 10, 1e-12, "max too")
+    local pose = clip:pose(1)
+    rig:target(tip, { 8, 4, 0 })  -- close to the base: needs a strong bend
+    local r = rig:solve(pose)
+    local m = pose:get("Middle", "Zrotation")
+    t.ok(m >= -10 - 1e-9 and m <= 10 + 1e-9, "the solve respects the limit (" .. m .. ")")
+    t.ok(#r.on_limit >= 1, "report lists channels on a limit")
+    t.eq(r.on_limit[1].joint, "Middle", "with the joint")
+    t.eq(r.on_limit[1].channel, "Zrotation", "and the channel")
+    t.raises("max -20.0 is below min 10.0", "min <= max", rig.limit, rig, "Middle", "Zrotation",
+      10, -20)
+
+    rig, tip, clip = planar_rig()
+    rig:lock("Base")
+    t.eq(rig:is_locked("Base", "Zrotation"), true, "lock a whole joint")
+    pose = clip:pose(1)
+    rig:target(tip, { 5, 20, 0 })
+    rig:solve(pose)
+    t.near(pose:get("Base", "Zrotation"), 22.5, 1e-12, "a locked channel never moves")
+    rig:unlock("Base", "Zrotation")
+    t.eq(rig:is_locked("Base", "Zrotation"), false, "unlock")
+    rig:strength("Base", 0)
+    pose = clip:pose(1)
+    rig:solve(pose)
+    t.near(pose:get("Base", "Zrotation"), 22.5, 1e-12, "strength 0 relaxes the joint")
+    t.raises("strength must be >= 0", "strength checked", rig.strength, rig, "Base", -1)
+    rig:prefer("Middle", "Zrotation", 30, 0.1)
+    t.raises("gain must be >= 0", "gain checked", rig.prefer, rig, "Middle", "Zrotation", 0, -1)
+  end,
+
+  stages = function()
+    local rig, tip = planar_rig()
+    t.eq(rig:stage({ method = "ccd", effectors = { tip }, chain_root = "Middle" }), 1, "stage index")
+    t.eq(rig.num_stages, 1, "one stage")
+    t.raises("invalid solver method 'newton', expected one of: transpose, pinv, svd, qr, dls, "
+      .. "dls_adaptive, ccd, two_bone", "methods listed", rig.stage, rig, { method = "newton" })
+    t.raises("no effector 'hand'", "stage effectors checked", rig.stage, rig, { effectors = { "hand" } })
+    t.raises("unknown option 'iterations'", "stage options checked", rig.stage, rig,
+      { iterations = 3 })
+    rig:clear_stages()
+    t.eq(rig.num_stages, 0, "cleared")
+  end,
+
+  two_bone_with_pole = function()
+    -- chain.bvh: Upper (ZXY) -- Lower (XYZ) -- Tip: a two-bone chain of lengths 5 and 2.
+    local scene = rigel.load(chain)
+    local rig = rigel.rig(scene.skeleton)
+    local tip = rig:effector("Tip")
+    local pole = rig:effector("Tip", { type = "pole", root = "Upper", mid = "Lower" })
+    rig:stage({ method = "two_bone", effectors = { tip, pole } })
+    local pose = scene:clip():pose(1)
+    local goal = rigel.vec3(3, 14, 1)
+    rig:target(tip, goal)
+    rig:target(pole, { 0, 13, 10 })
+    local r = rig:solve(pose)
+    t.eq(r.status, "converged", "two-bone reaches a target in range")
+    t.vnear(pose:world_position("Tip"), goal, 1e-6, "Tip on the goal (FK)")
+    local u, m, e = pose:world_position("Upper"), pose:world_position("Lower"), pose:world_position("Tip")
+    local normal = (m - u):cross(e - u)
+    t.near(normal:dot(rigel.vec3(0, 13, 10) - u), 0, 1e-6, "the knee plane contains the pole")
+  end,
+
+  bake = function()
+    local rig, tip, clip = planar_rig()
+    local start = clip:pose(1):end_position("Outer")
+    local goal = rigel.vec3(-20, 5, 0)
+    local seen = {}
+    local baked, summary = rig:bake(clip, function(frame, pose, r)
+      seen[#seen + 1] = frame
+      t.ok(r == rig, "callback gets the rig")
+      r:target(tip, start:lerp(goal, (frame - 1) / 20))
+      if frame == 21 then return false end
+    end)
+    t.eq(#seen, 21, "callback once per frame")
+    t.eq(summary.frames, 21, "summary frames")
+    t.eq(summary.skipped, 1, "returning false skips the solve")
+    t.eq(summary.converged, 20, "the other frames converge")
+    t.eq(baked.num_frames, 21, "baked clip")
+    t.ok(baked ~= clip, "a new clip")
+    t.vnear(baked:pose(11):end_position("Outer"), start:lerp(goal, 0.5), 1e-5, "frame 11 baked")
+    t.near(baked:get(21, "Base", "Zrotation"), 22.5, 1e-12, "skipped frame copied unchanged")
+    t.near(clip:get(11, "Base", "Zrotation"), 22.5, 1e-12, "the source clip is untouched")
+    t.raises("boom", "callback errors propagate", rig.bake, rig, clip, function() error("boom") end)
+    local other = rigel.load(chain):clip()
+    t.raises("Clip of another skeleton than the rig's", "skeleton checked", rig.bake, rig, other)
+    local released = rig:bake(clip, function(f, pose) pose:release() end)
+    t.eq(released.num_frames, 21, "releasing the callback's pose cannot break the loop")
+  end,
+})
