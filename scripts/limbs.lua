@@ -1,0 +1,110 @@
+--- Limb helpers: two-bone legs with a pole from the knee's bend, arm chains, spine
+--- distribution, look-at heads. Each adds effectors and solver stages to a rigel.Rig and
+--- returns a handle whose :set(...) places this frame's targets.
+---
+---   local limbs = require("limbs")
+---   local leg = limbs.two_bone_leg(rig, { hip = "LeftUpLeg", knee = "LeftLeg", ankle = "LeftFoot" })
+---   rig:bake(clip, function(f, pose) leg:set(pose, target_vec3) end)
+local rigel = require("rigel")
+local M = {}
+
+--- World pole point from the current bend of hip-knee-ankle: the knee pushed away from the
+--- hip-ankle line by `distance` (default: the thigh's length). A straight leg falls back to
+--- `fallback` (a world direction, default +Z: knees forward in a Y-up, Z-forward skeleton).
+function M.knee_pole(pose, hip, knee, ankle, distance, fallback)
+  local h, k, a = pose:world_position(hip), pose:world_position(knee), pose:world_position(ankle)
+  local axis = a - h
+  local t = axis:length() > 0 and (k - h):dot(axis) / axis:dot(axis) or 0
+  local bend = k - (h + axis * t)
+  distance = distance or h:distance(k)
+  if bend:length() < 1e-6 * distance then
+    bend = rigel.vec3(fallback or { 0, 0, 1 })
+  end
+  return k + bend:normalized() * distance
+end
+
+--- Two-bone leg (or arm): a position effector on `ankle`, a pole effector on the
+--- hip-knee plane and a "two_bone" stage. options: hip, knee, ankle (joints), name (effector
+--- prefix, default the ankle's name), offset (vec3 in the ankle's space).
+--- handle:set(pose, target [, pole]) sets this frame's goal; the pole defaults to the pose's own
+--- knee direction, so the knee keeps bending the way the animation bends it.
+--- handle:release() switches the leg off for this frame (blend 0); set() switches it on again.
+function M.two_bone_leg(rig, options)
+  assert(options and options.hip and options.knee and options.ankle,
+    "two_bone_leg needs {hip = ..., knee = ..., ankle = ...}")
+  local name = options.name or rig.skeleton:name(options.ankle)
+  local effector = rig:effector(options.ankle, { name = name, offset = options.offset })
+  local pole = rig:effector(options.ankle, { type = "pole", name = name .. ".pole",
+    root = options.hip, mid = options.knee })
+  rig:stage({ method = "two_bone", effectors = { effector, pole }, upper = options.hip,
+    lower = options.knee })
+  local handle = { effector = effector, pole = pole, rig = rig, options = options }
+  function handle:set(pose, target, pole_point)
+    local o = self.options
+    pole_point = pole_point or M.knee_pole(pose, o.hip, o.knee, o.ankle)
+    self.rig:blend(self.effector, 1):blend(self.pole, 1)
+    self.rig:target(self.effector, target):target(self.pole, pole_point)
+  end
+  function handle:release()
+    self.rig:blend(self.effector, 0):blend(self.pole, 0)
+  end
+  return handle
+end
+
+--- Arm chain solved iteratively: a position effector on `hand` (optionally with orientation)
+--- moving the joints from `shoulder` down. options: shoulder, hand, name, orientation (bool),
+--- method (default "dls_adaptive"), weight, priority.
+function M.arm_chain(rig, options)
+  assert(options and options.shoulder and options.hand, "arm_chain needs {shoulder = ..., hand = ...}")
+  local effector = rig:effector(options.hand, { name = options.name,
+    type = options.orientation and "both" or "position", weight = options.weight,
+    priority = options.priority })
+  rig:stage({ method = options.method or "dls_adaptive", effectors = { effector },
+    chain_root = options.shoulder, max_iterations = options.max_iterations or 50 })
+  local handle = { effector = effector, rig = rig }
+  function handle:set(target, orientation)
+    self.rig:blend(self.effector, 1):target(self.effector, target, orientation)
+  end
+  function handle:release() self.rig:blend(self.effector, 0) end
+  return handle
+end
+
+--- Spreads a rotation over a chain of joints: each joint's local rotation turns by an equal
+--- share of `rotation` (a quat), so a spine bends smoothly instead of at one joint.
+--- Needs three rotation channels on every joint.
+function M.distribute(pose, joints, rotation)
+  local share = rigel.quat():slerp(rotation, 1 / #joints)
+  for _, joint in ipairs(joints) do
+    pose:set_local_rotation(joint, pose:local_rotation(joint) * share)
+  end
+  return pose
+end
+
+--- Makes a rig bend a spine evenly: equal strength on every joint and a pull towards the
+--- animated angles (preferred values with `gain`, default 0.1) taken from `pose`.
+function M.spine(rig, pose, joints, gain)
+  for _, joint in ipairs(joints) do
+    rig:strength(joint, 1)
+    for _, channel in ipairs(rig.skeleton:channels(joint)) do
+      if channel:find("rotation") then
+        rig:prefer(joint, channel, pose:get(joint, channel), gain or 0.1)
+      end
+    end
+  end
+end
+
+--- Look-at: an aim effector turning `head` (down from `chain_root`, default the head itself)
+--- so its `axis` (head space, default +Z) points at a target. handle:set(point).
+function M.look_at(rig, options)
+  assert(options and options.head, "look_at needs {head = ...}")
+  local effector = rig:effector(options.head, { type = "aim", name = options.name,
+    aim_axis = options.axis or { 0, 0, 1 }, weight = options.weight })
+  rig:stage({ method = "dls_adaptive", effectors = { effector },
+    chain_root = options.chain_root or options.head, max_iterations = 50 })
+  local handle = { effector = effector, rig = rig }
+  function handle:set(point) self.rig:blend(self.effector, 1):target(self.effector, point) end
+  function handle:release() self.rig:blend(self.effector, 0) end
+  return handle
+end
+
+return M

@@ -1,0 +1,71 @@
+-- scripts/: names (bone-name maps), contact (foot contacts), limbs (rig pieces).
+local rigel = require("rigel")
+local names = require("names")
+local contact = require("contact")
+local limbs = require("limbs")
+local t = require("harness")
+local dir = arg[1]
+
+t.run({
+  names = function()
+    t.eq(names.translate("LeftFoot", "cmu", "mixamo"), "mixamorig:LeftFoot", "cmu -> mixamo")
+    t.eq(names.translate("mixamorig:RightForeArm", "mixamo", "makehuman"), "lowerarm01.R",
+      "mixamo -> makehuman")
+    t.eq(names.translate("LeftKnee", "motion_analysis", "biovision"), "LeftLowLeg",
+      "motion analysis -> biovision")
+    t.eq(names.conventions.humanik.right_toe, "RightToeBase", "HumanIK toe")
+    t.eq(#names.keys, 22, "22 canonical keys")
+    local skel = rigel.load(dir .. "/fixtures/chain.bvh").skeleton
+    t.raises("skeleton lacks cmu joints: hips=Hips", "strict resolve names what is missing",
+      names.resolve, skel, "cmu", true)
+    t.raises("unknown naming convention 'maya'", "unknown convention", names.resolve, skel, "maya")
+  end,
+
+  contact_intervals = function()
+    local runs = contact.intervals({ false, true, true, false, true })
+    t.eq(#runs, 2, "two runs")
+    t.eq(runs[1].first * 10 + runs[1].last, 23, "first run 2..3")
+    t.eq(runs[2].first * 10 + runs[2].last, 55, "second run 5..5")
+  end,
+
+  contact_detect = function()
+    -- chain.bvh frames: Side's End Site parent moves only in frame 3 (Xposition 0.5).
+    local clip = rigel.load(dir .. "/fixtures/chain.bvh"):clip()
+    local flags = contact.detect(clip, "Side", { up = "y", height = 0.1, speed = 100, min_frames = 1 })
+    t.eq(#flags, 4, "one flag per frame")
+    t.eq(flags[1], true, "Side at its lowest height is planted")
+    t.eq(flags[2], false, "root lifted by 2 in frame 2")
+    t.eq(flags[3] and flags[4], true, "planted again in frames 3-4")
+    flags = contact.detect(clip, "Side", { up = "y", height = 0.1, speed = 100 })
+    t.eq(flags[1], false, "by default a one-frame contact is dropped")
+    t.eq(flags[3] and flags[4], true, "a two-frame contact is kept")
+    t.raises("up must be 'x', 'y' or 'z'", "up checked", contact.detect, clip, "Side", { up = "w" })
+  end,
+
+  knee_pole = function()
+    local skel = rigel.load(dir .. "/fixtures/chain.bvh").skeleton
+    local pose = rigel.pose(skel)
+    pose:set("Lower", "Xrotation", 90)  -- bend: Tip moves to +Z
+    local pole = limbs.knee_pole(pose, "Upper", "Lower", "Tip")
+    local k = pose:world_position("Lower")
+    t.ok((pole - k):dot(rigel.vec3(0, 0, -1)) > 0 or (pole - k):dot(rigel.vec3(0, -1, 0)) ~= 0,
+      "pole leaves the knee away from the hip-ankle line")
+    local h, a = pose:world_position("Upper"), pose:world_position("Tip")
+    local n = (k - h):cross(a - h)
+    t.near(n:dot(pole - h), 0, 1e-9, "pole lies in the chain's plane")
+  end,
+
+  two_bone_leg_handle = function()
+    local scene = rigel.load(dir .. "/fixtures/chain.bvh")
+    local rig = rigel.rig(scene.skeleton)
+    local leg = limbs.two_bone_leg(rig, { hip = "Upper", knee = "Lower", ankle = "Tip" })
+    t.eq(leg.effector, "Tip", "effector named after the ankle")
+    t.eq(leg.pole, "Tip.pole", "pole effector")
+    local pose = scene:clip():pose(1)
+    pose:set("Lower", "Xrotation", 30)
+    leg:set(pose, rigel.vec3(0, 13, 3))
+    local report = rig:solve(pose)
+    t.eq(report.status, "converged", "two-bone leg converges")
+    t.vnear(pose:world_position("Tip"), { 0, 13, 3 }, 1e-6, "ankle on target")
+  end,
+})
