@@ -107,6 +107,7 @@ lua_State* NewRigelState(const std::string& scripts_dir) {
   lua_State* L = luaL_newstate();
   if (L == nullptr) return nullptr;
   luaL_openlibs(L);
+  lua_gc(L, LUA_GCGEN, 0, 0);  // rig scripts make many short-lived vec3/quat values
   SetPackagePath(L, {scripts_dir}, true);
   PreloadRigel(L);
   return L;
@@ -122,6 +123,7 @@ int RunScript(const RunOptions& options, std::FILE* err) {
     return 1;
   }
   luaL_openlibs(L);
+  lua_gc(L, LUA_GCGEN, 0, 0);  // rig scripts make many short-lived vec3/quat values
   std::error_code ec;
   if (!options.out_dir.empty()) std::filesystem::create_directories(options.out_dir, ec);
   const std::string script_dir = CanonicalPath(options.script).parent_path().string();
