@@ -1,0 +1,477 @@
+---@meta rigel
+-- LuaLS annotations for the `rigel` module (rigel run / rigel bake scripts). Point
+-- lua-language-server at this folder (workspace.library = { "<rigel>/docs/lua", "<rigel>/scripts" })
+-- to get completion and type checks. Angles are degrees, frames and joint indices are 1-based.
+
+---A joint: its name, or its 1-based index.
+---@alias rigel.JointRef string|integer
+---A BVH channel name (case-insensitive).
+---@alias rigel.ChannelName "Xposition"|"Yposition"|"Zposition"|"Xrotation"|"Yrotation"|"Zrotation"
+---@alias rigel.EulerOrder "XYZ"|"XZY"|"YXZ"|"YZX"|"ZXY"|"ZYX"
+---A vec3 or a table {x, y, z} / {x = , y = , z = }.
+---@alias rigel.Vec3Like rigel.vec3|number[]|{x: number, y: number, z: number}
+---A quat or a table {w, x, y, z} / {w = , x = , y = , z = }.
+---@alias rigel.QuatLike rigel.quat|number[]|{w: number, x: number, y: number, z: number}
+---@alias rigel.EffectorType "position"|"orientation"|"both"|"aim"|"pole"
+---@alias rigel.Method "transpose"|"pinv"|"svd"|"qr"|"dls"|"dls_adaptive"|"ccd"|"two_bone"
+---@alias rigel.Status "converged"|"not_converged"|"unreachable"|"invalid_input"
+
+---@class rigel
+---@field version string
+local rigel = {}
+
+---Reads an animation file (format by extension, see `readable_formats`).
+---@param path string
+---@return rigel.Scene
+function rigel.load(path) end
+
+---Writes a clip (with its skeleton) or a whole scene, atomically; format by extension.
+---@param path string
+---@param what rigel.Clip|rigel.Scene
+function rigel.save(path, what) end
+
+---@return string[] extensions such as ".bvh"
+function rigel.readable_formats() end
+---@return string[]
+function rigel.writable_formats() end
+
+---A clip of `frames` rest-pose frames.
+---@param skeleton rigel.Skeleton|rigel.Clip|rigel.Pose|rigel.Scene
+---@param frames integer
+---@param frame_time? number seconds, default 1/30
+---@return rigel.Clip
+function rigel.clip(skeleton, frames, frame_time) end
+
+---The rest pose (every channel 0).
+---@param skeleton rigel.Skeleton|rigel.Clip|rigel.Pose|rigel.Scene
+---@return rigel.Pose
+function rigel.pose(skeleton) end
+
+---A new, empty rig on a skeleton.
+---@param skeleton rigel.Skeleton|rigel.Clip|rigel.Pose|rigel.Scene
+---@return rigel.Rig
+function rigel.rig(skeleton) end
+
+---Method and field names of a rigel object.
+---@param object any
+---@return {methods: string[], fields: string[]}
+function rigel.members(object) end
+
+---@overload fun(): rigel.vec3
+---@overload fun(t: rigel.Vec3Like): rigel.vec3
+---@param x number
+---@param y number
+---@param z number
+---@return rigel.vec3
+function rigel.vec3(x, y, z) end
+
+---@class rigel.vec3
+---@field x number
+---@field y number
+---@field z number
+---@operator add(rigel.Vec3Like): rigel.vec3
+---@operator sub(rigel.Vec3Like): rigel.vec3
+---@operator mul(number|rigel.Vec3Like): rigel.vec3
+---@operator div(number): rigel.vec3
+---@operator unm: rigel.vec3
+local vec3 = {}
+---@return number
+function vec3:length() end
+---@return rigel.vec3
+function vec3:normalized() end
+---@param other rigel.Vec3Like
+---@return number
+function vec3:dot(other) end
+---@param other rigel.Vec3Like
+---@return rigel.vec3
+function vec3:cross(other) end
+---@param other rigel.Vec3Like
+---@return number
+function vec3:distance(other) end
+---@param other rigel.Vec3Like
+---@param t number
+---@return rigel.vec3
+function vec3:lerp(other, t) end
+---@return rigel.vec3
+function vec3:copy() end
+---@return number x, number y, number z
+function vec3:unpack() end
+---@return number[]
+function vec3:table() end
+
+---@class rigel.quatlib
+---@overload fun(): rigel.quat
+---@overload fun(t: rigel.QuatLike): rigel.quat
+---@overload fun(w: number, x: number, y: number, z: number): rigel.quat
+rigel.quat = {}
+---@return rigel.quat
+function rigel.quat.identity() end
+---Rotation from Euler angles in degrees; x is always the angle about X, whatever the order.
+---@param order rigel.EulerOrder
+---@param x number
+---@param y number
+---@param z number
+---@return rigel.quat
+function rigel.quat.euler(order, x, y, z) end
+---@param axis rigel.Vec3Like
+---@param degrees number
+---@return rigel.quat
+function rigel.quat.axis_angle(axis, degrees) end
+---The shortest rotation taking direction `from` to direction `to`.
+---@param from rigel.Vec3Like
+---@param to rigel.Vec3Like
+---@return rigel.quat
+function rigel.quat.between(from, to) end
+
+---@class rigel.quat
+---@field w number
+---@field x number
+---@field y number
+---@field z number
+---@operator mul(rigel.quat): rigel.quat
+---@operator mul(rigel.vec3): rigel.vec3
+---@operator unm: rigel.quat
+local quat = {}
+---@return rigel.quat
+function quat:inverse() end
+---@return rigel.quat
+function quat:normalized() end
+---@param other rigel.QuatLike
+---@param t number
+---@return rigel.quat
+function quat:slerp(other, t) end
+---@param other rigel.QuatLike
+---@return number degrees
+function quat:angle_to(other) end
+---@param order? rigel.EulerOrder default "XYZ"
+---@return number x, number y, number z degrees
+function quat:euler(order) end
+---@return rigel.vec3 axis, number degrees
+function quat:axis_angle() end
+---@param v rigel.Vec3Like
+---@return rigel.vec3
+function quat:rotate(v) end
+---@return number w, number x, number y, number z
+function quat:unpack() end
+---@return {w: number, x: number, y: number, z: number}
+function quat:table() end
+
+---@class rigel.Scene
+---@field skeleton rigel.Skeleton
+---@field clips rigel.Clip[] views into the scene: editing them edits the scene
+---@field num_clips integer
+---@field source string
+---@field warnings string[]
+local Scene = {}
+---@param index? integer default 1
+---@return rigel.Clip
+function Scene:clip(index) end
+---@param path string
+function Scene:save(path) end
+function Scene:release() end
+
+---@class rigel.Skeleton
+---@field num_joints integer
+---@field num_channels integer
+---@field root string
+local Skeleton = {}
+---1-based index of a joint; a wrong name raises, listing the closest names.
+---@param joint rigel.JointRef
+---@return integer
+function Skeleton:joint(joint) end
+---@param name string
+---@return integer|nil
+function Skeleton:find(name) end
+---@param joint rigel.JointRef
+---@return string
+function Skeleton:name(joint) end
+---@param joint rigel.JointRef
+---@return string|nil name, integer|nil index
+function Skeleton:parent(joint) end
+---@param joint rigel.JointRef
+---@return string[]
+function Skeleton:children(joint) end
+---@return string[]
+function Skeleton:joints() end
+---Joint names from `from` down to `to` (`from` must be an ancestor).
+---@param from rigel.JointRef
+---@param to rigel.JointRef
+---@return string[]
+function Skeleton:chain(from, to) end
+---@param joint rigel.JointRef
+---@return rigel.vec3
+function Skeleton:rest_offset(joint) end
+---@param joint rigel.JointRef
+---@return rigel.quat
+function Skeleton:rest_orientation(joint) end
+---@param joint rigel.JointRef
+---@return rigel.ChannelName[]
+function Skeleton:channels(joint) end
+---@param joint rigel.JointRef
+---@param channel rigel.ChannelName
+---@return integer column in a clip row (1-based)
+function Skeleton:channel_index(joint, channel) end
+---@param joint rigel.JointRef
+---@return rigel.EulerOrder|nil
+function Skeleton:rotation_order(joint) end
+---@return {parent: string, offset: rigel.vec3}[]
+function Skeleton:end_sites() end
+function Skeleton:release() end
+
+---@class rigel.Clip
+---@field num_frames integer
+---@field num_channels integer
+---@field frame_time number seconds
+---@field frame_rate number frames per second
+---@field duration number seconds, (frames - 1) * frame_time
+---@field name string
+---@field skeleton rigel.Skeleton
+local Clip = {}
+---@param frame integer
+---@param into? rigel.Pose filled and returned instead of a new pose
+---@return rigel.Pose
+function Clip:pose(frame, into) end
+---@param frame integer
+---@param pose rigel.Pose
+---@return rigel.Clip self
+function Clip:set_pose(frame, pose) end
+---@param frame integer
+---@param joint rigel.JointRef
+---@param channel rigel.ChannelName
+---@return number degrees for rotations, file units for positions
+function Clip:get(frame, joint, channel) end
+---@param frame integer
+---@param joint rigel.JointRef
+---@param channel rigel.ChannelName
+---@param value number
+---@return rigel.Clip self
+function Clip:set(frame, joint, channel, value) end
+---@param first integer
+---@param last? integer default the last frame
+---@return rigel.Clip a copy
+function Clip:slice(first, last) end
+---@param fps number
+---@return rigel.Clip
+function Clip:resample(fps) end
+---@return rigel.Clip
+function Clip:copy() end
+---@param frames integer
+---@return rigel.Clip self
+function Clip:resize(frames) end
+---@param seconds number
+---@return rigel.Clip self
+function Clip:set_frame_time(seconds) end
+---@param name string
+---@return rigel.Clip self
+function Clip:set_name(name) end
+---@param path string
+function Clip:save(path) end
+function Clip:release() end
+
+---@class rigel.Pose
+---@field skeleton rigel.Skeleton
+---@field num_channels integer
+local Pose = {}
+---@param joint rigel.JointRef
+---@param channel rigel.ChannelName
+---@return number
+function Pose:get(joint, channel) end
+---@param joint rigel.JointRef
+---@param channel rigel.ChannelName
+---@param value number degrees for rotations
+---@return rigel.Pose self
+function Pose:set(joint, channel, value) end
+---@param joint rigel.JointRef
+---@return rigel.vec3 degrees about X, Y, Z
+function Pose:angles(joint) end
+---@param joint rigel.JointRef
+---@param xyz rigel.Vec3Like degrees
+---@return rigel.Pose self
+function Pose:set_angles(joint, xyz) end
+---@param joint rigel.JointRef
+---@return rigel.vec3
+function Pose:world_position(joint) end
+---@param joint rigel.JointRef
+---@return rigel.quat
+function Pose:world_rotation(joint) end
+---@param joint rigel.JointRef
+---@return rigel.vec3
+function Pose:local_position(joint) end
+---@param joint rigel.JointRef
+---@return rigel.quat
+function Pose:local_rotation(joint) end
+---@param joint rigel.JointRef
+---@param rotation rigel.QuatLike
+---@return rigel.Pose self
+function Pose:set_local_rotation(joint, rotation) end
+---@param joint rigel.JointRef
+---@param rotation rigel.QuatLike
+---@return rigel.Pose self
+function Pose:set_world_rotation(joint, rotation) end
+---@param joint rigel.JointRef
+---@param position rigel.Vec3Like
+---@return rigel.Pose self
+function Pose:set_local_position(joint, position) end
+---@param joint rigel.JointRef
+---@param position rigel.Vec3Like
+---@return rigel.Pose self
+function Pose:set_world_position(joint, position) end
+---World position of the joint's first End Site.
+---@param joint rigel.JointRef
+---@return rigel.vec3
+function Pose:end_position(joint) end
+---@return number[]
+function Pose:values() end
+---@param values number[]
+---@return rigel.Pose self
+function Pose:set_values(values) end
+---@return rigel.Pose self
+function Pose:reset() end
+---@return rigel.Pose
+function Pose:copy() end
+---@param other rigel.Pose
+---@return rigel.Pose self
+function Pose:copy_from(other) end
+function Pose:release() end
+
+---@class rigel.EffectorOptions
+---@field type? rigel.EffectorType default "position"
+---@field name? string default the joint's name ("<joint>.<type>" for other types)
+---@field offset? rigel.Vec3Like effector point in the joint's space
+---@field end_site? boolean use the joint's End Site as the offset
+---@field offset_rotation? rigel.QuatLike
+---@field axes? string constrained world axes of a position, e.g. "xz"
+---@field aim_axis? rigel.Vec3Like aim: the joint-space axis that points at the target (default +X)
+---@field root? rigel.JointRef pole: chain root (default the joint's grandparent)
+---@field mid? rigel.JointRef pole: chain middle (default the joint's parent)
+---@field weight? number default 1
+---@field priority? integer 0 = highest
+---@field alternate? boolean use the alternate Jacobian
+---@field target? rigel.Vec3Like initial target position
+---@field orientation? rigel.QuatLike initial target orientation
+
+---@class rigel.StageOptions
+---@field method? rigel.Method default "dls_adaptive"
+---@field effectors? string[] default every effector
+---@field chain_root? rigel.JointRef only this joint and its descendants move
+---@field upper? rigel.JointRef two_bone: upper joint
+---@field lower? rigel.JointRef two_bone: lower joint
+---@field max_iterations? integer default 100
+---@field tolerance? number position tolerance, default 1e-6
+---@field angle_tolerance? number degrees
+---@field stall_fraction? number
+---@field stall_iterations? integer
+---@field max_step? number degrees per iteration
+---@field lambda? number
+---@field lambda_min? number
+---@field lambda_max? number
+---@field svd_threshold? number
+---@field preferred_power? integer even, >= 2
+---@field preferred_step? number
+
+---@class rigel.SolveReport
+---@field status rigel.Status
+---@field converged boolean
+---@field iterations integer
+---@field message string
+---@field residuals table<string, {position: number, angle: number}> per effector; angle in degrees
+---@field max_position_error number
+---@field max_angle_error number degrees
+---@field on_limit {joint: string, channel: rigel.ChannelName}[]
+
+---@class rigel.BakeSummary
+---@field frames integer
+---@field converged integer
+---@field not_converged integer
+---@field unreachable integer
+---@field skipped integer
+---@field iterations integer
+---@field max_position_error number
+---@field max_angle_error number degrees
+---@field worst_frame integer
+
+---@class rigel.Rig
+---@field skeleton rigel.Skeleton
+---@field num_effectors integer
+---@field num_stages integer
+local Rig = {}
+---Adds an effector; returns its name.
+---@param joint rigel.JointRef
+---@param options? rigel.EffectorOptions
+---@return string
+function Rig:effector(joint, options) end
+---Sets this frame's target. A quat as second argument sets the orientation.
+---@param effector string|integer
+---@param position? rigel.Vec3Like|rigel.quat
+---@param orientation? rigel.QuatLike
+---@return rigel.Rig self
+function Rig:target(effector, position, orientation) end
+---@param effector string|integer
+---@return rigel.vec3 position, rigel.quat orientation, number blend
+function Rig:get_target(effector) end
+---This frame's weight factor (0 switches the effector off).
+---@param effector string|integer
+---@param weight number
+---@return rigel.Rig self
+function Rig:blend(effector, weight) end
+---@param effector string|integer
+---@param weight number
+---@return rigel.Rig self
+function Rig:set_weight(effector, weight) end
+---@param effector string|integer
+---@param priority integer
+---@return rigel.Rig self
+function Rig:set_priority(effector, priority) end
+---@param joint rigel.JointRef
+---@param channel rigel.ChannelName
+---@param min number degrees for rotations
+---@param max number
+---@return rigel.Rig self
+function Rig:limit(joint, channel, min, max) end
+---@param joint rigel.JointRef
+---@param channel rigel.ChannelName
+---@return number min, number max
+function Rig:get_limit(joint, channel) end
+---@param joint rigel.JointRef
+---@param channel? rigel.ChannelName default every channel of the joint
+---@return rigel.Rig self
+function Rig:lock(joint, channel) end
+---@param joint rigel.JointRef
+---@param channel? rigel.ChannelName
+---@return rigel.Rig self
+function Rig:unlock(joint, channel) end
+---@param joint rigel.JointRef
+---@param channel rigel.ChannelName
+---@return boolean
+function Rig:is_locked(joint, channel) end
+---@param joint rigel.JointRef
+---@param strength number 0 relaxes the joint
+---@return rigel.Rig self
+function Rig:strength(joint, strength) end
+---@param joint rigel.JointRef
+---@param channel rigel.ChannelName
+---@param value number degrees for rotations
+---@param gain? number default 1
+---@return rigel.Rig self
+function Rig:prefer(joint, channel, value, gain) end
+---Appends a solver stage; returns its 1-based index.
+---@param options rigel.StageOptions
+---@return integer
+function Rig:stage(options) end
+---@return rigel.Rig self
+function Rig:clear_stages() end
+---@return string[]
+function Rig:effectors() end
+---Solves in place; invalid rigs raise.
+---@param pose rigel.Pose
+---@return rigel.SolveReport
+function Rig:solve(pose) end
+---Per frame: pose = the clip's frame, fn(frame, pose, rig) sets targets (return false to skip the
+---solve), solve, write. Returns the baked clip and a summary.
+---@param clip rigel.Clip
+---@param fn? fun(frame: integer, pose: rigel.Pose, rig: rigel.Rig): boolean|nil
+---@return rigel.Clip baked, rigel.BakeSummary summary
+function Rig:bake(clip, fn) end
+function Rig:release() end
+
+return rigel
