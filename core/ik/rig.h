@@ -36,7 +36,9 @@ enum class TaskType : std::uint8_t {
   // Target::position. 2 rows (the twist about the aim axis is left free).
   kAim,
   // Pole vector: the plane through Task::pole_root, Task::pole_mid and the effector joint
-  // contains Target::position. 1 row (the signed angle about the root->effector axis).
+  // contains Target::position. 1 row (the signed angle about the root->effector axis). The row
+  // treats that axis as fixed, which is exact in the null space of a position task on the same
+  // effector: give the pole a lower priority than the position (larger Task::priority).
   kPole,
 };
 
@@ -113,7 +115,9 @@ struct Settings {
   // Iteration cap (>= 1). Default 100.
   int max_iterations = 100;
   // Converged when every enabled task's position error <= position_tolerance (length units)
-  // and its angle error <= angle_tolerance (radians). Defaults 1e-6.
+  // and its angle error <= angle_tolerance (radians). Defaults 1e-6. A tolerance of 0 never
+  // counts as reached (the stage runs to its iteration cap, e.g. to let the preferred-angle bias
+  // act on a solved pose).
   double position_tolerance = 1e-6;
   double angle_tolerance = 1e-6;
   // Stalled when the weighted squared error drops by less than this fraction over

@@ -139,7 +139,7 @@ struct Level {
   MatrixXd m;   // rows x rows.
   MatrixXd p;   // n x rows: pseudo-inverse (multi-level only).
   MatrixXd at;  // n x rows (QR of A^T).
-  VectorXd r, beta, tmp_m, tmp_n, house;
+  VectorXd r, beta, tmp_m, tmp_n, house, unit, col;
   Eigen::LLT<MatrixXd> llt;
   Eigen::PartialPivLU<MatrixXd> lu;
   Eigen::JacobiSVD<MatrixXd> svd;
@@ -450,15 +450,39 @@ double FillSystem(const Rig& rig, std::span<const Target> targets, Workspace::Im
   return total;
 }
 
+bool TaskConverged(const StageWork& st, size_t k, const Settings& settings) {
+  // A tolerance of 0 never counts as reached: the stage iterates to its cap.
+  return st.pos_err[k] <= settings.position_tolerance &&
+         st.ang_err[k] <= settings.angle_tolerance && settings.position_tolerance > 0 &&
+         settings.angle_tolerance > 0;
+}
+
+bool Active(const Rig& rig, std::span<const Target> targets, int t) {
+  return rig.tasks[t].weight * targets[t].weight > 0.0;
+}
+
 bool Converged(const Rig& rig, std::span<const Target> targets, const StageWork& st,
                const Settings& settings) {
   for (size_t k = 0; k < st.tasks.size(); ++k) {
-    const int t = st.tasks[k];
-    if (rig.tasks[t].weight * targets[t].weight <= 0.0) continue;
-    if (st.pos_err[k] > settings.position_tolerance) return false;
-    if (st.ang_err[k] > settings.angle_tolerance) return false;
+    if (Active(rig, targets, st.tasks[k]) && !TaskConverged(st, k, settings)) return false;
   }
   return true;
+}
+
+// The error the iteration drives down: the weighted squared error of the highest priority level
+// that is not yet within tolerance (all rows when there is one level).
+double DrivingError(const Rig& rig, std::span<const Target> targets, const StageWork& st,
+                    const Settings& settings) {
+  if (st.levels.size() == 1) return st.e.squaredNorm();
+  size_t k = 0;
+  for (const Level& lv : st.levels) {
+    bool done = true;
+    for (; k < st.tasks.size() && st.task_row[k] < lv.row_begin + lv.rows; ++k) {
+      done = done && (!Active(rig, targets, st.tasks[k]) || TaskConverged(st, k, settings));
+    }
+    if (!done) return st.e.segment(lv.row_begin, lv.rows).squaredNorm();
+  }
+  return st.e.squaredNorm();
 }
 
 // Factorizes level.a for `method`. Returns false if the matrix is numerically singular for the
@@ -618,12 +642,22 @@ void SolveLevels(const Rig& rig, StageWork& st, Method method, double lambda, co
     lv.r.noalias() -= st.j.middleRows(lv.row_begin, lv.rows) * st.x;
     Factor(lv, method, lambda, st.cols);
     Apply(lv, method, set.svd_threshold, lv.r, lv.tmp_n);
+    if (set.max_step > 0) {
+      // A lower level may use only what the higher ones left of the step budget.
+      const double used = st.x.cwiseProduct(st.scale).cwiseAbs().maxCoeff();
+      const double wants = lv.tmp_n.cwiseProduct(st.scale).cwiseAbs().maxCoeff();
+      // Lower levels move in smaller steps (a tenth of the budget): their nonlinear side
+      // effects on the higher levels stay second order.
+      const double budget =
+          &lv == &st.levels[0] ? set.max_step : std::min(set.max_step - used, 0.1 * set.max_step);
+      if (wants > budget && wants > 0) lv.tmp_n *= std::max(0.0, budget) / wants;
+    }
     st.x += lv.tmp_n;
     for (int i = 0; i < lv.rows; ++i) {
-      lv.tmp_m.setZero();
-      lv.tmp_m[i] = 1.0;
-      Apply(lv, method, set.svd_threshold, lv.tmp_m, lv.tmp_n);
-      lv.p.col(i) = lv.tmp_n;
+      lv.unit.setZero();
+      lv.unit[i] = 1.0;
+      Apply(lv, method, set.svd_threshold, lv.unit, lv.col);
+      lv.p.col(i) = lv.col;
     }
     st.n_proj.noalias() -= lv.p * lv.a;
   }
@@ -706,7 +740,8 @@ Status RunIterative(const Rig& rig, int stage_index, std::span<const Target> tar
   }
   ClampToLimits(rig, st, theta);
   ChainFk(s, w, st, theta);
-  double err = FillSystem(rig, targets, w, st, true);
+  FillSystem(rig, targets, w, st, true);
+  double err = DrivingError(rig, targets, st, set);
   const bool adaptive = method == Method::kDlsAdaptive || method == Method::kTranspose;
   double lambda = set.lambda;
   double transpose_scale = 1.0;
@@ -739,7 +774,8 @@ Status RunIterative(const Rig& rig, int stage_index, std::span<const Target> tar
     }
     ++it;
     ChainFk(s, w, st, theta);
-    const double next = FillSystem(rig, targets, w, st, true);
+    FillSystem(rig, targets, w, st, true);
+    const double next = DrivingError(rig, targets, st, set);
     if (adaptive) {
       if (!(next < err)) {
         // Reject: restore, damp harder (or halve the transpose step) and retry.
@@ -864,6 +900,8 @@ Status RunTwoBone(const Rig& rig, int stage_index, std::span<const Target> targe
     job.pole = targets[st.pole_task].position;
     job.use_pole = true;
   }
+  job.min = rig.min;
+  job.max = rig.max;
   bool reached = false;
   job.reached = &reached;
   if (!job.Run()) return Status::kInvalidInput;
@@ -1093,6 +1131,8 @@ bool Workspace::Prepare(const Rig& rig, std::string* error) {
       lv.beta = VectorXd::Zero(r);
       lv.tmp_m = VectorXd::Zero(std::max(r, 1));
       lv.tmp_n = VectorXd::Zero(ncols);
+      lv.unit = VectorXd::Zero(r);
+      lv.col = VectorXd::Zero(ncols);
       lv.house = VectorXd::Zero(std::max(ncols, r) + 1);
       if (stage.method == Method::kDls || stage.method == Method::kDlsAdaptive) {
         lv.llt = Eigen::LLT<MatrixXd>(r);

@@ -133,6 +133,12 @@ bool TwoBoneJob::Run() const {
     const double x1 = WrapNear(phi + delta, 0.0);
     const double x2 = WrapNear(phi - delta, 0.0);
     x = std::abs(x1) <= std::abs(x2) ? x1 : x2;
+    if (lower_rc.size() == 1 && !min.empty() && !max.empty()) {
+      const int ch = lower_rc[0];
+      auto inside = [&](double v) { return v >= min[ch] && v <= max[ch]; };
+      const double other = x == x1 ? x2 : x1;
+      if (!inside(channels[ch] + x) && inside(channels[ch] + other)) x = other;
+    }
   }
   const Eigen::Matrix3d bend = Eigen::AngleAxisd(x, a).toRotationMatrix();
   if (lower_rc.size() == 1) {

@@ -50,6 +50,10 @@ struct TwoBoneJob {
   // Ignored when use_pole is false (the plane keeps the smallest turn).
   Eigen::Vector3d pole = Eigen::Vector3d::Zero();
   bool use_pole = false;
+  // Optional per-channel limits (whole Clip row, or empty): a hinge lower joint takes the bend
+  // solution that keeps its channel inside them when one does. Channels are not clamped here.
+  std::span<const double> min;
+  std::span<const double> max;
   // Out (optional): whether the target satisfied the reach condition (otherwise the chain is
   // fully extended / folded towards it).
   bool* reached = nullptr;
