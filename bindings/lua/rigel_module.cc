@@ -90,6 +90,10 @@ void SetPackagePath(lua_State* L, const std::vector<std::string>& folders, bool 
   lua_pop(L, 1);
 }
 
+// The module keeps its type cache pointer in the state's extra space, which lua_newstate leaves
+// uninitialised for the main thread.
+void ClearExtraSpace(lua_State* L) { *static_cast<void**>(lua_getextraspace(L)) = nullptr; }
+
 struct StateCloser {
   void operator()(lua_State* L) const { lua_close(L); }
 };
@@ -106,6 +110,7 @@ void PreloadRigel(lua_State* L) {
 lua_State* NewRigelState(const std::string& scripts_dir) {
   lua_State* L = luaL_newstate();
   if (L == nullptr) return nullptr;
+  ClearExtraSpace(L);
   luaL_openlibs(L);
   lua_gc(L, LUA_GCGEN, 0, 0);  // rig scripts make many short-lived vec3/quat values
   SetPackagePath(L, {scripts_dir}, true);
@@ -122,6 +127,7 @@ int RunScript(const RunOptions& options, std::FILE* err) {
     std::fprintf(err, "rigel run: cannot create a Lua state (out of memory)\n");
     return 1;
   }
+  ClearExtraSpace(L);
   luaL_openlibs(L);
   lua_gc(L, LUA_GCGEN, 0, 0);  // rig scripts make many short-lived vec3/quat values
   std::error_code ec;

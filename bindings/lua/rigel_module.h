@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-// Pushes the `rigel` module table (the lua_CFunction behind require("rigel")).
+// Pushes the `rigel` module table (the lua_CFunction behind require("rigel")). The state must come
+// from NewRigelState or RunScript (the module uses the state's extra space, which they clear).
 extern "C" int luaopen_rigel(lua_State* L);
 
 namespace rigel::lua {

@@ -65,7 +65,54 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+// Per-state cache of the metatables (registry refs and addresses), reached through the state's
+// extra space, so type checks and pushes avoid string lookups in the registry. Allocated as a
+// userdata anchored in the registry; coroutines created later inherit the pointer.
+struct TypeCache {
+  static constexpr int kMax = 16;
+  const char* names[kMax] = {};
+  const void* metatables[kMax] = {};
+  int refs[kMax] = {};
+  int count = 0;
+};
+
+TypeCache* GetCache(lua_State* L) { return *static_cast<TypeCache**>(lua_getextraspace(L)); }
+
+int CacheIndex(const TypeCache* cache, const char* type) {
+  for (int i = 0; cache != nullptr && i < cache->count; ++i) {
+    if (cache->names[i] == type) return i;
+  }
+  return -1;
+}
+
+void CacheMetatable(lua_State* L, const char* type) {
+  TypeCache* cache = GetCache(L);
+  if (cache == nullptr) {
+    cache = static_cast<TypeCache*>(lua_newuserdatauv(L, sizeof(TypeCache), 0));
+    new (cache) TypeCache();
+    lua_setfield(L, LUA_REGISTRYINDEX, "rigel.typecache");  // anchor
+    *static_cast<TypeCache**>(lua_getextraspace(L)) = cache;
+  }
+  if (CacheIndex(cache, type) >= 0 || cache->count == TypeCache::kMax) return;
+  luaL_getmetatable(L, type);
+  cache->names[cache->count] = type;
+  cache->metatables[cache->count] = lua_topointer(L, -1);
+  cache->refs[cache->count] = luaL_ref(L, LUA_REGISTRYINDEX);
+  ++cache->count;
+}
+
 }  // namespace
+
+void SetTypeMetatable(lua_State* L, const char* type) {
+  const TypeCache* cache = GetCache(L);
+  const int i = CacheIndex(cache, type);
+  if (i >= 0) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, cache->refs[i]);
+    lua_setmetatable(L, -2);
+  } else {
+    luaL_setmetatable(L, type);
+  }
+}
 
 void RegisterType(lua_State* L, const TypeSpec& spec) {
   luaL_newmetatable(L, spec.name);  // sets __name
@@ -108,6 +155,7 @@ void RegisterType(lua_State* L, const TypeSpec& spec) {
   lua_pushliteral(L, "locked");
   lua_setfield(L, -2, "__metatable");
   lua_pop(L, 1);
+  CacheMetatable(L, spec.name);
 }
 
 const char* TypeName(lua_State* L, int idx) {
@@ -131,10 +179,20 @@ void TypeError(lua_State* L, int arg, const char* expected) {
   std::abort();  // unreachable: luaL_argerror does not return
 }
 
-void* TestBox(lua_State* L, int idx, const char* type) { return luaL_testudata(L, idx, type); }
+void* TestBox(lua_State* L, int idx, const char* type) {
+  void* p = lua_touserdata(L, idx);
+  if (p == nullptr || lua_islightuserdata(L, idx)) return nullptr;
+  const TypeCache* cache = GetCache(L);
+  const int i = CacheIndex(cache, type);
+  if (i < 0) return luaL_testudata(L, idx, type);
+  if (!lua_getmetatable(L, idx)) return nullptr;
+  const bool same = lua_topointer(L, -1) == cache->metatables[i];
+  lua_pop(L, 1);
+  return same ? p : nullptr;
+}
 
 void* CheckBox(lua_State* L, int arg, const char* type) {
-  void* box = luaL_testudata(L, arg, type);
+  void* box = TestBox(L, arg, type);
   if (box == nullptr) TypeError(L, arg, type + 6);
   return box;
 }

@@ -49,12 +49,16 @@ struct TypeSpec {
 // the stack.
 void RegisterType(lua_State* L, const TypeSpec& spec);
 
+// Sets the metatable of the value on top of the stack to the registered type `type` (one of the
+// k*Type constants).
+void SetTypeMetatable(lua_State* L, const char* type);
+
 // Constructs a T in a new userdata with metatable `type` and leaves it on the stack.
 template <class T, class... Args>
 T* PushBox(lua_State* L, const char* type, Args&&... args) {
   void* memory = lua_newuserdatauv(L, sizeof(T), 0);
   T* box = new (memory) T(std::forward<Args>(args)...);
-  luaL_setmetatable(L, type);
+  SetTypeMetatable(L, type);
   return box;
 }
 
