@@ -10,21 +10,27 @@
 namespace rigel::cli {
 
 Runner AddConvertCommand(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand(
-      "convert", "Convert an animation file to another format, chosen by OUT's extension. "
-                 "The output is written whole or not at all; the input is never modified.");
+  CLI::App* sub =
+      app.add_subcommand("convert",
+                         "Convert an animation file to another format, chosen by OUT's extension. "
+                         "The output is written whole or not at all; the input is never modified.");
   auto in = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
-  sub->add_option("IN", *in, "Input file (.bvh)")->required();
-  sub->add_option("OUT", *out, "Output file (.bvh)")->required();
-  return [in, out]() {
+  sub->add_option("IN", *in, "Input file (.bvh, .fbx, .glb, .gltf, .dae)")->required();
+  sub->add_option("OUT", *out, "Output file (.bvh, .glb, .gltf, .fbx)")->required();
+  auto unit = std::make_shared<std::string>("file");
+  sub->add_option("--unit", *unit, "Convert lengths to: file (unchanged), m or cm")
+      ->check(CLI::IsMember({"file", "m", "cm"}));
+  return [in, out, unit]() {
     try {
       std::error_code ec;
       if (std::filesystem::equivalent(*in, *out, ec)) {
         fmt::print(stderr, "rigel convert: error: {}: output would overwrite the input\n", *out);
         return kExitUsage;
       }
-      const Scene scene = LoadScene(*in);
+      LoadOptions options;
+      options.unit = ParseLengthUnit(*unit).value_or(LengthUnit::kFile);
+      const Scene scene = LoadScene(*in, options);
       for (const std::string& w : scene.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
       SaveScene(scene, *out);
       return kExitOk;

@@ -41,6 +41,8 @@ nlohmann::json Describe(const Scene& scene) {
   info["frame_time"] = first ? first->frame_time() : 0.0;
   info["duration"] = first ? first->duration() : 0.0;
   info["warnings"] = scene.warnings;
+  info["unit_metres"] =
+      scene.file_unit_metres > 0 ? scene.file_unit_metres / scene.length_scale : 0.0;
   return info;
 }
 
@@ -63,6 +65,8 @@ void PrintHuman(const nlohmann::json& info) {
                  clip["frames"].get<int>());
     }
   }
+  const double unit = info["unit_metres"].get<double>();
+  fmt::print("unit:            {}\n", unit > 0 ? fmt::format("{:g} m", unit) : "not stated");
   fmt::print("joint names:     {}\n",
              fmt::join(info["joint_names"].get<std::vector<std::string>>(), " "));
 }
@@ -71,15 +75,21 @@ void PrintHuman(const nlohmann::json& info) {
 
 Runner AddInfoCommand(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
-      "info", "Print a file's skeleton and animation: joints, channels, frames, frame time, "
-              "duration, rotation orders, height.");
+      "info",
+      "Print a file's skeleton and animation: joints, channels, frames, frame time, "
+      "duration, rotation orders, height.");
   auto file = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  sub->add_option("FILE", *file, "Animation file (.bvh)")->required();
+  sub->add_option("FILE", *file, "Animation file (.bvh, .fbx, .glb, .gltf, .dae)")->required();
+  auto unit = std::make_shared<std::string>("file");
+  sub->add_option("--unit", *unit, "Length unit of the output: file (as stored), m or cm")
+      ->check(CLI::IsMember({"file", "m", "cm"}));
   sub->add_flag("--json", *json, "Print one JSON object on stdout");
-  return [file, json]() {
+  return [file, json, unit]() {
     try {
-      const Scene scene = LoadScene(*file);
+      LoadOptions options;
+      options.unit = ParseLengthUnit(*unit).value_or(LengthUnit::kFile);
+      const Scene scene = LoadScene(*file, options);
       for (const std::string& w : scene.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
       const nlohmann::json info = Describe(scene);
       if (*json) {

@@ -20,6 +20,12 @@ struct Scene {
   std::string source;
   // Non-fatal findings ("file:line: ..."), already formatted for the user.
   std::vector<std::string> warnings;
+  // Length of one unit of the file, in metres (FBX: UnitScaleFactor / 100; glTF: 1); 0 when the
+  // file does not say (BVH).
+  double file_unit_metres = 0.0;
+  // Factor the importer multiplied every length by to convert units on request (1 = lengths are
+  // in the file's unit). One scene length unit is file_unit_metres / length_scale metres.
+  double length_scale = 1.0;
 };
 
 }  // namespace rigel

@@ -4,26 +4,52 @@
 #include <fmt/ranges.h>
 
 #include "exporters/bvh_writer.h"
+#include "exporters/fbx_writer.h"
+#include "exporters/gltf_writer.h"
 #include "importers/load_scene.h"
 
 namespace rigel {
 
-std::vector<std::string> WritableExtensions() { return {".bvh"}; }
+std::vector<std::string> WritableExtensions() { return {".bvh", ".glb", ".gltf", ".fbx"}; }
 
 void SaveClip(const Skeleton& skeleton, const Clip& clip, const std::string& path) {
+  SaveClips(skeleton, std::span<const Clip>(&clip, 1), path);
+}
+
+void SaveClips(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,
+               const SaveOptions& options) {
   const std::string ext = LowerExtension(path);
-  if (ext == ".bvh") return WriteBvh(skeleton, clip, path);
+  if (ext == ".bvh") {
+    if (clips.size() != 1) {
+      throw ExportError(
+          fmt::format("{}: BVH holds one clip, the scene has {} (write .glb or .fbx "
+                      "to keep them all)",
+                      path, clips.size()));
+    }
+    return WriteBvh(skeleton, clips.front(), path);
+  }
+  if (ext == ".glb" || ext == ".gltf") {
+    GltfOptions gltf;
+    gltf.binary = ext == ".glb";
+    gltf.metres_per_unit = options.metres_per_unit;
+    return WriteGltf(skeleton, clips, path, gltf);
+  }
+  if (ext == ".fbx") {
+    FbxOptions fbx;
+    fbx.metres_per_unit = options.metres_per_unit;
+    return WriteFbx(skeleton, clips, path, fbx);
+  }
   throw ExportError(fmt::format("{}: unsupported output format '{}' (expected {})", path, ext,
                                 fmt::join(WritableExtensions(), ", ")));
 }
 
 void SaveScene(const Scene& scene, const std::string& path) {
   if (!scene.skeleton) throw ExportError(path + ": scene has no skeleton");
-  if (scene.clips.size() != 1) {
-    throw ExportError(fmt::format("{}: this format holds one clip, the scene has {}", path,
-                                  scene.clips.size()));
+  SaveOptions options;
+  if (scene.file_unit_metres > 0 && scene.length_scale > 0) {
+    options.metres_per_unit = scene.file_unit_metres / scene.length_scale;
   }
-  SaveClip(*scene.skeleton, scene.clips.front(), path);
+  SaveClips(*scene.skeleton, scene.clips, path, options);
 }
 
 }  // namespace rigel

@@ -2,6 +2,7 @@
 #ifndef RIGEL_EXPORTERS_SAVE_SCENE_H_
 #define RIGEL_EXPORTERS_SAVE_SCENE_H_
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,13 @@
 
 namespace rigel {
 
+struct SaveOptions {
+  // Length of one skeleton unit in metres, 0 when unknown. glTF writes metres (lengths are
+  // converted when this is known); FBX records it as UnitScaleFactor (centimetres per unit,
+  // 1 when unknown). BVH ignores it.
+  double metres_per_unit = 0.0;
+};
+
 // File extensions SaveClip/SaveScene write, lower case with the dot.
 std::vector<std::string> WritableExtensions();
 
@@ -17,7 +25,13 @@ std::vector<std::string> WritableExtensions();
 // Throws ExportError naming the file.
 void SaveClip(const Skeleton& skeleton, const Clip& clip, const std::string& path);
 
-// Writes a whole scene. Formats with one take per file (BVH) require exactly one clip.
+// Writes several clips (takes) of one skeleton: glTF (one animation each) and FBX (one animation
+// stack each) hold any number; BVH requires exactly one. Throws ExportError naming the file.
+void SaveClips(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,
+               const SaveOptions& options = {});
+
+// Writes a whole scene, with its unit (Scene::file_unit_metres / length_scale). Formats with one
+// take per file (BVH) require exactly one clip.
 void SaveScene(const Scene& scene, const std::string& path);
 
 }  // namespace rigel

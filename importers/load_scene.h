@@ -2,7 +2,10 @@
 #ifndef RIGEL_IMPORTERS_LOAD_SCENE_H_
 #define RIGEL_IMPORTERS_LOAD_SCENE_H_
 
+#include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/scene.h"
@@ -10,15 +13,49 @@
 
 namespace rigel {
 
+// Length unit of the scene an importer returns.
+enum class LengthUnit {
+  kFile,        // lengths as the file stores them (default)
+  kMetre,       // converted to metres (needs a file that states its unit)
+  kCentimetre,  // converted to centimetres
+};
+
+// Parses "file", "m", "cm" (case-sensitive). nullopt for anything else.
+std::optional<LengthUnit> ParseLengthUnit(std::string_view text);
+
+// How to read a file. Defaults are right for the CLI and for batch work.
+struct LoadOptions {
+  // Unit of the returned lengths. Converting a file that does not state its unit (BVH) is an
+  // ImportError.
+  LengthUnit unit = LengthUnit::kFile;
+  // Read Assimp formats (FBX, glTF, DAE, ...) in a child process (see LoadSceneIsolated). Turn off
+  // only for benchmarks and debugging: Debian's Assimp aborts on corrupt files.
+  bool isolate = true;
+  // Address-space budget of the child process, in MiB, on top of what the caller already maps.
+  std::size_t memory_limit_mib = 4096;
+  // Wall-clock limit of the child process, in seconds.
+  double time_limit_seconds = 300.0;
+};
+
 // File extensions LoadScene reads, lower case with the dot (".bvh", ...).
 std::vector<std::string> ReadableExtensions();
 
-// Reads `path` with the importer its extension selects (case-insensitive). Throws ImportError,
-// whose message names the file.
+// Reads `path` with the importer its extension selects (case-insensitive): BVH natively, the
+// others through Assimp (isolated unless options.isolate is false). Throws ImportError, whose
+// message names the file.
 Scene LoadScene(const std::string& path);
+Scene LoadScene(const std::string& path, const LoadOptions& options);
 
 // Lower-case extension of `path`, with the dot ("" when none).
 std::string LowerExtension(const std::string& path);
+
+// Multiplies every length of `scene` (rest translations, end sites, position channels) by
+// `factor` and records it in scene.length_scale. Throws ImportError when factor is not finite > 0.
+void ScaleSceneLengths(Scene& scene, double factor);
+
+// Converts `scene` (whose file_unit_metres is set by the importer) to `unit`. Throws ImportError
+// naming scene.source when the file's unit is unknown and a conversion was asked for.
+void ConvertSceneUnit(Scene& scene, LengthUnit unit);
 
 }  // namespace rigel
 

@@ -1,0 +1,516 @@
+#include "exporters/fbx_writer.h"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <unordered_set>
+#include <variant>
+#include <vector>
+
+#include "core/channel.h"
+#include "core/euler.h"
+#include "core/pose.h"
+#include "exporters/gltf_writer.h"
+
+namespace rigel {
+
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "the FBX writer assumes little endian");
+
+constexpr std::int64_t kKTimePerSecond = 46186158000LL;
+constexpr std::uint32_t kVersion = 7400;
+
+// One property of an FBX node record.
+using Property =
+    std::variant<std::int32_t, std::int64_t, double, bool, std::string, std::vector<float>,
+                 std::vector<double>, std::vector<std::int64_t>, std::vector<std::int32_t>>;
+
+struct Raw {
+  std::string bytes;
+};
+
+struct Element {
+  std::string name;
+  std::vector<Property> props;
+  std::vector<Raw> raw;  // 'R' properties (FileId), written after props
+  std::vector<Element> children;
+
+  Element& Add(std::string child_name, std::vector<Property> child_props = {}) {
+    children.push_back({std::move(child_name), std::move(child_props), {}, {}});
+    return children.back();
+  }
+};
+
+class Encoder {
+ public:
+  std::string Encode(const std::vector<Element>& top) {
+    out_.append("Kaydara FBX Binary  ", 20);
+    out_.push_back('\0');
+    out_.push_back('\x1a');
+    out_.push_back('\0');
+    U32(kVersion);
+    for (const Element& e : top) Write(e, false);
+    out_.append(13, '\0');
+    static const unsigned char kFoot[16] = {0xfa, 0xbc, 0xab, 0x09, 0xd0, 0xc8, 0xd4, 0x66,
+                                            0xb1, 0x76, 0xfb, 0x83, 0x1c, 0xf7, 0x26, 0x7e};
+    out_.append(reinterpret_cast<const char*>(kFoot), 16);
+    out_.append(4, '\0');
+    std::size_t pad = ((out_.size() + 15) & ~std::size_t{15}) - out_.size();
+    if (pad == 0) pad = 16;
+    out_.append(pad, '\0');
+    U32(kVersion);
+    out_.append(120, '\0');
+    static const unsigned char kMagic[16] = {0xf8, 0x5a, 0x8c, 0x6a, 0xde, 0xf5, 0xd9, 0x7e,
+                                             0xec, 0xe9, 0x0c, 0xe3, 0x75, 0x8f, 0x29, 0x0b};
+    out_.append(reinterpret_cast<const char*>(kMagic), 16);
+    return std::move(out_);
+  }
+
+ private:
+  template <typename T>
+  void Pod(T v) {
+    out_.append(reinterpret_cast<const char*>(&v), sizeof(T));
+  }
+  void U32(std::uint32_t v) { Pod(v); }
+  void Patch(std::size_t at, std::uint32_t v) { std::memcpy(out_.data() + at, &v, 4); }
+
+  template <typename T>
+  void Array(char code, const std::vector<T>& v) {
+    out_.push_back(code);
+    U32(static_cast<std::uint32_t>(v.size()));
+    U32(0);  // no compression
+    U32(static_cast<std::uint32_t>(v.size() * sizeof(T)));
+    out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  }
+
+  void WriteProperty(const Property& p) {
+    std::visit(
+        [this](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::int32_t>) {
+            out_.push_back('I');
+            Pod(v);
+          } else if constexpr (std::is_same_v<T, std::int64_t>) {
+            out_.push_back('L');
+            Pod(v);
+          } else if constexpr (std::is_same_v<T, double>) {
+            out_.push_back('D');
+            Pod(v);
+          } else if constexpr (std::is_same_v<T, bool>) {
+            out_.push_back('C');
+            out_.push_back(v ? '\x01' : '\0');
+          } else if constexpr (std::is_same_v<T, std::string>) {
+            out_.push_back('S');
+            U32(static_cast<std::uint32_t>(v.size()));
+            out_.append(v);
+          } else if constexpr (std::is_same_v<T, std::vector<float>>) {
+            Array('f', v);
+          } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+            Array('d', v);
+          } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
+            Array('l', v);
+          } else {
+            Array('i', v);
+          }
+        },
+        p);
+  }
+
+  void Write(const Element& e, bool is_last) {
+    const std::size_t start = out_.size();
+    U32(0);  // end offset, patched below
+    U32(static_cast<std::uint32_t>(e.props.size() + e.raw.size()));
+    U32(0);  // property list length, patched below
+    out_.push_back(static_cast<char>(e.name.size()));
+    out_.append(e.name);
+    const std::size_t props_start = out_.size();
+    for (const Property& p : e.props) WriteProperty(p);
+    for (const Raw& r : e.raw) {
+      out_.push_back('R');
+      U32(static_cast<std::uint32_t>(r.bytes.size()));
+      out_.append(r.bytes);
+    }
+    Patch(start + 8, static_cast<std::uint32_t>(out_.size() - props_start));
+    const bool always = e.name == "AnimationStack" || e.name == "AnimationLayer";
+    if (!e.children.empty()) {
+      for (std::size_t i = 0; i < e.children.size(); ++i) {
+        Write(e.children[i], i + 1 == e.children.size());
+      }
+      out_.append(13, '\0');
+    } else if ((e.props.empty() && e.raw.empty()) || always) {
+      if (!is_last) out_.append(13, '\0');
+    }
+    if (out_.size() > 0xFFFFFFFFu) throw ExportError("FBX 7.4 files are limited to 4 GiB");
+    Patch(start, static_cast<std::uint32_t>(out_.size()));
+  }
+
+  std::string out_;
+};
+
+std::string NameClass(const std::string& name, const char* cls) {
+  std::string s = name;
+  s.push_back('\0');
+  s.push_back('\x01');
+  s += cls;
+  return s;
+}
+
+// P: name, type, label, flags, values...
+std::vector<Property> P(const char* name, const char* type, const char* label, const char* flags,
+                        std::vector<Property> values) {
+  std::vector<Property> props{std::string(name), std::string(type), std::string(label),
+                              std::string(flags)};
+  props.insert(props.end(), values.begin(), values.end());
+  return props;
+}
+
+std::vector<Property> PVec(const char* name, const char* type, const char* label, const char* flags,
+                           const Eigen::Vector3d& v) {
+  return P(name, type, label, flags, {v.x(), v.y(), v.z()});
+}
+
+// FBX RotationOrder enum of a rigel order: FBX names the axes in application order, rigel in
+// product order (rigel ZYX = Rz * Ry * Rx = FBX eEulerXYZ = 0).
+std::int32_t FbxRotationOrder(EulerOrder order) {
+  switch (order) {
+    case EulerOrder::kZYX:
+      return 0;  // eEulerXYZ
+    case EulerOrder::kYZX:
+      return 1;  // eEulerXZY
+    case EulerOrder::kXZY:
+      return 2;  // eEulerYZX
+    case EulerOrder::kZXY:
+      return 3;  // eEulerYXZ
+    case EulerOrder::kYXZ:
+      return 4;  // eEulerZXY
+    case EulerOrder::kXYZ:
+      return 5;  // eEulerZYX
+  }
+  return 0;
+}
+
+// TimeMode for a frame rate (14 = custom, with CustomFrameRate).
+std::int32_t TimeMode(double fps) {
+  struct Mode {
+    double fps;
+    std::int32_t mode;
+  };
+  static constexpr Mode kModes[] = {{120, 1}, {100, 2}, {60, 3},    {50, 4},  {48, 5}, {30, 6},
+                                    {25, 10}, {24, 11}, {1000, 12}, {96, 15}, {72, 16}};
+  for (const Mode& m : kModes) {
+    if (std::abs(fps - m.fps) < 1e-9 * m.fps) return m.mode;
+  }
+  return 14;
+}
+
+std::int64_t KTime(double seconds) {
+  return static_cast<std::int64_t>(std::llround(seconds * static_cast<double>(kKTimePerSecond)));
+}
+
+// How one joint's rotation is written.
+struct JointPlan {
+  bool native_order = false;  // channels written as they are
+  EulerOrder order = EulerOrder::kZYX;
+  Eigen::Vector3d pre_rotation_deg = Eigen::Vector3d::Zero();
+  bool animate_translation = false;
+};
+
+}  // namespace
+
+std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
+                      const FbxOptions& options, const std::string& name) {
+  ValidateClipsForExport(skeleton, clips, name);
+  const int n = skeleton.num_joints();
+  const double unit_scale_factor =
+      options.metres_per_unit > 0 ? options.metres_per_unit * 100.0 : 1.0;
+  std::int64_t next_uid = 1000000000LL;
+  auto uid = [&next_uid]() { return next_uid++; };
+
+  // Plans.
+  std::vector<JointPlan> plans(n);
+  for (int j = 0; j < n; ++j) {
+    JointPlan& plan = plans[j];
+    const Eigen::Quaterniond& rest = skeleton.rest_orientation(j);
+    const bool identity_rest = std::abs(std::abs(rest.w()) - 1.0) < 1e-14;
+    const std::optional<EulerOrder> order = skeleton.rotation_order(j);
+    if (identity_rest && order) {
+      plan.native_order = true;
+      plan.order = *order;
+    } else {
+      plan.order = EulerOrder::kZYX;
+      if (!identity_rest) {
+        plan.pre_rotation_deg =
+            MatrixToEuler(rest.toRotationMatrix(), EulerOrder::kZYX) * kDegPerRad;
+      }
+    }
+    for (int axis = 0; axis < 3; ++axis) {
+      if (skeleton.translation_channel(j, axis) >= 0) plan.animate_translation = true;
+    }
+  }
+
+  std::vector<Element> top;
+  // Header.
+  {
+    Element header{"FBXHeaderExtension", {}, {}, {}};
+    header.Add("FBXHeaderVersion", {std::int32_t{1003}});
+    header.Add("FBXVersion", {static_cast<std::int32_t>(kVersion)});
+    header.Add("EncryptionType", {std::int32_t{0}});
+    Element& stamp = header.Add("CreationTimeStamp");
+    stamp.Add("Version", {std::int32_t{1000}});
+    for (const auto& [field, value] :
+         std::vector<std::pair<const char*, int>>{{"Year", 1970},
+                                                  {"Month", 1},
+                                                  {"Day", 1},
+                                                  {"Hour", 0},
+                                                  {"Minute", 0},
+                                                  {"Second", 0},
+                                                  {"Millisecond", 0}}) {
+      stamp.Add(field, {static_cast<std::int32_t>(value)});
+    }
+    header.Add("Creator", {std::string("rigel FBX writer")});
+    top.push_back(std::move(header));
+    Element file_id{"FileId", {}, {Raw{std::string("rigel-fbx-7400\x01\x02", 16)}}, {}};
+    top.push_back(std::move(file_id));
+    top.push_back({"CreationTime", {std::string("1970-01-01 00:00:00:000")}, {}, {}});
+    top.push_back({"Creator", {std::string("rigel FBX writer")}, {}, {}});
+  }
+  // Global settings.
+  double max_duration = 0;
+  for (const Clip& c : clips) max_duration = std::max(max_duration, c.duration());
+  const double fps = clips.front().frame_rate();
+  {
+    Element settings{"GlobalSettings", {}, {}, {}};
+    settings.Add("Version", {std::int32_t{1000}});
+    Element& p = settings.Add("Properties70");
+    p.Add("P", P("UpAxis", "int", "Integer", "", {std::int32_t{1}}));
+    p.Add("P", P("UpAxisSign", "int", "Integer", "", {std::int32_t{1}}));
+    p.Add("P", P("FrontAxis", "int", "Integer", "", {std::int32_t{2}}));
+    p.Add("P", P("FrontAxisSign", "int", "Integer", "", {std::int32_t{1}}));
+    p.Add("P", P("CoordAxis", "int", "Integer", "", {std::int32_t{0}}));
+    p.Add("P", P("CoordAxisSign", "int", "Integer", "", {std::int32_t{1}}));
+    p.Add("P", P("OriginalUpAxis", "int", "Integer", "", {std::int32_t{1}}));
+    p.Add("P", P("OriginalUpAxisSign", "int", "Integer", "", {std::int32_t{1}}));
+    p.Add("P", P("UnitScaleFactor", "double", "Number", "", {unit_scale_factor}));
+    p.Add("P", P("OriginalUnitScaleFactor", "double", "Number", "", {unit_scale_factor}));
+    p.Add("P", P("DefaultCamera", "KString", "", "", {std::string("Producer Perspective")}));
+    p.Add("P", P("TimeMode", "enum", "", "", {TimeMode(fps)}));
+    p.Add("P", P("TimeSpanStart", "KTime", "Time", "", {std::int64_t{0}}));
+    p.Add("P", P("TimeSpanStop", "KTime", "Time", "", {KTime(max_duration)}));
+    p.Add("P", P("CustomFrameRate", "double", "Number", "", {fps}));
+    top.push_back(std::move(settings));
+  }
+  // Documents.
+  const std::int64_t document_uid = uid();
+  {
+    Element docs{"Documents", {}, {}, {}};
+    docs.Add("Count", {std::int32_t{1}});
+    Element& doc = docs.Add("Document", {document_uid, std::string("Scene"), std::string("Scene")});
+    Element& p = doc.Add("Properties70");
+    p.Add("P", P("SourceObject", "object", "", "", {}));
+    p.Add("P", P("ActiveAnimStackName", "KString", "", "",
+                 {clips.front().name().empty() ? std::string("Take 001") : clips.front().name()}));
+    doc.Add("RootNode", {std::int64_t{0}});
+    top.push_back(std::move(docs));
+    top.push_back({"References", {}, {}, {}});
+  }
+
+  Element objects{"Objects", {}, {}, {}};
+  Element connections{"Connections", {}, {}, {}};
+  auto connect = [&connections](std::int64_t child, std::int64_t parent) {
+    connections.Add("C", {std::string("OO"), child, parent});
+  };
+  auto connect_property = [&connections](std::int64_t child, std::int64_t parent,
+                                         const char* property) {
+    connections.Add("C", {std::string("OP"), child, parent, std::string(property)});
+  };
+
+  // Models: joints, then end sites.
+  std::unordered_set<std::string> names(skeleton.names().begin(), skeleton.names().end());
+  std::vector<std::int64_t> model_uid(n);
+  int num_models = 0;
+  auto add_model = [&](const std::string& model_name, const Eigen::Vector3d& translation,
+                       const JointPlan* plan, std::int64_t parent) {
+    const std::int64_t id = uid();
+    const std::int64_t attr = uid();
+    Element& attribute = objects.Add(
+        "NodeAttribute", {attr, NameClass(model_name, "NodeAttribute"), std::string("LimbNode")});
+    Element& ap = attribute.Add("Properties70");
+    ap.Add("P", P("Size", "double", "Number", "", {1.0}));
+    attribute.Add("TypeFlags", {std::string("Skeleton")});
+    Element& model =
+        objects.Add("Model", {id, NameClass(model_name, "Model"), std::string("LimbNode")});
+    model.Add("Version", {std::int32_t{232}});
+    Element& p = model.Add("Properties70");
+    p.Add("P", P("RotationActive", "bool", "", "", {std::int32_t{1}}));
+    p.Add("P", P("InheritType", "enum", "", "", {std::int32_t{1}}));
+    p.Add("P", P("DefaultAttributeIndex", "int", "Integer", "", {std::int32_t{0}}));
+    if (plan) {
+      if (FbxRotationOrder(plan->order) != 0) {
+        p.Add("P", P("RotationOrder", "enum", "", "", {FbxRotationOrder(plan->order)}));
+      }
+      if (!plan->pre_rotation_deg.isZero(0)) {
+        p.Add("P", PVec("PreRotation", "Vector3D", "Vector", "", plan->pre_rotation_deg));
+      }
+    }
+    p.Add("P", PVec("Lcl Translation", "Lcl Translation", "", "A", translation));
+    p.Add("P", PVec("Lcl Rotation", "Lcl Rotation", "", "A", Eigen::Vector3d::Zero()));
+    p.Add("P", PVec("Lcl Scaling", "Lcl Scaling", "", "A", Eigen::Vector3d::Ones()));
+    model.Add("Shading", {true});
+    model.Add("Culling", {std::string("CullingOff")});
+    connect(attr, id);
+    connect(id, parent);
+    ++num_models;
+    return id;
+  };
+  for (int j = 0; j < n; ++j) {
+    const int parent = skeleton.parent(j);
+    model_uid[j] = add_model(skeleton.name(j), skeleton.rest_translation(j), &plans[j],
+                             parent == Skeleton::kNoParent ? 0 : model_uid[parent]);
+  }
+  for (const EndSite& site : skeleton.end_sites()) {
+    std::string end_name = skeleton.name(site.parent) + "_end";
+    for (int k = 1; names.count(end_name); ++k) {
+      end_name = fmt::format("{}_end.{}", skeleton.name(site.parent), k);
+    }
+    names.insert(end_name);
+    add_model(end_name, site.offset, nullptr, model_uid[site.parent]);
+  }
+
+  // Animation: one stack + layer per clip, curve nodes T (animated translation) and R per joint.
+  int num_stacks = 0, num_curve_nodes = 0, num_curves = 0;
+  for (std::size_t ci = 0; ci < clips.size(); ++ci) {
+    const Clip& clip = clips[ci];
+    const std::string stack_name =
+        clip.name().empty() ? fmt::format("Take {:03}", ci + 1) : clip.name();
+    const std::int64_t stack = uid();
+    const std::int64_t layer = uid();
+    const std::int64_t stop = KTime(clip.duration());
+    Element& st =
+        objects.Add("AnimationStack", {stack, NameClass(stack_name, "AnimStack"), std::string("")});
+    Element& sp = st.Add("Properties70");
+    sp.Add("P", P("LocalStart", "KTime", "Time", "", {std::int64_t{0}}));
+    sp.Add("P", P("LocalStop", "KTime", "Time", "", {stop}));
+    sp.Add("P", P("ReferenceStart", "KTime", "Time", "", {std::int64_t{0}}));
+    sp.Add("P", P("ReferenceStop", "KTime", "Time", "", {stop}));
+    objects.Add("AnimationLayer", {layer, NameClass("BaseLayer", "AnimLayer"), std::string("")});
+    connect(layer, stack);
+    ++num_stacks;
+
+    const int frames = clip.num_frames();
+    std::vector<std::int64_t> times(frames);
+    for (int f = 0; f < frames; ++f) times[f] = KTime(f * clip.frame_time());
+    auto add_curve_node = [&](const char* kind, const char* property, std::int64_t model,
+                              const std::array<std::vector<float>, 3>& values) {
+      const std::int64_t node = uid();
+      Element& cn = objects.Add("AnimationCurveNode",
+                                {node, NameClass(kind, "AnimCurveNode"), std::string("")});
+      Element& cp = cn.Add("Properties70");
+      static const char* kAxes[3] = {"d|X", "d|Y", "d|Z"};
+      for (int a = 0; a < 3; ++a) {
+        cp.Add("P", P(kAxes[a], "Number", "", "A", {static_cast<double>(values[a].front())}));
+      }
+      connect(node, layer);
+      connect_property(node, model, property);
+      ++num_curve_nodes;
+      for (int a = 0; a < 3; ++a) {
+        const std::int64_t curve = uid();
+        Element& c =
+            objects.Add("AnimationCurve", {curve, NameClass("", "AnimCurve"), std::string("")});
+        c.Add("Default", {static_cast<double>(values[a].front())});
+        c.Add("KeyVer", {std::int32_t{4008}});
+        c.Add("KeyTime", {times});
+        c.Add("KeyValueFloat", {values[a]});
+        c.Add("KeyAttrFlags", {std::vector<std::int32_t>{4 | 1 << 8 | 1 << 13 | 1 << 14}});
+        float weight_bits;
+        const std::int32_t kDefaultWeights = 218434821;
+        std::memcpy(&weight_bits, &kDefaultWeights, 4);
+        c.Add("KeyAttrDataFloat", {std::vector<float>{0.0f, 0.0f, weight_bits, 0.0f}});
+        c.Add("KeyAttrRefCount", {std::vector<std::int32_t>{frames}});
+        connect_property(curve, node, kAxes[a]);
+        ++num_curves;
+      }
+    };
+    for (int j = 0; j < n; ++j) {
+      const JointPlan& plan = plans[j];
+      std::array<std::vector<float>, 3> rotation, translation;
+      for (auto& v : rotation) v.resize(frames);
+      if (plan.animate_translation) {
+        for (auto& v : translation) v.resize(frames);
+      }
+      const std::span<const int> rc = skeleton.rotation_channels(j);
+      const auto layout = skeleton.channels();
+      Eigen::Vector3d previous = Eigen::Vector3d::Zero();
+      for (int f = 0; f < frames; ++f) {
+        const std::span<const double> row = clip.frame(f);
+        Eigen::Vector3d xyz = Eigen::Vector3d::Zero();
+        if (plan.native_order) {
+          for (const int c : rc) xyz[ChannelAxis(layout[c])] = row[c];
+        } else {
+          Eigen::Matrix3d r = Eigen::Matrix3d::Identity();
+          for (const int c : rc) r = r * AxisRotation(ChannelAxis(layout[c]), row[c]);
+          xyz = MatrixToEulerNear(r, plan.order, previous);
+        }
+        previous = xyz;
+        for (int a = 0; a < 3; ++a) rotation[a][f] = static_cast<float>(xyz[a] * kDegPerRad);
+        if (plan.animate_translation) {
+          for (int a = 0; a < 3; ++a) {
+            const int c = skeleton.translation_channel(j, a);
+            translation[a][f] =
+                static_cast<float>(skeleton.rest_translation(j)[a] + (c >= 0 ? row[c] : 0.0));
+          }
+        }
+      }
+      if (plan.animate_translation)
+        add_curve_node("T", "Lcl Translation", model_uid[j], translation);
+      add_curve_node("R", "Lcl Rotation", model_uid[j], rotation);
+    }
+  }
+
+  // Definitions (object counts; no property templates: every property is written explicitly).
+  {
+    Element defs{"Definitions", {}, {}, {}};
+    defs.Add("Version", {std::int32_t{100}});
+    const std::vector<std::pair<const char*, int>> counts = {
+        {"GlobalSettings", 1},          {"Model", num_models},
+        {"NodeAttribute", num_models},  {"AnimationStack", num_stacks},
+        {"AnimationLayer", num_stacks}, {"AnimationCurveNode", num_curve_nodes},
+        {"AnimationCurve", num_curves}};
+    int total = 0;
+    for (const auto& c : counts) total += c.second;
+    defs.Add("Count", {static_cast<std::int32_t>(total)});
+    for (const auto& [type, count] : counts) {
+      if (count == 0) continue;
+      defs.Add("ObjectType", {std::string(type)}).Add("Count", {static_cast<std::int32_t>(count)});
+    }
+    top.push_back(std::move(defs));
+  }
+  top.push_back(std::move(objects));
+  top.push_back(std::move(connections));
+  {
+    Element takes{"Takes", {}, {}, {}};
+    takes.Add("Current",
+              {clips.front().name().empty() ? std::string("Take 001") : clips.front().name()});
+    for (std::size_t ci = 0; ci < clips.size(); ++ci) {
+      const std::string take_name =
+          clips[ci].name().empty() ? fmt::format("Take {:03}", ci + 1) : clips[ci].name();
+      Element& take = takes.Add("Take", {take_name});
+      take.Add("FileName", {take_name + ".tak"});
+      const std::int64_t stop = KTime(clips[ci].duration());
+      take.Add("LocalTime", {std::int64_t{0}, stop});
+      take.Add("ReferenceTime", {std::int64_t{0}, stop});
+    }
+    top.push_back(std::move(takes));
+  }
+  return Encoder().Encode(top);
+}
+
+void WriteFbx(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,
+              const FbxOptions& options) {
+  WriteFileAtomically(path, FormatFbx(skeleton, clips, options, path));
+}
+
+}  // namespace rigel

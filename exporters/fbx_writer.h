@@ -1,0 +1,44 @@
+// Binary FBX 7.4 writer, rigel's own (Assimp's FBX exporters write files neither Assimp nor
+// Blender read back correctly).
+//
+// Layout: every joint is a Model of type LimbNode (with a LimbNode NodeAttribute) under the scene
+// root, so Blender builds one armature; End Sites are LimbNodes named "<joint>_end". Each joint's
+// rest translation is its "Lcl Translation" and its rest orientation its "PreRotation" (with
+// RotationActive, so Blender, Assimp, Maya and MotionBuilder all honour it); "Lcl Rotation" is 0 at
+// rest, so Blender's armature rest pose is rigel's. A joint without rest orientation and with three
+// rotation channels keeps its Euler order ("RotationOrder") and its exact channel values; others
+// are written in FBX's default XYZ order (PreRotation is always XYZ in Assimp), re-decomposed with
+// continuity. One AnimationStack (with one BaseLayer) per clip, named as the clip, with LINEAR
+// keys on every frame: rotation in degrees, translation (joints with position channels) in file
+// units; curves are float32 as FBX stores them. GlobalSettings: Y up, Z front, X right,
+// UnitScaleFactor = centimetres per unit (1 when unknown), TimeMode from the frame rate.
+// Output is deterministic (fixed ids and time stamps).
+#ifndef RIGEL_EXPORTERS_FBX_WRITER_H_
+#define RIGEL_EXPORTERS_FBX_WRITER_H_
+
+#include <span>
+#include <string>
+
+#include "core/clip.h"
+#include "core/skeleton.h"
+#include "exporters/atomic_file.h"
+
+namespace rigel {
+
+struct FbxOptions {
+  // Length of one skeleton unit in metres (0 = unknown: written as centimetres).
+  double metres_per_unit = 0.0;
+};
+
+// The FBX file's bytes. Throws ExportError ("<name>: ...") before producing anything, as
+// ValidateClipsForExport (gltf_writer.h) describes.
+std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
+                      const FbxOptions& options, const std::string& name);
+
+// Writes FormatFbx() to `path` atomically. Throws ExportError.
+void WriteFbx(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,
+              const FbxOptions& options);
+
+}  // namespace rigel
+
+#endif  // RIGEL_EXPORTERS_FBX_WRITER_H_

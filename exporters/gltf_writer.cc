@@ -1,0 +1,272 @@
+#include "exporters/gltf_writer.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <unordered_set>
+#include <vector>
+
+#include "core/channel.h"
+#include "core/pose.h"
+
+namespace rigel {
+
+namespace {
+
+constexpr int kFloat = 5126;
+
+std::string Base64(const std::string& bytes) {
+  static constexpr char kTable[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const auto n = (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16) |
+                   (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8) |
+                   static_cast<unsigned char>(bytes[i + 2]);
+    out += kTable[(n >> 18) & 63];
+    out += kTable[(n >> 12) & 63];
+    out += kTable[(n >> 6) & 63];
+    out += kTable[n & 63];
+  }
+  if (i < bytes.size()) {
+    std::uint32_t n = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
+    if (i + 1 < bytes.size()) {
+      n |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
+    }
+    out += kTable[(n >> 18) & 63];
+    out += kTable[(n >> 12) & 63];
+    out += i + 1 < bytes.size() ? kTable[(n >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+// Accumulates the binary buffer, its views and accessors.
+class BufferBuilder {
+ public:
+  // Adds `values` (float32) as one view + accessor of `type` ("SCALAR", "VEC3", ...); returns the
+  // accessor index. min/max are written when `bounds` is set.
+  int Add(const std::vector<float>& values, const char* type, int components, bool bounds,
+          nlohmann::json& gltf) {
+    while (data_.size() % 4) data_.push_back('\0');
+    const std::size_t offset = data_.size();
+    data_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+    nlohmann::json view = {
+        {"buffer", 0}, {"byteOffset", offset}, {"byteLength", values.size() * sizeof(float)}};
+    gltf["bufferViews"].push_back(view);
+    nlohmann::json accessor = {{"bufferView", gltf["bufferViews"].size() - 1},
+                               {"componentType", kFloat},
+                               {"count", values.size() / components},
+                               {"type", type}};
+    if (bounds) {
+      std::vector<float> lo(components, INFINITY), hi(components, -INFINITY);
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        lo[i % components] = std::min(lo[i % components], values[i]);
+        hi[i % components] = std::max(hi[i % components], values[i]);
+      }
+      accessor["min"] = lo;
+      accessor["max"] = hi;
+    }
+    gltf["accessors"].push_back(accessor);
+    return static_cast<int>(gltf["accessors"].size()) - 1;
+  }
+  std::string& data() { return data_; }
+
+ private:
+  std::string data_;
+};
+
+}  // namespace
+
+void ValidateClipsForExport(const Skeleton& skeleton, std::span<const Clip> clips,
+                            const std::string& name) {
+  if (clips.empty()) throw ExportError(name + ": nothing to write (no clip)");
+  for (const Clip& clip : clips) {
+    if (!clip.matches(skeleton)) {
+      throw ExportError(fmt::format("{}: clip '{}' has {} channels per frame, the skeleton {}",
+                                    name, clip.name(), clip.num_channels(),
+                                    skeleton.num_channels()));
+    }
+    if (clip.num_frames() < 1)
+      throw ExportError(fmt::format("{}: clip '{}' has no frame", name, clip.name()));
+    if (!std::isfinite(clip.frame_time()) || clip.frame_time() <= 0) {
+      throw ExportError(fmt::format("{}: clip '{}' has frame time {} (expected a finite value > 0)",
+                                    name, clip.name(), clip.frame_time()));
+    }
+    for (int f = 0; f < clip.num_frames(); ++f) {
+      const auto row = clip.frame(f);
+      for (int c = 0; c < clip.num_channels(); ++c) {
+        if (!std::isfinite(row[c])) {
+          const int j = skeleton.channel_joint(c);
+          throw ExportError(fmt::format("{}: clip '{}' frame {} joint '{}' channel {} is {}", name,
+                                        clip.name(), f, skeleton.name(j),
+                                        ChannelName(skeleton.channels()[c]), row[c]));
+        }
+      }
+    }
+  }
+  for (int j = 0; j < skeleton.num_joints(); ++j) {
+    if (!skeleton.rest_translation(j).allFinite() ||
+        !skeleton.rest_orientation(j).coeffs().allFinite()) {
+      throw ExportError(
+          fmt::format("{}: joint '{}' has a non-finite rest transform", name, skeleton.name(j)));
+    }
+  }
+}
+
+std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
+                       const GltfOptions& options, const std::string& name) {
+  ValidateClipsForExport(skeleton, clips, name);
+  const double scale = options.metres_per_unit > 0 ? options.metres_per_unit : 1.0;
+  const int n = skeleton.num_joints();
+  nlohmann::json gltf;
+  gltf["asset"] = {{"version", "2.0"}, {"generator", "rigel"}};
+  gltf["nodes"] = nlohmann::json::array();
+  gltf["bufferViews"] = nlohmann::json::array();
+  gltf["accessors"] = nlohmann::json::array();
+  BufferBuilder buffer;
+
+  std::unordered_set<std::string> names(skeleton.names().begin(), skeleton.names().end());
+  auto vec3 = [&](const Eigen::Vector3d& v) {
+    return std::vector<double>{v.x() * scale, v.y() * scale, v.z() * scale};
+  };
+  for (int j = 0; j < n; ++j) {
+    const Eigen::Quaterniond& q = skeleton.rest_orientation(j);
+    nlohmann::json node = {{"name", skeleton.name(j)},
+                           {"translation", vec3(skeleton.rest_translation(j))},
+                           {"rotation", {q.x(), q.y(), q.z(), q.w()}}};
+    std::vector<int> children(skeleton.children(j).begin(), skeleton.children(j).end());
+    if (!children.empty()) node["children"] = children;
+    gltf["nodes"].push_back(node);
+  }
+  // End sites: leaf nodes (joints of the skin, so Blender gives the last bones their length).
+  const Pose rest(skeleton);
+  for (std::size_t e = 0; e < skeleton.end_sites().size(); ++e) {
+    const EndSite& site = skeleton.end_sites()[e];
+    std::string end_name = skeleton.name(site.parent) + "_end";
+    for (int k = 1; names.count(end_name); ++k) {
+      end_name = fmt::format("{}_end.{}", skeleton.name(site.parent), k);
+    }
+    names.insert(end_name);
+    const int index = static_cast<int>(gltf["nodes"].size());
+    gltf["nodes"].push_back({{"name", end_name}, {"translation", vec3(site.offset)}});
+    gltf["nodes"][site.parent]["children"].push_back(index);
+  }
+  const int num_nodes = static_cast<int>(gltf["nodes"].size());
+  // Inverse bind matrices: the rest pose (all channels zero), in metres, column-major.
+  std::vector<float> ibm;
+  ibm.reserve(static_cast<std::size_t>(num_nodes) * 16);
+  auto push_inverse = [&](Eigen::Affine3d world) {
+    world.translation() *= scale;
+    const Eigen::Matrix4d m = world.inverse(Eigen::Isometry).matrix();
+    for (int c = 0; c < 4; ++c) {
+      for (int r = 0; r < 4; ++r) ibm.push_back(static_cast<float>(m(r, c)));
+    }
+  };
+  for (int j = 0; j < n; ++j) push_inverse(Eigen::Affine3d(rest.world[j].matrix()));
+  for (const EndSite& site : skeleton.end_sites()) {
+    Eigen::Affine3d w(rest.world[site.parent].matrix());
+    w.translation() = rest.world[site.parent] * site.offset;
+    push_inverse(w);
+  }
+  std::vector<int> skin_joints(num_nodes);
+  for (int i = 0; i < num_nodes; ++i) skin_joints[i] = i;
+  std::vector<int> roots;
+  for (int j = 0; j < n; ++j) {
+    if (skeleton.parent(j) == Skeleton::kNoParent) roots.push_back(j);
+  }
+  gltf["skins"] = {{{"name", "rigel_skeleton"},
+                    {"joints", skin_joints},
+                    {"skeleton", roots.front()},
+                    {"inverseBindMatrices", buffer.Add(ibm, "MAT4", 16, false, gltf)}}};
+  gltf["scenes"] = {{{"name", "Scene"}, {"nodes", roots}}};
+  gltf["scene"] = 0;
+
+  gltf["animations"] = nlohmann::json::array();
+  std::vector<bool> has_translation(n, false);
+  for (int j = 0; j < n; ++j) {
+    for (int axis = 0; axis < 3; ++axis) {
+      if (skeleton.translation_channel(j, axis) >= 0) has_translation[j] = true;
+    }
+  }
+  for (std::size_t ci = 0; ci < clips.size(); ++ci) {
+    const Clip& clip = clips[ci];
+    const int frames = clip.num_frames();
+    std::vector<float> times(frames);
+    for (int f = 0; f < frames; ++f) times[f] = static_cast<float>(f * clip.frame_time());
+    const int input = buffer.Add(times, "SCALAR", 1, true, gltf);
+    nlohmann::json anim = {{"name", clip.name().empty() ? fmt::format("clip{}", ci) : clip.name()},
+                           {"samplers", nlohmann::json::array()},
+                           {"channels", nlohmann::json::array()}};
+    for (int j = 0; j < n; ++j) {
+      std::vector<float> rotations;
+      std::vector<float> translations;
+      rotations.reserve(static_cast<std::size_t>(frames) * 4);
+      Eigen::Quaterniond previous = Eigen::Quaterniond::Identity();
+      for (int f = 0; f < frames; ++f) {
+        const Eigen::Isometry3d local = LocalTransform(skeleton, j, clip.frame(f));
+        Eigen::Quaterniond q(local.linear());
+        q.normalize();
+        if (f > 0 && q.dot(previous) < 0) q.coeffs() = -q.coeffs();
+        previous = q;
+        for (const double v : {q.x(), q.y(), q.z(), q.w()})
+          rotations.push_back(static_cast<float>(v));
+        if (has_translation[j]) {
+          for (int a = 0; a < 3; ++a) {
+            translations.push_back(static_cast<float>(local.translation()[a] * scale));
+          }
+        }
+      }
+      const int rotation_output = buffer.Add(rotations, "VEC4", 4, false, gltf);
+      anim["samplers"].push_back(
+          {{"input", input}, {"output", rotation_output}, {"interpolation", "LINEAR"}});
+      anim["channels"].push_back({{"sampler", anim["samplers"].size() - 1},
+                                  {"target", {{"node", j}, {"path", "rotation"}}}});
+      if (has_translation[j]) {
+        const int translation_output = buffer.Add(translations, "VEC3", 3, false, gltf);
+        anim["samplers"].push_back(
+            {{"input", input}, {"output", translation_output}, {"interpolation", "LINEAR"}});
+        anim["channels"].push_back({{"sampler", anim["samplers"].size() - 1},
+                                    {"target", {{"node", j}, {"path", "translation"}}}});
+      }
+    }
+    gltf["animations"].push_back(anim);
+  }
+  std::string& bin = buffer.data();
+  while (bin.size() % 4) bin.push_back('\0');
+  nlohmann::json buf = {{"byteLength", bin.size()}};
+  if (!options.binary) {
+    buf["uri"] = "data:application/octet-stream;base64," + Base64(bin);
+  }
+  gltf["buffers"] = {buf};
+  std::string json = gltf.dump(options.binary ? -1 : 1);
+  if (!options.binary) return json + "\n";
+  while (json.size() % 4) json.push_back(' ');
+  std::string out;
+  auto u32 = [&out](std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
+  const std::size_t total = 12 + 8 + json.size() + 8 + bin.size();
+  if (total > 0xFFFFFFFFu) throw ExportError(name + ": glb larger than 4 GiB");
+  out.reserve(total);
+  u32(0x46546C67);  // "glTF"
+  u32(2);
+  u32(static_cast<std::uint32_t>(total));
+  u32(static_cast<std::uint32_t>(json.size()));
+  u32(0x4E4F534A);  // "JSON"
+  out += json;
+  u32(static_cast<std::uint32_t>(bin.size()));
+  u32(0x004E4942);  // "BIN\0"
+  out += bin;
+  return out;
+}
+
+void WriteGltf(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,
+               const GltfOptions& options) {
+  WriteFileAtomically(path, FormatGltf(skeleton, clips, options, path));
+}
+
+}  // namespace rigel

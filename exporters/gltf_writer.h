@@ -1,0 +1,43 @@
+// glTF 2.0 writer (.glb binary or .gltf with the buffer embedded as a data URI): the skeleton as
+// a node hierarchy with a skin (so Blender imports an armature, not empties), End Sites as leaf
+// joints named "<joint>_end", one animation per clip with a LINEAR translation sampler per joint
+// that has position channels and a LINEAR rotation sampler (quaternions, sign-continuous) per
+// joint, keyed on every frame. Values are float32, as glTF stores them.
+#ifndef RIGEL_EXPORTERS_GLTF_WRITER_H_
+#define RIGEL_EXPORTERS_GLTF_WRITER_H_
+
+#include <span>
+#include <string>
+
+#include "core/clip.h"
+#include "core/skeleton.h"
+#include "exporters/atomic_file.h"
+
+namespace rigel {
+
+struct GltfOptions {
+  // true: binary .glb; false: .gltf JSON with an embedded base64 buffer.
+  bool binary = true;
+  // Length of one skeleton unit in metres; lengths are multiplied by it because glTF is in
+  // metres. 0 (unknown, e.g. BVH) writes lengths unchanged.
+  double metres_per_unit = 0.0;
+};
+
+// The file's bytes for `clips` on `skeleton`. Throws ExportError ("<name>: ...") before producing
+// anything when a clip does not match the skeleton, has no frame, a frame time that is not finite
+// and > 0, or a NaN/infinite value.
+std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
+                       const GltfOptions& options, const std::string& name);
+
+// Writes FormatGltf() to `path` atomically. Throws ExportError.
+void WriteGltf(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,
+               const GltfOptions& options);
+
+// Checks `clips` against `skeleton` as the glTF and FBX writers require; throws ExportError
+// naming `name`, the clip, frame, joint and channel.
+void ValidateClipsForExport(const Skeleton& skeleton, std::span<const Clip> clips,
+                            const std::string& name);
+
+}  // namespace rigel
+
+#endif  // RIGEL_EXPORTERS_GLTF_WRITER_H_

@@ -1,0 +1,184 @@
+#include "importers/isolated_load.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <new>
+
+#include "importers/assimp_reader.h"
+#include "importers/scene_codec.h"
+
+namespace rigel {
+
+namespace {
+
+constexpr std::size_t kMaxStderr = 16 * 1024;
+
+// Bytes of address space this process maps now (0 when unknown).
+std::size_t CurrentAddressSpace() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0;
+  if (!(statm >> pages)) return 0;
+  return pages * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+void WriteAll(int fd, const std::string& bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+[[noreturn]] void ChildMain(int data_fd, int err_fd, const LoadOptions& options,
+                            std::size_t base_address_space, const std::function<Scene()>& read) {
+  // stdout/stderr of the importer go to the capture pipe, never to the caller's terminal.
+  dup2(err_fd, STDERR_FILENO);
+  dup2(err_fd, STDOUT_FILENO);
+  rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  const rlim_t limit = static_cast<rlim_t>(base_address_space) +
+                       static_cast<rlim_t>(options.memory_limit_mib) * 1024 * 1024;
+  rlimit as{limit, limit};
+  setrlimit(RLIMIT_AS, &as);
+  std::string reply;
+  try {
+    reply = "S" + EncodeScene(read());
+  } catch (const ImportError& e) {
+    reply = std::string("E") + e.what();
+  } catch (const std::bad_alloc&) {
+    reply = fmt::format("Rran out of memory (limit {} MiB)", options.memory_limit_mib);
+  } catch (const std::exception& e) {
+    reply = std::string("R") + e.what();
+  } catch (...) {
+    reply = "Runknown exception";
+  }
+  WriteAll(data_fd, reply);
+  close(data_fd);
+  _exit(0);
+}
+
+std::string LastLine(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
+    text.pop_back();
+  }
+  const std::size_t nl = text.find_last_of('\n');
+  if (nl != std::string::npos) text = text.substr(nl + 1);
+  if (text.size() > 200) text = text.substr(0, 200) + "...";
+  return text;
+}
+
+}  // namespace
+
+Scene RunIsolated(const std::string& path, const LoadOptions& options,
+                  const std::function<Scene()>& read) {
+  int data_pipe[2], err_pipe[2];
+  if (pipe2(data_pipe, O_CLOEXEC) != 0) {
+    throw ImportError(fmt::format("{}: cannot start the importer process (pipe: {})", path,
+                                  std::strerror(errno)));
+  }
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    close(data_pipe[0]);
+    close(data_pipe[1]);
+    throw ImportError(fmt::format("{}: cannot start the importer process (pipe: {})", path,
+                                  std::strerror(errno)));
+  }
+  const std::size_t base = CurrentAddressSpace();
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    for (int fd : {data_pipe[0], data_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
+    throw ImportError(fmt::format("{}: cannot start the importer process (fork: {})", path,
+                                  std::strerror(errno)));
+  }
+  if (pid == 0) {
+    close(data_pipe[0]);
+    close(err_pipe[0]);
+    ChildMain(data_pipe[1], err_pipe[1], options, base, read);
+  }
+  close(data_pipe[1]);
+  close(err_pipe[1]);
+
+  std::string data, err;
+  bool timed_out = false;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(options.time_limit_seconds);
+  pollfd fds[2] = {{data_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  int open_fds = 2;
+  char buffer[1 << 16];
+  while (open_fds > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    const int ready = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t n = ::read(fds[i].fd, buffer, sizeof(buffer));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+        continue;
+      }
+      std::string& sink = i == 0 ? data : err;
+      sink.append(buffer, static_cast<std::size_t>(n));
+      if (i == 1 && err.size() > 2 * kMaxStderr) err.erase(0, err.size() - kMaxStderr);
+    }
+  }
+  for (const pollfd& p : fds) {
+    if (p.fd >= 0) close(p.fd);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    throw ImportError(fmt::format("{}: the importer did not finish within {} s and was stopped",
+                                  path, options.time_limit_seconds));
+  }
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const std::string last = LastLine(err);
+    throw ImportError(fmt::format(
+        "{}: the importer crashed on this file (signal {}: {}){}{}; the file is corrupt or "
+        "unsupported",
+        path, sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", last.empty() ? "" : ": ", last));
+  }
+  if (data.empty()) {
+    throw ImportError(fmt::format("{}: the importer process exited without a result{}{}", path,
+                                  err.empty() ? "" : ": ", LastLine(err)));
+  }
+  if (data[0] == 'E') throw ImportError(data.substr(1));
+  if (data[0] == 'R') throw ImportError(fmt::format("{}: {}", path, data.substr(1)));
+  return DecodeScene(std::string_view(data).substr(1), path);
+}
+
+Scene LoadSceneIsolated(const std::string& path, const LoadOptions& options) {
+  Scene scene = RunIsolated(path, options, [&path]() { return ReadWithAssimp(path); });
+  ConvertSceneUnit(scene, options.unit);
+  return scene;
+}
+
+}  // namespace rigel

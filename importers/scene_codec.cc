@@ -1,0 +1,235 @@
+#include "importers/scene_codec.h"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <type_traits>
+
+#include "core/skeleton_builder.h"
+#include "importers/import_error.h"
+
+namespace rigel {
+
+namespace {
+
+constexpr char kMagic[4] = {'R', 'G', 'S', 'C'};
+constexpr std::uint32_t kVersion = 1;
+
+class Writer {
+ public:
+  template <typename T>
+  void Pod(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    out_.append(reinterpret_cast<const char*>(&value), sizeof(T));
+  }
+  void String(const std::string& s) {
+    Pod(static_cast<std::uint64_t>(s.size()));
+    out_.append(s);
+  }
+  void Doubles(std::span<const double> v) {
+    Pod(static_cast<std::uint64_t>(v.size()));
+    out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
+  }
+  void Vec3(const Eigen::Vector3d& v) {
+    for (int i = 0; i < 3; ++i) Pod(v[i]);
+  }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+class Reader {
+ public:
+  Reader(std::string_view bytes, const std::string& context) : in_(bytes), context_(context) {}
+  template <typename T>
+  T Pod() {
+    static_assert(std::is_trivially_copyable_v<T>);
+    Need(sizeof(T));
+    T value;
+    std::memcpy(&value, in_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return value;
+  }
+  std::uint64_t Count(std::uint64_t max) {
+    const auto n = Pod<std::uint64_t>();
+    if (n > max) Fail(fmt::format("count {} exceeds {}", n, max));
+    return n;
+  }
+  std::string String() {
+    const std::uint64_t n = Count(in_.size());
+    Need(n);
+    std::string s(in_.substr(pos_, n));
+    pos_ += n;
+    return s;
+  }
+  std::vector<double> Doubles() {
+    const std::uint64_t n = Count(in_.size() / sizeof(double));
+    Need(n * sizeof(double));
+    std::vector<double> v(n);
+    std::memcpy(v.data(), in_.data() + pos_, n * sizeof(double));
+    pos_ += n * sizeof(double);
+    return v;
+  }
+  Eigen::Vector3d Vec3() {
+    Eigen::Vector3d v;
+    for (int i = 0; i < 3; ++i) v[i] = Pod<double>();
+    return v;
+  }
+  bool AtEnd() const { return pos_ == in_.size(); }
+  [[noreturn]] void Fail(const std::string& what) const {
+    throw ImportError(
+        fmt::format("{}: malformed scene data from the importer process ({})", context_, what));
+  }
+
+ private:
+  void Need(std::uint64_t n) const {
+    if (n > in_.size() - pos_) Fail("truncated");
+  }
+  std::string_view in_;
+  const std::string& context_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+RawSkeleton ToRawSkeleton(const Skeleton& skeleton) {
+  const int n = skeleton.num_joints();
+  std::vector<std::vector<Eigen::Vector3d>> end_sites(n);
+  for (const EndSite& e : skeleton.end_sites()) end_sites[e.parent].push_back(e.offset);
+  std::function<RawSkeleton::Joint(int)> make = [&](int j) {
+    RawSkeleton::Joint joint;
+    joint.name = skeleton.name(j);
+    joint.rest_translation = skeleton.rest_translation(j);
+    joint.rest_orientation = skeleton.rest_orientation(j);
+    const auto channels = skeleton.joint_channels(j);
+    joint.channels.assign(channels.begin(), channels.end());
+    joint.end_sites = end_sites[j];
+    for (const int c : skeleton.children(j)) joint.children.push_back(make(c));
+    return joint;
+  };
+  RawSkeleton raw;
+  for (int j = 0; j < n; ++j) {
+    if (skeleton.parent(j) == Skeleton::kNoParent) raw.roots.push_back(make(j));
+  }
+  return raw;
+}
+
+std::string EncodeScene(const Scene& scene) {
+  Writer w;
+  w.Pod(kMagic);
+  w.Pod(kVersion);
+  w.String(scene.source);
+  w.Pod(scene.file_unit_metres);
+  w.Pod(scene.length_scale);
+  w.Pod(static_cast<std::uint64_t>(scene.warnings.size()));
+  for (const std::string& s : scene.warnings) w.String(s);
+  const Skeleton& sk = *scene.skeleton;
+  w.Pod(static_cast<std::uint64_t>(sk.num_joints()));
+  for (int j = 0; j < sk.num_joints(); ++j) {
+    w.Pod(static_cast<std::int32_t>(sk.parent(j)));
+    w.String(sk.name(j));
+    w.Vec3(sk.rest_translation(j));
+    const Eigen::Quaterniond& q = sk.rest_orientation(j);
+    w.Pod(q.w());
+    w.Pod(q.x());
+    w.Pod(q.y());
+    w.Pod(q.z());
+    const auto channels = sk.joint_channels(j);
+    w.Pod(static_cast<std::uint64_t>(channels.size()));
+    for (const ChannelType c : channels) w.Pod(static_cast<std::uint8_t>(c));
+  }
+  w.Pod(static_cast<std::uint64_t>(sk.end_sites().size()));
+  for (const EndSite& e : sk.end_sites()) {
+    w.Pod(static_cast<std::int32_t>(e.parent));
+    w.Vec3(e.offset);
+  }
+  w.Pod(static_cast<std::uint64_t>(scene.clips.size()));
+  for (const Clip& clip : scene.clips) {
+    w.String(clip.name());
+    w.Pod(static_cast<std::int32_t>(clip.num_frames()));
+    w.Pod(static_cast<std::int32_t>(clip.num_channels()));
+    w.Pod(clip.frame_time());
+    w.Doubles(clip.values());
+  }
+  return w.Take();
+}
+
+Scene DecodeScene(std::string_view bytes, const std::string& context) {
+  Reader r(bytes, context);
+  const auto magic = r.Pod<std::array<char, 4>>();
+  if (std::memcmp(magic.data(), kMagic, 4) != 0) r.Fail("bad magic");
+  if (r.Pod<std::uint32_t>() != kVersion) r.Fail("version mismatch");
+  Scene scene;
+  scene.source = r.String();
+  scene.file_unit_metres = r.Pod<double>();
+  scene.length_scale = r.Pod<double>();
+  const std::uint64_t num_warnings = r.Count(1u << 20);
+  for (std::uint64_t i = 0; i < num_warnings; ++i) scene.warnings.push_back(r.String());
+
+  const auto num_joints = static_cast<int>(r.Count(Skeleton::kMaxJoints));
+  std::vector<int> parents(num_joints);
+  std::vector<RawSkeleton::Joint> joints(num_joints);
+  for (int j = 0; j < num_joints; ++j) {
+    parents[j] = r.Pod<std::int32_t>();
+    if (parents[j] < -1 || parents[j] >= j) r.Fail("joint order");
+    RawSkeleton::Joint& joint = joints[j];
+    joint.name = r.String();
+    joint.rest_translation = r.Vec3();
+    const double qw = r.Pod<double>(), qx = r.Pod<double>(), qy = r.Pod<double>(),
+                 qz = r.Pod<double>();
+    joint.rest_orientation = Eigen::Quaterniond(qw, qx, qy, qz);
+    const std::uint64_t num_channels = r.Count(6);
+    for (std::uint64_t c = 0; c < num_channels; ++c) {
+      const auto v = r.Pod<std::uint8_t>();
+      if (v > 5) r.Fail("channel type");
+      joint.channels.push_back(static_cast<ChannelType>(v));
+    }
+  }
+  const std::uint64_t num_end_sites = r.Count(1u << 20);
+  for (std::uint64_t i = 0; i < num_end_sites; ++i) {
+    const int parent = r.Pod<std::int32_t>();
+    if (parent < 0 || parent >= num_joints) r.Fail("end site parent");
+    joints[parent].end_sites.push_back(r.Vec3());
+  }
+  // Assemble the tree bottom-up: children follow their parent, so moving from the last joint
+  // back keeps each joint's children complete (in order) before the joint itself moves.
+  std::vector<std::vector<int>> children(num_joints);
+  RawSkeleton raw;
+  std::vector<int> roots;
+  for (int j = 0; j < num_joints; ++j) {
+    (parents[j] < 0 ? roots : children[parents[j]]).push_back(j);
+  }
+  for (int j = num_joints - 1; j >= 0; --j) {
+    for (const int c : children[j]) joints[j].children.push_back(std::move(joints[c]));
+  }
+  for (const int j : roots) raw.roots.push_back(std::move(joints[j]));
+  std::string error;
+  std::unique_ptr<Skeleton> skeleton = SkeletonBuilder().Build(raw, &error);
+  if (!skeleton) r.Fail(error);
+  scene.skeleton = std::move(skeleton);
+
+  const std::uint64_t num_clips = r.Count(1u << 16);
+  for (std::uint64_t i = 0; i < num_clips; ++i) {
+    std::string name = r.String();
+    const int frames = r.Pod<std::int32_t>();
+    const int channels = r.Pod<std::int32_t>();
+    const double frame_time = r.Pod<double>();
+    std::vector<double> values = r.Doubles();
+    if (frames < 0 || channels != scene.skeleton->num_channels() ||
+        values.size() != static_cast<std::size_t>(frames) * static_cast<std::size_t>(channels)) {
+      r.Fail("clip size");
+    }
+    Clip clip(frames, channels, frame_time);
+    std::copy(values.begin(), values.end(), clip.values().begin());
+    clip.set_name(std::move(name));
+    scene.clips.push_back(std::move(clip));
+  }
+  if (!r.AtEnd()) r.Fail("trailing bytes");
+  return scene;
+}
+
+}  // namespace rigel
