@@ -6,8 +6,8 @@
 //   return function(scene, clip, ctx) ... return baked_clip [, stats] end
 // scene: the input (rigel.Scene); clip: its first clip; ctx: {input=, output=, index=}.
 // baked_clip: a rigel.Clip (on the input's skeleton or another); stats: optional solver
-// statistics table (what rig:bake returns): frames, residual_mean, residual_max, iterations_mean,
-// iterations_max, frames_with_limit_hits, frames_unreachable.
+// statistics table: rig:bake's summary, or a table with frames, residual_mean, residual_max,
+// iterations_mean, iterations_max, frames_with_limit_hits, frames_unreachable.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -39,6 +39,7 @@ namespace rigel::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using batch::SolverStats;
 
 struct BakeConfig {
   std::string rig;
@@ -121,6 +122,9 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   std::unique_ptr<lua_State, Closer> state(lua_newstate(LimitedAlloc, &heap));
   lua_State* L = state.get();
   if (L == nullptr) throw std::runtime_error("cannot create a Lua state");
+  // The module keeps a per-state pointer in the extra space, which lua_newstate leaves
+  // uninitialised.
+  *static_cast<void**>(lua_getextraspace(L)) = nullptr;
   luaL_openlibs(L);
   // Open the module now (it registers the metatables the clip and scene below need);
   // require("rigel") in the script returns this same table.
@@ -194,14 +198,25 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     }
   }
   if (lua_istable(L, result + 1)) {
+    // rig:bake's summary (frames, iterations, max_position_error, unreachable, ...) or a table
+    // with the report's own keys; the report's keys win when both are present.
     const int t = result + 1;
-    report.solver.frames = static_cast<int>(Field(L, t, "frames"));
-    report.solver.residual_mean = Field(L, t, "residual_mean");
-    report.solver.residual_max = Field(L, t, "residual_max");
-    report.solver.iterations_mean = Field(L, t, "iterations_mean");
-    report.solver.iterations_max = static_cast<int>(Field(L, t, "iterations_max"));
-    report.solver.frames_with_limit_hits = static_cast<int>(Field(L, t, "frames_with_limit_hits"));
-    report.solver.frames_unreachable = static_cast<int>(Field(L, t, "frames_unreachable"));
+    auto pick = [&](const char* key, const char* fallback) {
+      lua_getfield(L, t, key);
+      const bool present = lua_isnumber(L, -1);
+      lua_pop(L, 1);
+      return Field(L, t, present || fallback == nullptr ? key : fallback);
+    };
+    SolverStats& s = report.solver;
+    s.frames = static_cast<int>(Field(L, t, "frames"));
+    s.residual_max = pick("residual_max", "max_position_error");
+    s.residual_mean = pick("residual_mean", nullptr);
+    const double iterations = Field(L, t, "iterations");
+    s.iterations_mean = pick("iterations_mean", nullptr);
+    if (s.iterations_mean == 0 && s.frames > 0) s.iterations_mean = iterations / s.frames;
+    s.iterations_max = static_cast<int>(pick("iterations_max", nullptr));
+    s.frames_with_limit_hits = static_cast<int>(pick("frames_with_limit_hits", nullptr));
+    s.frames_unreachable = static_cast<int>(pick("frames_unreachable", "unreachable"));
   }
   SaveClip(skeleton, clip, output);
   report.frames = clip.num_frames();
@@ -260,6 +275,7 @@ Runner AddBakeCommand(CLI::App& app) {
       config.timeout = o->clip_timeout;
       config.memory_limit = static_cast<size_t>(o->lua_memory_mb) << 20;
       fs::create_directories(o->out);
+      SetDurableWritesByDefault(false);  // see exporters/atomic_file.h: manifests carry hashes
       const int stale = batch::RemoveStaleTemporaries(o->out);
       if (stale > 0) {
         fmt::print(stderr, "rigel bake: removed {} partial file(s) left by an interrupted run\n", stale);

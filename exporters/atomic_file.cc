@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -12,7 +13,16 @@
 
 namespace rigel {
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+namespace {
+std::atomic<bool> g_durable_by_default{true};
+}  // namespace
+
+void SetDurableWritesByDefault(bool durable) { g_durable_by_default = durable; }
+bool DurableWritesByDefault() { return g_durable_by_default; }
+
+AtomicFile::AtomicFile(std::string path) : AtomicFile(std::move(path), DurableWritesByDefault()) {}
+
+AtomicFile::AtomicFile(std::string path, bool durable) : path_(std::move(path)), durable_(durable) {
   const std::filesystem::path target(path_);
   std::filesystem::path dir = target.parent_path();
   if (dir.empty()) dir = ".";
@@ -48,7 +58,7 @@ void AtomicFile::Write(std::string_view bytes) {
 }
 
 void AtomicFile::Commit() {
-  if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0) {
+  if (std::fflush(file_) != 0 || (durable_ && ::fsync(::fileno(file_)) != 0)) {
     throw ExportError(fmt::format("{}: write failed: {}", path_, std::strerror(errno)));
   }
   const int rc = std::fclose(file_);
@@ -61,7 +71,11 @@ void AtomicFile::Commit() {
 }
 
 void WriteFileAtomically(const std::string& path, std::string_view bytes) {
-  AtomicFile file(path);
+  WriteFileAtomically(path, bytes, DurableWritesByDefault());
+}
+
+void WriteFileAtomically(const std::string& path, std::string_view bytes, bool durable) {
+  AtomicFile file(path, durable);
   file.Write(bytes);
   file.Commit();
 }

@@ -19,7 +19,12 @@ class ExportError : public std::runtime_error {
 
 class AtomicFile {
  public:
-  // Creates "<dir>/.<name>.tmp.XXXXXX" next to `path`. Throws ExportError.
+  // Creates "<dir>/.<name>.tmp.XXXXXX" next to `path`. Throws ExportError. `durable`: Commit()
+  // fsyncs the data before the rename, so the file survives a power loss whole; without it the
+  // file is still whole or absent after a crash of the process (rename is atomic), which is
+  // enough for files that can be remade (manifests, reports).
+  explicit AtomicFile(std::string path, bool durable);
+  // Durable when DurableWritesByDefault() is (true unless a batch command turned it off).
   explicit AtomicFile(std::string path);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
@@ -37,10 +42,18 @@ class AtomicFile {
   std::string temp_path_;
   std::FILE* file_ = nullptr;
   bool committed_ = false;
+  bool durable_ = true;
 };
 
-// Writes `bytes` to `path` atomically. Throws ExportError.
+// Writes `bytes` to `path` atomically (see AtomicFile for `durable`). Throws ExportError.
+void WriteFileAtomically(const std::string& path, std::string_view bytes, bool durable);
 void WriteFileAtomically(const std::string& path, std::string_view bytes);
+
+// Process-wide default of AtomicFile's `durable` (initially true). Batch commands turn it off:
+// their manifests record each output's hash, so a file torn by a power loss is detected and
+// remade by --resume, and skipping one fsync per clip keeps a batch CPU-bound.
+void SetDurableWritesByDefault(bool durable);
+bool DurableWritesByDefault();
 
 }  // namespace rigel
 

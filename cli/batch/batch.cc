@@ -189,7 +189,9 @@ void WriteManifest(const std::string& output, const Provenance& provenance) {
                             {"recipe_hash", provenance.recipe_hash},
                             {"version", provenance.version},
                             {"output_hash", HashFile(output)}};
-  WriteFileAtomically(ManifestPath(output), m.dump(2) + "\n");
+  // Not fsynced: the output it vouches for already is, and a lost manifest only means the clip
+  // is baked again.
+  WriteFileAtomically(ManifestPath(output), m.dump(2) + "\n", /*durable=*/false);
 }
 
 int RemoveStaleTemporaries(const std::string& folder) {
