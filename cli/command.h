@@ -17,6 +17,7 @@ using Runner = std::function<int()>;
 Runner AddInfoCommand(CLI::App& app);
 Runner AddConvertCommand(CLI::App& app);
 Runner AddRunCommand(CLI::App& app);
+Runner AddRetargetCommand(CLI::App& app);
 Runner AddBakeCommand(CLI::App& app);
 
 }  // namespace rigel::cli

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   add(rigel::cli::AddInfoCommand);
   add(rigel::cli::AddConvertCommand);
   add(rigel::cli::AddRunCommand);
+  add(rigel::cli::AddRetargetCommand);
   add(rigel::cli::AddBakeCommand);
   if (argc > 1 && argv[1][0] != '-') {
     std::string known;

@@ -1,0 +1,255 @@
+// rigel retarget --target TARGET [--map MAP.xml] [--out DIR] [--root-motion scale|keep|in-place]
+//                [--pin-feet] [--pin-hands] [--report FILE.json] CLIPS...
+// rigel retarget --suggest-map SRC TARGET
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "core/retarget/retarget.h"
+#include "exporters/atomic_file.h"
+#include "exporters/save_scene.h"
+#include "importers/bone_map.h"
+#include "importers/load_scene.h"
+
+namespace rigel::cli {
+
+namespace {
+
+struct RetargetArgs {
+  std::string target;
+  std::string map;
+  std::string out = ".";
+  std::string root_motion = "scale";
+  std::string format = "bvh";
+  std::string report;
+  bool pin_feet = false;
+  bool pin_hands = false;
+  bool follow_source = false;
+  bool suggest = false;
+  int source_ref = -1;
+  int target_ref = -1;
+  std::vector<std::string> clips;
+};
+
+double UnitOf(const Scene& scene) {
+  return scene.file_unit_metres > 0 && scene.length_scale > 0
+             ? scene.file_unit_metres / scene.length_scale
+             : 0.0;
+}
+
+nlohmann::json MetricsJson(const retarget::RetargetMetrics& q) {
+  nlohmann::json segments = nlohmann::json::array();
+  for (const auto& s : q.segments) {
+    segments.push_back({{"segment", s.name},
+                        {"branch", s.branch},
+                        {"mean_deg", s.mean_deg},
+                        {"max_deg", s.max_deg}});
+  }
+  return {
+      {"frames", q.frames},
+      {"mapped_joints", q.mapped_joints},
+      {"hip_height_ratio", q.hip_height_ratio},
+      {"source_unit_metres", q.source_unit_metres},
+      {"source_unit_estimated", q.source_unit_estimated},
+      {"target_unit_metres", q.target_unit_metres},
+      {"target_unit_estimated", q.target_unit_estimated},
+      {"source_up_axis", std::string(1, static_cast<char>('X' + q.source_up_axis))},
+      {"target_up_axis", std::string(1, static_cast<char>('X' + q.target_up_axis))},
+      {"bone_direction_deg",
+       {{"bones", q.bones},
+        {"mean", q.bone_direction_mean_deg},
+        {"max", q.bone_direction_max_deg},
+        {"worst", q.bone_direction_worst}}},
+      {"branch_direction_deg",
+       {{"mean", q.branch_direction_mean_deg}, {"max", q.branch_direction_max_deg}}},
+      {"foot_slide_mm",
+       {{"contacts", q.contacts},
+        {"contact_frames", q.contact_frames},
+        {"mean", q.foot_slide_mean_mm},
+        {"max", q.foot_slide_max_mm}}},
+      {"foot_error_mm", {{"mean", q.foot_error_mean_mm}, {"max", q.foot_error_max_mm}}},
+      {"hand_error_mm", {{"mean", q.hand_error_mean_mm}, {"max", q.hand_error_max_mm}}},
+      {"joint_limit_violations", q.joint_limit_violations},
+      {"knee_hyperextension_frames", q.knee_hyperextension_frames},
+      {"ik", {{"applied", q.ik_applied}, {"unreached", q.ik_unreached}}},
+      {"targets",
+       {{"foot_slide_below_5mm", q.contact_frames == 0 || q.foot_slide_max_mm < 5.0},
+        {"bone_direction_mean_below_2deg", q.bone_direction_mean_deg < 2.0}}},
+      {"segments", segments},
+  };
+}
+
+int SuggestMap(const RetargetArgs& a) {
+  std::vector<std::string> files = a.clips;
+  if (!a.target.empty()) files.push_back(a.target);
+  if (files.size() != 2) {
+    fmt::print(stderr,
+               "rigel retarget: error: --suggest-map needs SRC and TARGET (got {} file{})\n",
+               files.size(), files.size() == 1 ? "" : "s");
+    return kExitUsage;
+  }
+  try {
+    const Scene src = LoadScene(files[0]);
+    const Scene tgt = LoadScene(files[1]);
+    std::vector<std::string> notes;
+    retarget::BoneMap map = retarget::AutoMap(*src.skeleton, *tgt.skeleton, &notes);
+    map.source_name = std::filesystem::path(files[0]).filename().string();
+    map.target_name = std::filesystem::path(files[1]).filename().string();
+    fmt::print("{}", FormatBoneMap(map, notes));
+    return kExitOk;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
+    return kExitBadInput;
+  }
+}
+
+int Run(const RetargetArgs& a) {
+  if (a.suggest) return SuggestMap(a);
+  if (a.target.empty()) {
+    fmt::print(stderr, "rigel retarget: error: --target is required\n");
+    return kExitUsage;
+  }
+  if (a.clips.empty()) {
+    fmt::print(stderr, "rigel retarget: error: no CLIPS given\n");
+    return kExitUsage;
+  }
+  const std::optional<retarget::RootMotion> root = retarget::ParseRootMotion(a.root_motion);
+  if (!root) {
+    fmt::print(stderr,
+               "rigel retarget: error: invalid --root-motion '{}', expected one of: scale, keep, "
+               "in-place\n",
+               a.root_motion);
+    return kExitUsage;
+  }
+  const std::string ext = "." + a.format;
+  Scene target;
+  retarget::BoneMap map;
+  try {
+    target = LoadScene(a.target);
+    for (const std::string& w : target.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
+    if (!a.map.empty()) map = ReadBoneMap(a.map);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
+    return kExitBadInput;
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_directory(a.out, ec)) {
+    fmt::print(stderr, "rigel retarget: error: {}: output folder does not exist\n", a.out);
+    return kExitBadInput;
+  }
+  retarget::RetargetOptions options;
+  options.root_motion = *root;
+  options.pin_feet = a.pin_feet;
+  options.pin_hands = a.pin_hands;
+  options.follow_source_between_contacts = a.follow_source;
+  options.source_reference_frame = a.source_ref;
+  options.target_reference_frame = a.target_ref;
+  options.target_unit_metres = UnitOf(target);
+  nlohmann::json report;
+  report["target"] = a.target;
+  report["map"] = a.map.empty() ? "automatic" : a.map;
+  report["root_motion"] = std::string(retarget::RootMotionName(*root));
+  report["pin_feet"] = a.pin_feet;
+  report["pin_hands"] = a.pin_hands;
+  report["clips"] = nlohmann::json::array();
+  int failed = 0;
+  for (const std::string& path : a.clips) {
+    nlohmann::json entry;
+    entry["file"] = path;
+    try {
+      const std::filesystem::path out_path =
+          std::filesystem::path(a.out) / (std::filesystem::path(path).stem().string() + ext);
+      if (std::filesystem::equivalent(path, out_path, ec) ||
+          std::filesystem::equivalent(a.target, out_path, ec)) {
+        throw std::runtime_error(out_path.string() + ": output would overwrite an input");
+      }
+      const Scene source = LoadScene(path);
+      for (const std::string& w : source.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
+      if (source.clips.empty()) throw std::runtime_error(path + ": no animation");
+      retarget::RetargetOptions clip_options = options;
+      clip_options.source_unit_metres = UnitOf(source);
+      std::string error;
+      auto r = retarget::Retargeter::Create(source.skeleton, target.skeleton, map, clip_options,
+                                            &error, &source.clips.front(),
+                                            target.clips.empty() ? nullptr : &target.clips.front());
+      if (!r) throw std::runtime_error(error);
+      retarget::RetargetResult result = r->Run(source.clips.front());
+      for (const std::string& w : result.warnings) {
+        fmt::print(stderr, "rigel retarget: warning: {}: {}\n", path, w);
+      }
+      Scene out;
+      out.skeleton = target.skeleton;
+      out.clips.push_back(std::move(result.clip));
+      out.file_unit_metres = target.file_unit_metres;
+      out.length_scale = target.length_scale;
+      SaveScene(out, out_path.string());
+      const retarget::RetargetMetrics& q = result.metrics;
+      fmt::print(stderr,
+                 "rigel retarget: {} -> {}: {} frames, bone direction mean {:.3f} deg (max "
+                 "{:.2f}), foot slide mean {:.2f} mm (max {:.2f}) over {} contacts\n",
+                 path, out_path.string(), q.frames, q.bone_direction_mean_deg,
+                 q.bone_direction_max_deg, q.foot_slide_mean_mm, q.foot_slide_max_mm, q.contacts);
+      entry["output"] = out_path.string();
+      entry["status"] = "ok";
+      entry["warnings"] = result.warnings;
+      entry["metrics"] = MetricsJson(q);
+    } catch (const std::exception& e) {
+      ++failed;
+      fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
+      entry["status"] = "failed";
+      entry["error"] = e.what();
+    }
+    report["clips"].push_back(entry);
+  }
+  report["failed"] = failed;
+  if (!a.report.empty()) {
+    try {
+      WriteFileAtomically(a.report, report.dump(2) + "\n");
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
+      return kExitBadInput;
+    }
+  }
+  return failed ? kExitBadInput : kExitOk;
+}
+
+}  // namespace
+
+Runner AddRetargetCommand(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand(
+      "retarget",
+      "Retarget mocap clips onto another skeleton (names, proportions, rest poses, up axes and "
+      "units may differ), with an optional IK clean-up and a JSON quality report. "
+      "'rigel retarget --suggest-map SRC TARGET' prints an editable bone map.");
+  auto a = std::make_shared<RetargetArgs>();
+  sub->add_option("--target", a->target, "Skeleton to retarget onto (.bvh, .fbx, .glb)");
+  sub->add_option("--map", a->map, "Bone map (XML, see docs/retarget.md); default: automatic");
+  sub->add_option("--out", a->out, "Output folder (default: the current folder)");
+  sub->add_option("--format", a->format, "Output format")
+      ->check(CLI::IsMember({"bvh", "glb", "gltf", "fbx"}));
+  sub->add_option("--root-motion", a->root_motion,
+                  "Hips translation: scale (by the hip-height ratio), keep (metres), in-place");
+  sub->add_flag("--pin-feet", a->pin_feet,
+                "IK clean-up: detect foot contacts and pin them with two-bone IK");
+  sub->add_flag("--pin-hands", a->pin_hands,
+                "IK clean-up: hands at the proportion-scaled source positions");
+  sub->add_flag("--follow-source", a->follow_source,
+                "With --pin-feet: feet at the scaled source positions between contacts too");
+  sub->add_option("--source-ref-frame", a->source_ref,
+                  "Frame of each clip used as the source reference pose (default: rest pose)");
+  sub->add_option("--target-ref-frame", a->target_ref,
+                  "Frame of the target file used as its reference pose (default: rest pose)");
+  sub->add_option("--report", a->report, "Write a JSON quality report here");
+  sub->add_flag("--suggest-map", a->suggest, "Print a bone map for SRC TARGET and exit");
+  sub->add_option("CLIPS", a->clips, "Source clips (for --suggest-map: SRC TARGET)");
+  return [a]() { return Run(*a); };
+}
+
+}  // namespace rigel::cli

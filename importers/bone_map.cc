@@ -1,0 +1,195 @@
+#include "importers/bone_map.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <pugixml.hpp>
+#include <set>
+#include <sstream>
+
+#include "core/euler.h"
+
+namespace rigel {
+
+namespace {
+
+int LineOf(const std::string& text, std::ptrdiff_t offset) {
+  if (offset < 0) return 0;
+  const auto end =
+      text.begin() + std::min<std::ptrdiff_t>(offset, static_cast<std::ptrdiff_t>(text.size()));
+  return 1 + static_cast<int>(std::count(text.begin(), end, '\n'));
+}
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+retarget::BoneMap ParseBoneMap(const std::string& xml, const std::string& origin) {
+  pugi::xml_document doc;
+  const pugi::xml_parse_result parsed = doc.load_buffer(xml.data(), xml.size());
+  if (!parsed) {
+    throw ImportError(fmt::format("{}:{}: malformed XML: {}", origin, LineOf(xml, parsed.offset),
+                                  parsed.description()));
+  }
+  const pugi::xml_node root = doc.document_element();
+  auto where = [&](const pugi::xml_node& n) {
+    return fmt::format("{}:{}", origin, LineOf(xml, n.offset_debug()));
+  };
+  if (std::string(root.name()) != "rigel-bone-map") {
+    throw ImportError(fmt::format("{}: expected the root element <rigel-bone-map>, found <{}>",
+                                  where(root), root.name()));
+  }
+  for (const pugi::xml_attribute a : root.attributes()) {
+    const std::string name = a.name();
+    if (name != "version" && name != "source" && name != "target") {
+      throw ImportError(
+          fmt::format("{}: unknown attribute '{}' on <rigel-bone-map> (expected "
+                      "version, source, target)",
+                      where(root), name));
+    }
+  }
+  if (const pugi::xml_attribute v = root.attribute("version"); v && std::string(v.value()) != "1") {
+    throw ImportError(
+        fmt::format("{}: unsupported bone-map version '{}' (expected 1)", where(root), v.value()));
+  }
+  retarget::BoneMap map;
+  map.origin = origin;
+  map.source_name = root.attribute("source").value();
+  map.target_name = root.attribute("target").value();
+  std::set<std::string> targets;
+  for (const pugi::xml_node n : root.children()) {
+    if (n.type() != pugi::node_element) continue;
+    if (std::string(n.name()) != "bone") {
+      throw ImportError(
+          fmt::format("{}: unknown element <{}> (expected <bone>)", where(n), n.name()));
+    }
+    retarget::BoneMapEntry e;
+    e.line = LineOf(xml, n.offset_debug());
+    std::string rotate;
+    std::string order = "XYZ";
+    bool has_order = false;
+    for (const pugi::xml_attribute a : n.attributes()) {
+      const std::string name = a.name();
+      if (name == "source") {
+        e.source = a.value();
+      } else if (name == "target") {
+        e.target = a.value();
+      } else if (name == "rotate") {
+        rotate = a.value();
+      } else if (name == "order") {
+        order = a.value();
+        has_order = true;
+      } else if (name == "role") {
+        e.role = retarget::ParseRole(a.value());
+        if (!e.role) {
+          std::string roles;
+          for (int r = 0; r < retarget::kRoleCount; ++r) {
+            roles +=
+                (r ? ", " : "") + std::string(retarget::RoleName(static_cast<retarget::Role>(r)));
+          }
+          throw ImportError(fmt::format("{}: unknown role '{}' (expected one of: {})", where(n),
+                                        a.value(), roles));
+        }
+      } else {
+        throw ImportError(fmt::format(
+            "{}: unknown attribute '{}' on <bone> (expected source, target, role, rotate, order)",
+            where(n), name));
+      }
+    }
+    if (e.source.empty()) {
+      throw ImportError(fmt::format("{}: <bone> needs a non-empty source attribute", where(n)));
+    }
+    if (e.target.empty()) {
+      throw ImportError(fmt::format("{}: <bone> needs a non-empty target attribute", where(n)));
+    }
+    if (!targets.insert(e.target).second) {
+      throw ImportError(fmt::format("{}: target joint '{}' is mapped twice", where(n), e.target));
+    }
+    const std::optional<EulerOrder> euler = ParseEulerOrder(order);
+    if (!euler) {
+      throw ImportError(fmt::format("{}: bad order '{}' (expected XYZ, XZY, YXZ, YZX, ZXY or ZYX)",
+                                    where(n), order));
+    }
+    if (has_order && rotate.empty()) {
+      throw ImportError(fmt::format("{}: order given without rotate", where(n)));
+    }
+    if (!rotate.empty()) {
+      std::istringstream in(rotate);
+      in.imbue(std::locale::classic());
+      Eigen::Vector3d deg;
+      std::string extra;
+      if (!(in >> deg.x() >> deg.y() >> deg.z()) || (in >> extra) || !deg.allFinite()) {
+        throw ImportError(
+            fmt::format("{}: expected rotate=\"X Y Z\" (three angles in degrees), found '{}'",
+                        where(n), rotate));
+      }
+      e.offset = EulerToQuaternion(*euler, deg * kRadPerDeg);
+    }
+    map.entries.push_back(std::move(e));
+  }
+  if (map.entries.empty()) {
+    throw ImportError(fmt::format("{}: the map has no <bone> element", where(root)));
+  }
+  return map;
+}
+
+retarget::BoneMap ReadBoneMap(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ImportError(path + ": cannot open bone map");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseBoneMap(text.str(), path);
+}
+
+std::string FormatBoneMap(const retarget::BoneMap& map, const std::vector<std::string>& notes) {
+  std::string out = "<?xml version=\"1.0\"?>\n";
+  out +=
+      "<!-- rigel bone map: source joint -> target joint (see docs/retarget.md).\n"
+      "     rotate=\"X Y Z\" adds a rotation in degrees in the target joint's space. -->\n";
+  for (const std::string& n : notes) {
+    std::string safe = n;
+    for (size_t p = safe.find("--"); p != std::string::npos; p = safe.find("--")) {
+      safe.replace(p, 2, "- -");
+    }
+    out += "<!-- " + safe + " -->\n";
+  }
+  out += fmt::format("<rigel-bone-map version=\"1\" source=\"{}\" target=\"{}\">\n",
+                     Escape(map.source_name), Escape(map.target_name));
+  for (const retarget::BoneMapEntry& e : map.entries) {
+    out += fmt::format("  <bone source=\"{}\" target=\"{}\"", Escape(e.source), Escape(e.target));
+    if (e.role) out += fmt::format(" role=\"{}\"", retarget::RoleName(*e.role));
+    if (!e.offset.isApprox(Eigen::Quaterniond::Identity(), 1e-12)) {
+      const Eigen::Vector3d deg =
+          MatrixToEuler(e.offset.toRotationMatrix(), EulerOrder::kXYZ) * kDegPerRad;
+      out += fmt::format(" rotate=\"{:.6g} {:.6g} {:.6g}\"", deg.x(), deg.y(), deg.z());
+    }
+    out += "/>\n";
+  }
+  out += "</rigel-bone-map>\n";
+  return out;
+}
+
+}  // namespace rigel

@@ -1,0 +1,132 @@
+// Retargeting real mocap (../shared/data) onto other skeletons: names, proportions, rest poses,
+// up axes and units all differ. Figures are printed so the closing note can quote them.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "core/pose.h"
+#include "core/retarget/retarget.h"
+#include "importers/load_scene.h"
+#include "test_util.h"
+
+namespace rigel::retarget {
+namespace {
+
+std::string Data(const std::string& rel) { return testing::SharedData() + "/" + rel; }
+
+void Print(const std::string& label, const RetargetMetrics& q) {
+  std::printf(
+      "[%s] frames %d mapped %d bones %d ratio %.4f units %.4g%s->%.4g%s up %d->%d | dir mean "
+      "%.4f max %.4f deg (%s) | contacts %d frames %d slide mean %.3f max %.3f mm | feet "
+      "mean %.2f max %.2f mm hands %.1f/%.1f mm | limits %d (knee %d) | unreached %d\n",
+      label.c_str(), q.frames, q.mapped_joints, q.bones, q.hip_height_ratio, q.source_unit_metres,
+      q.source_unit_estimated ? "(est)" : "", q.target_unit_metres,
+      q.target_unit_estimated ? "(est)" : "", q.source_up_axis, q.target_up_axis,
+      q.bone_direction_mean_deg, q.bone_direction_max_deg, q.bone_direction_worst.c_str(),
+      q.contacts, q.contact_frames, q.foot_slide_mean_mm, q.foot_slide_max_mm, q.foot_error_mean_mm,
+      q.foot_error_max_mm, q.hand_error_mean_mm, q.hand_error_max_mm, q.joint_limit_violations,
+      q.knee_hyperextension_frames, q.ik_unreached);
+  std::printf("  branches mean %.3f max %.3f deg\n", q.branch_direction_mean_deg,
+              q.branch_direction_max_deg);
+  if (std::getenv("RIGEL_RETARGET_VERBOSE")) {
+    for (const auto& s : q.segments) {
+      std::printf("  %-40s %s mean %7.3f max %7.3f\n", s.name.c_str(),
+                  s.branch ? "branch" : "bone  ", s.mean_deg, s.max_deg);
+    }
+  }
+}
+
+struct Case {
+  const char* name;
+  const char* target;
+};
+
+class RealData : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RealData, Cmu0101OntoTarget) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const Scene source = LoadScene(Data("cmu_cgspeed/01_01.bvh"));
+  const Scene target = LoadScene(Data(GetParam().target));
+  for (const bool pin : {false, true}) {
+    RetargetOptions options;
+    options.pin_feet = pin;
+    std::string error;
+    auto r =
+        Retargeter::Create(source.skeleton, target.skeleton, {}, options, &error, &source.clips[0]);
+    ASSERT_TRUE(r) << error;
+    const RetargetResult result = r->Run(source.clips[0]);
+    for (const auto& w : result.warnings) std::printf("warning: %s\n", w.c_str());
+    Print(std::string(GetParam().name) + (pin ? " +IK" : ""), result.metrics);
+    EXPECT_EQ(result.clip.num_frames(), source.clips[0].num_frames());
+    EXPECT_LT(result.metrics.bone_direction_mean_deg, 2.0);
+    if (pin) {
+      EXPECT_GT(result.metrics.contacts, 0);
+      EXPECT_LT(result.metrics.foot_slide_mean_mm, 5.0);
+      EXPECT_LT(result.metrics.foot_slide_max_mm, 5.0);
+    }
+  }
+}
+
+// A -> B -> A: CMU 01_01 onto each rig and back returns the CMU bone directions (segments between
+// joints the map drives, each to its nearest driven ancestor) within 1 degree.
+TEST_P(RealData, RoundTripWithinOneDegree) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const Scene a = LoadScene(Data("cmu_cgspeed/01_01.bvh"));
+  const Scene b = LoadScene(Data(GetParam().target));
+  const RetargetResult ab = Retarget(a.skeleton, a.clips[0], b.skeleton);
+  const RetargetResult ba = Retarget(b.skeleton, ab.clip, a.skeleton);
+  const Skeleton& s = *a.skeleton;
+  std::vector<bool> driven(s.num_joints(), false);
+  for (const BoneMapEntry& e : AutoMap(s, *b.skeleton).entries)
+    driven[s.FindJoint(e.source)] = true;
+  std::vector<std::pair<int, int>> segments;
+  for (int j = 0; j < s.num_joints(); ++j) {
+    if (!driven[j]) continue;
+    for (int p = s.parent(j); p >= 0; p = s.parent(p)) {
+      if (driven[p]) {
+        segments.emplace_back(p, j);
+        break;
+      }
+    }
+  }
+  ASSERT_GT(segments.size(), 12u);
+  Pose p0(s);
+  Pose p1(s);
+  double worst = 0.0;
+  double sum = 0.0;
+  long count = 0;
+  std::string worst_segment;
+  for (int f = 0; f < a.clips[0].num_frames(); ++f) {
+    p0.SetFromRow(s, a.clips[0].frame(f));
+    p1.SetFromRow(s, ba.clip.frame(f));
+    for (const auto& [p, j] : segments) {
+      const Eigen::Vector3d d0 = p0.world[j].translation() - p0.world[p].translation();
+      const Eigen::Vector3d d1 = p1.world[j].translation() - p1.world[p].translation();
+      if (d0.norm() < 1e-9) continue;
+      const double e = std::atan2(d0.cross(d1).norm(), d0.dot(d1)) * kDegPerRad;
+      if (e > worst) worst_segment = s.name(p) + " -> " + s.name(j);
+      worst = std::max(worst, e);
+      sum += e;
+      ++count;
+    }
+  }
+  std::printf("[%s round trip] %zu segments, mean %.6f max %.6f deg (%s)\n", GetParam().name,
+              segments.size(), sum / static_cast<double>(count), worst, worst_segment.c_str());
+  EXPECT_LT(worst, 1.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, RealData,
+                         ::testing::Values(Case{"MakeHuman", "makehuman/tpose.bvh"},
+                                           Case{"MakeHumanLegacy", "makehuman/walk1.bvh"},
+                                           Case{"MotionAnalysis", "assimp_misc/Boxing_Toes.bvh"},
+                                           Case{"PybvhTest1", "pybvh/bvh_test1.bvh"},
+                                           Case{"PybvhTest2", "pybvh/bvh_test2.bvh"}),
+                         [](const ::testing::TestParamInfo<Case>& param) {
+                           return std::string(param.param.name);
+                         });
+
+}  // namespace
+}  // namespace rigel::retarget
