@@ -70,6 +70,26 @@ TEST_P(RealData, Cmu0101OntoTarget) {
   }
 }
 
+// The MakeHuman T-pose frame as the target's reference pose and CMU frame 0 as the source's.
+TEST(RealDataReference, FramesAsReferencePoses) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const Scene source = LoadScene(Data("cmu_cgspeed/01_01.bvh"));
+  const Scene target = LoadScene(Data("makehuman/tpose.bvh"));
+  RetargetOptions options;
+  options.source_reference_frame = 0;
+  options.target_reference_frame = 0;
+  options.pin_feet = true;
+  const RetargetResult r =
+      Retarget(source.skeleton, source.clips[0], target.skeleton, {}, options, &target.clips[0]);
+  Print("MakeHuman ref frames +IK", r.metrics);
+  EXPECT_LT(r.metrics.bone_direction_mean_deg, 2.0);
+  EXPECT_LT(r.metrics.foot_slide_max_mm, 5.0);
+  options.target_reference_frame = 1;
+  EXPECT_THROW(
+      Retarget(source.skeleton, source.clips[0], target.skeleton, {}, options, &target.clips[0]),
+      std::invalid_argument);
+}
+
 // A -> B -> A: CMU 01_01 onto each rig and back returns the CMU bone directions (segments between
 // joints the map drives, each to its nearest driven ancestor) within 1 degree.
 TEST_P(RealData, RoundTripWithinOneDegree) {
