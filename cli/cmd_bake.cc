@@ -122,9 +122,6 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   std::unique_ptr<lua_State, Closer> state(lua_newstate(LimitedAlloc, &heap));
   lua_State* L = state.get();
   if (L == nullptr) throw std::runtime_error("cannot create a Lua state");
-  // The module keeps a per-state pointer in the extra space, which lua_newstate leaves
-  // uninitialised.
-  *static_cast<void**>(lua_getextraspace(L)) = nullptr;
   luaL_openlibs(L);
   // Open the module now (it registers the metatables the clip and scene below need);
   // require("rigel") in the script returns this same table.

@@ -40,6 +40,7 @@ int w_members(lua_State* L) {
 
 extern "C" int luaopen_rigel(lua_State* L) {
   using namespace rigel::lua;
+  AttachTypeCache(L);
   lua_newtable(L);
   lua_pushcfunction(L, w_members);
   lua_setfield(L, -2, "members");

@@ -103,6 +103,14 @@ void CacheMetatable(lua_State* L, const char* type) {
 
 }  // namespace
 
+void AttachTypeCache(lua_State* L) {
+  // The extra space is uninitialised in states made by a plain lua_newstate: trust only the
+  // registry anchor.
+  lua_getfield(L, LUA_REGISTRYINDEX, "rigel.typecache");
+  *static_cast<void**>(lua_getextraspace(L)) = lua_touserdata(L, -1);  // nullptr when absent
+  lua_pop(L, 1);
+}
+
 void SetTypeMetatable(lua_State* L, const char* type) {
   const TypeCache* cache = GetCache(L);
   const int i = CacheIndex(cache, type);

@@ -49,6 +49,11 @@ struct TypeSpec {
 // the stack.
 void RegisterType(lua_State* L, const TypeSpec& spec);
 
+// Points the state's extra space at its type cache (or at nothing when the module was never
+// opened in it). luaopen_rigel calls it first, so the module works in any lua_State, including
+// ones whose extra space was never initialised.
+void AttachTypeCache(lua_State* L);
+
 // Sets the metatable of the value on top of the stack to the registered type `type` (one of the
 // k*Type constants).
 void SetTypeMetatable(lua_State* L, const char* type);

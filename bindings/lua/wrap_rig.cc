@@ -633,8 +633,8 @@ int w_Rig_bake(lua_State* L) {
   Clip* baked = static_cast<ClipBox*>(lua_touserdata(L, 6))->clip.get();
   PoseState* pose = static_cast<PoseBox*>(lua_touserdata(L, 7))->state.get();
   int converged = 0, not_converged = 0, unreachable = 0, skipped = 0, iterations = 0;
-  int worst_frame = 0;
-  double worst_position = 0, worst_angle = 0;
+  int worst_frame = 0, most_iterations = 0, limit_frames = 0;
+  double worst_position = 0, worst_angle = 0, residual_sum = 0;
   for (int f = 0; f < source->num_frames(); ++f) {
     pose->pose.SetFromRow(*skeleton, source->frame(f));
     pose->stale_from = INT_MAX;
@@ -653,6 +653,8 @@ int w_Rig_bake(lua_State* L) {
         return luaL_error(L, "frame %d: %s", f + 1, lua_tostring(L, -1));
       }
       iterations += rig->report.iterations;
+      most_iterations = std::max(most_iterations, rig->report.iterations);
+      limit_frames += rig->report.channels_on_limit.empty() ? 0 : 1;
       switch (rig->report.status) {
         case ik::Status::kConverged:
           ++converged;
@@ -664,13 +666,16 @@ int w_Rig_bake(lua_State* L) {
           ++not_converged;
           break;
       }
+      double frame_residual = 0;
       for (size_t i = 0; i < rig->report.position_error.size(); ++i) {
+        frame_residual = std::max(frame_residual, rig->report.position_error[i]);
         if (rig->report.position_error[i] > worst_position) {
           worst_position = rig->report.position_error[i];
           worst_frame = f + 1;
         }
         worst_angle = std::max(worst_angle, rig->report.angle_error[i] * kDegPerRad);
       }
+      residual_sum += frame_residual;
     } else {
       ++skipped;
     }
@@ -678,7 +683,7 @@ int w_Rig_bake(lua_State* L) {
     std::copy(ch.begin(), ch.end(), baked->frame(f).begin());
   }
   lua_pushvalue(L, 6);
-  lua_createtable(L, 0, 9);
+  lua_createtable(L, 0, 15);
   lua_pushinteger(L, source->num_frames());
   lua_setfield(L, -2, "frames");
   lua_pushinteger(L, converged);
@@ -697,6 +702,20 @@ int w_Rig_bake(lua_State* L) {
   lua_setfield(L, -2, "max_angle_error");
   lua_pushinteger(L, worst_frame);
   lua_setfield(L, -2, "worst_frame");
+  // The statistics `rigel bake` reports per clip.
+  const int solved = converged + not_converged + unreachable;
+  lua_pushnumber(L, solved > 0 ? residual_sum / solved : 0.0);
+  lua_setfield(L, -2, "residual_mean");
+  lua_pushnumber(L, worst_position);
+  lua_setfield(L, -2, "residual_max");
+  lua_pushnumber(L, solved > 0 ? static_cast<double>(iterations) / solved : 0.0);
+  lua_setfield(L, -2, "iterations_mean");
+  lua_pushinteger(L, most_iterations);
+  lua_setfield(L, -2, "iterations_max");
+  lua_pushinteger(L, limit_frames);
+  lua_setfield(L, -2, "frames_with_limit_hits");
+  lua_pushinteger(L, unreachable);
+  lua_setfield(L, -2, "frames_unreachable");
   return 2;
 }
 

@@ -389,6 +389,12 @@ function Pose:release() end
 ---@field max_position_error number
 ---@field max_angle_error number degrees
 ---@field worst_frame integer
+---@field residual_mean number mean over solved frames of the largest position error
+---@field residual_max number the largest position error (= max_position_error)
+---@field iterations_mean number
+---@field iterations_max integer
+---@field frames_with_limit_hits integer frames where some channel ended on a limit
+---@field frames_unreachable integer
 
 ---@class rigel.Rig
 ---@field skeleton rigel.Skeleton

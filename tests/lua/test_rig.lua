@@ -159,6 +159,14 @@ t.run({
     t.eq(summary.frames, 21, "summary frames")
     t.eq(summary.skipped, 1, "returning false skips the solve")
     t.eq(summary.converged, 20, "the other frames converge")
+    t.ok(summary.residual_max <= 1e-6 and summary.residual_max == summary.max_position_error,
+      "residual_max is the largest position error")
+    t.ok(summary.residual_mean <= summary.residual_max, "mean residual below the largest")
+    t.near(summary.iterations_mean, summary.iterations / 20, 1e-12, "mean over solved frames")
+    t.ok(summary.iterations_max >= summary.iterations_mean and summary.iterations_max > 0,
+      "largest iteration count")
+    t.eq(summary.frames_unreachable, 0, "every goal reachable")
+    t.eq(summary.frames_with_limit_hits, 0, "no limits in this rig")
     t.eq(baked.num_frames, 21, "baked clip")
     t.ok(baked ~= clip, "a new clip")
     t.vnear(baked:pose(11):end_position("Outer"), start:lerp(goal, 0.5), 1e-5, "frame 11 baked")
