@@ -295,7 +295,12 @@ Runner AddBakeCommand(CLI::App& app) {
       for (const batch::ClipReport& r : reports) {
         if (r.status == "failed") {
           ++failed;
-          fmt::print(stderr, "rigel bake: failed: {}: {}\n", r.input, r.reason);
+          // Reasons from importers already start with the file name.
+          if (r.reason.rfind(r.input, 0) == 0) {
+            fmt::print(stderr, "rigel bake: failed: {}\n", r.reason);
+          } else {
+            fmt::print(stderr, "rigel bake: failed: {}: {}\n", r.input, r.reason);
+          }
         }
       }
       if (!o->report.empty()) WriteFileAtomically(o->report, batch::ReportJson(reports, run).dump(2) + "\n");

@@ -1,7 +1,9 @@
 // rigel retarget --target TARGET [--map MAP.xml] [--out DIR] [--root-motion scale|keep|in-place]
-//                [--pin-feet] [--pin-hands] [--report FILE.json] CLIPS...
+//                [--pin-feet] [--pin-hands] [--report FILE.json] [-j N] [--shard K/N] [--resume]
+//                CLIPS...   (files, folders, @lists: batched like `rigel bake`, cli/batch)
 // rigel retarget --suggest-map SRC TARGET
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -9,8 +11,14 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#ifndef RIGEL_VERSION
+#define RIGEL_VERSION "0.0.0"
+#endif
+
+#include "cli/batch/batch.h"
 #include "cli/command.h"
 #include "core/retarget/retarget.h"
 #include "exporters/atomic_file.h"
@@ -36,6 +44,10 @@ struct RetargetArgs {
   int source_ref = -1;
   int target_ref = -1;
   std::vector<std::string> clips;
+  int jobs = 0;
+  std::string shard;
+  bool resume = false;
+  bool no_progress = false;
 };
 
 double UnitOf(const Scene& scene) {
@@ -140,8 +152,9 @@ int Run(const RetargetArgs& a) {
     return kExitBadInput;
   }
   std::error_code ec;
+  std::filesystem::create_directories(a.out, ec);
   if (!std::filesystem::is_directory(a.out, ec)) {
-    fmt::print(stderr, "rigel retarget: error: {}: output folder does not exist\n", a.out);
+    fmt::print(stderr, "rigel retarget: error: {}: cannot create the output folder\n", a.out);
     return kExitBadInput;
   }
   retarget::RetargetOptions options;
@@ -152,64 +165,92 @@ int Run(const RetargetArgs& a) {
   options.source_reference_frame = a.source_ref;
   options.target_reference_frame = a.target_ref;
   options.target_unit_metres = UnitOf(target);
-  nlohmann::json report;
-  report["target"] = a.target;
-  report["map"] = a.map.empty() ? "automatic" : a.map;
-  report["root_motion"] = std::string(retarget::RootMotionName(*root));
-  report["pin_feet"] = a.pin_feet;
-  report["pin_hands"] = a.pin_hands;
-  report["clips"] = nlohmann::json::array();
-  int failed = 0;
-  for (const std::string& path : a.clips) {
-    nlohmann::json entry;
-    entry["file"] = path;
-    try {
-      const std::filesystem::path out_path =
-          std::filesystem::path(a.out) / (std::filesystem::path(path).stem().string() + ext);
-      if (std::filesystem::equivalent(path, out_path, ec) ||
-          std::filesystem::equivalent(a.target, out_path, ec)) {
-        throw std::runtime_error(out_path.string() + ": output would overwrite an input");
-      }
-      const Scene source = LoadScene(path);
-      for (const std::string& w : source.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
-      if (source.clips.empty()) throw std::runtime_error(path + ": no animation");
-      retarget::RetargetOptions clip_options = options;
-      clip_options.source_unit_metres = UnitOf(source);
-      std::string error;
-      auto r = retarget::Retargeter::Create(source.skeleton, target.skeleton, map, clip_options,
-                                            &error, &source.clips.front(),
-                                            target.clips.empty() ? nullptr : &target.clips.front());
-      if (!r) throw std::runtime_error(error);
-      retarget::RetargetResult result = r->Run(source.clips.front());
-      for (const std::string& w : result.warnings) {
-        fmt::print(stderr, "rigel retarget: warning: {}: {}\n", path, w);
-      }
-      Scene out;
-      out.skeleton = target.skeleton;
-      out.clips.push_back(std::move(result.clip));
-      out.file_unit_metres = target.file_unit_metres;
-      out.length_scale = target.length_scale;
-      SaveScene(out, out_path.string());
-      const retarget::RetargetMetrics& q = result.metrics;
-      fmt::print(stderr,
-                 "rigel retarget: {} -> {}: {} frames, bone direction mean {:.3f} deg (max "
-                 "{:.2f}), foot slide mean {:.2f} mm (max {:.2f}) over {} contacts\n",
-                 path, out_path.string(), q.frames, q.bone_direction_mean_deg,
-                 q.bone_direction_max_deg, q.foot_slide_mean_mm, q.foot_slide_max_mm, q.contacts);
-      entry["output"] = out_path.string();
-      entry["status"] = "ok";
-      entry["warnings"] = result.warnings;
-      entry["metrics"] = MetricsJson(q);
-    } catch (const std::exception& e) {
-      ++failed;
-      fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
-      entry["status"] = "failed";
-      entry["error"] = e.what();
-    }
-    report["clips"].push_back(entry);
+  std::vector<batch::Input> inputs;
+  try {
+    inputs = batch::CollectInputs(a.clips, ReadableExtensions());
+    if (!a.shard.empty()) inputs = batch::SelectShard(inputs, batch::ParseShard(a.shard));
+  } catch (const batch::UsageError& e) {
+    fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
+    return kExitUsage;
   }
-  report["failed"] = failed;
+  batch::RunOptions run;
+  run.out_dir = a.out;
+  run.extension = ext;
+  run.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  run.resume = a.resume;
+  run.recipe.version = RIGEL_VERSION;
+  run.progress = !a.no_progress && isatty(STDERR_FILENO);
+  run.command = "retarget";
+  try {
+    // Everything the outputs depend on besides the clip itself.
+    run.recipe.recipe_hash = batch::HashBytes(fmt::format(
+        "{}|{}|{}|{}|{}|{}|{}|{}|{}", batch::HashFile(a.target),
+        a.map.empty() ? std::string("auto") : batch::HashFile(a.map), a.format, a.root_motion,
+        a.pin_feet, a.pin_hands, a.follow_source, a.source_ref, a.target_ref));
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
+    return kExitBadInput;
+  }
+  SetDurableWritesByDefault(false);  // manifests carry output hashes (exporters/atomic_file.h)
+  if (const int stale = batch::RemoveStaleTemporaries(a.out); stale > 0) {
+    fmt::print(stderr, "rigel retarget: removed {} partial file(s) left by an interrupted run\n",
+               stale);
+  }
+  auto process = [&](const batch::Input& input, const std::string& out_path) {
+    std::error_code same_ec;
+    if (std::filesystem::equivalent(input.path, out_path, same_ec) ||
+        std::filesystem::equivalent(a.target, out_path, same_ec)) {
+      throw std::runtime_error(out_path + ": output would overwrite an input");
+    }
+    const Scene source = LoadScene(input.path);
+    for (const std::string& w : source.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
+    if (source.clips.empty()) throw std::runtime_error(input.path + ": no animation");
+    retarget::RetargetOptions clip_options = options;
+    clip_options.source_unit_metres = UnitOf(source);
+    std::string error;
+    auto r = retarget::Retargeter::Create(source.skeleton, target.skeleton, map, clip_options,
+                                          &error, &source.clips.front(),
+                                          target.clips.empty() ? nullptr : &target.clips.front());
+    if (!r) throw std::runtime_error(error);
+    retarget::RetargetResult result = r->Run(source.clips.front());
+    for (const std::string& w : result.warnings) {
+      fmt::print(stderr, "rigel retarget: warning: {}: {}\n", input.path, w);
+    }
+    Scene out;
+    out.skeleton = target.skeleton;
+    out.clips.push_back(std::move(result.clip));
+    out.file_unit_metres = target.file_unit_metres;
+    out.length_scale = target.length_scale;
+    SaveScene(out, out_path);
+    const retarget::RetargetMetrics& q = result.metrics;
+    fmt::print(stderr,
+               "rigel retarget: {} -> {}: {} frames, bone direction mean {:.3f} deg (max "
+               "{:.2f}), foot slide mean {:.2f} mm (max {:.2f}) over {} contacts\n",
+               input.path, out_path, q.frames, q.bone_direction_mean_deg, q.bone_direction_max_deg,
+               q.foot_slide_mean_mm, q.foot_slide_max_mm, q.contacts);
+    batch::ClipReport report;
+    report.frames = q.frames;
+    report.solver.frames = q.ik_applied ? q.frames : 0;
+    report.solver.frames_unreachable = q.ik_unreached;
+    report.extra = MetricsJson(q);
+    report.extra["warnings"] = result.warnings;
+    return report;
+  };
+  const std::vector<batch::ClipReport> reports = batch::Run(inputs, run, process);
+  int failed = 0;
+  for (const batch::ClipReport& r : reports) {
+    if (r.status == "failed") {
+      ++failed;
+      fmt::print(stderr, "rigel retarget: error: {}\n", r.reason);
+    }
+  }
   if (!a.report.empty()) {
+    nlohmann::json report = batch::ReportJson(reports, run);
+    report["target"] = a.target;
+    report["map"] = a.map.empty() ? "automatic" : a.map;
+    report["root_motion"] = std::string(retarget::RootMotionName(*root));
+    report["pin_feet"] = a.pin_feet;
+    report["pin_hands"] = a.pin_hands;
     try {
       WriteFileAtomically(a.report, report.dump(2) + "\n");
     } catch (const std::exception& e) {
@@ -247,8 +288,15 @@ Runner AddRetargetCommand(CLI::App& app) {
   sub->add_option("--target-ref-frame", a->target_ref,
                   "Frame of the target file used as its reference pose (default: rest pose)");
   sub->add_option("--report", a->report, "Write a JSON quality report here");
+  sub->add_option("-j,--jobs", a->jobs, "Worker threads (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--shard", a->shard, "Only shard K of N (K/N, 0 <= K < N), for farms");
+  sub->add_flag("--resume", a->resume,
+                "Skip outputs whose manifest matches the clip, target, map, options and version");
+  sub->add_flag("--no-progress", a->no_progress, "No progress bar even on a terminal");
   sub->add_flag("--suggest-map", a->suggest, "Print a bone map for SRC TARGET and exit");
-  sub->add_option("CLIPS", a->clips, "Source clips (for --suggest-map: SRC TARGET)");
+  sub->add_option("CLIPS", a->clips,
+                  "Source clips: files, folders or @list.txt (for --suggest-map: SRC TARGET)");
   return [a]() { return Run(*a); };
 }
 

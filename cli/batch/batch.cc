@@ -7,7 +7,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -53,9 +55,9 @@ void AddPath(const std::string& arg, const fs::path& base,
     }
     return;
   }
-  if (!fs::exists(p, ec)) {
-    throw UsageError(fmt::format("{}: no such file or folder{}", p.string(), origin));
-  }
+  // A missing file is kept: it fails as its clip ("cannot open: No such file or directory") and
+  // the batch goes on, like any other unreadable input.
+  (void)origin;
   out->push_back({p.string(), p.stem().string()});
 }
 
@@ -153,7 +155,7 @@ std::string HashBytes(std::string_view bytes) {
 
 std::string HashFile(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw std::runtime_error(path + ": cannot open");
+  if (!f) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
   std::vector<char> buffer(1 << 20);
   uint64_t h = kFnvOffset;
   size_t got;

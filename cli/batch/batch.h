@@ -32,8 +32,9 @@ struct Input {
 // Expands command-line inputs: a file is taken as is; a folder is searched recursively for files
 // whose lower-case extension is in `extensions`; "@list.txt" reads one input per line (blank
 // lines and lines starting with '#' ignored; relative paths are relative to the list's folder).
-// The result is sorted by path, duplicates removed. Throws UsageError for a missing path, an
-// unreadable list, an empty result, or two inputs that would write the same output.
+// The result is sorted by path, duplicates removed. A path that does not exist is kept (it fails
+// as a clip, like any unreadable file). Throws UsageError for an unreadable list, an empty
+// result, or two inputs that would write the same output.
 std::vector<Input> CollectInputs(const std::vector<std::string>& args,
                                  const std::vector<std::string>& extensions);
 

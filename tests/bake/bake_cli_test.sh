@@ -94,7 +94,10 @@ check "a rig that returns no function is explained" grep -q "must return a funct
 check "missing --rig is a usage error" test "$rc" = 2
 "$rigel" bake --rig "$fix/lift_rig.lua" --shard 3/3 "$work/lib" 2> /dev/null; rc=$?
 check "bad --shard is a usage error" test "$rc" = 2
-"$rigel" bake --rig "$fix/lift_rig.lua" "$work/nothing_here" 2> "$work/usage2.err"; rc=$?
-check "missing input is a usage error naming it" test "$rc" = 2
-grep -q "nothing_here: no such file or folder" "$work/usage2.err" || { echo "FAILED: message"; fail=1; }
+"$rigel" bake --rig "$fix/lift_rig.lua" --out "$work/missing" "$work/nothing_here.bvh" "$work/lib/clip2.bvh" 2> "$work/missing.err"; rc=$?
+check "a missing input fails as a clip (exit 1), the others are baked" test "$rc" = 1 -a -f "$work/missing/clip2.bvh"
+check "its reason names it" grep -q "nothing_here.bvh: cannot open: No such file or directory" "$work/missing.err"
+"$rigel" bake --rig "$fix/lift_rig.lua" "@$work/no_list.txt" 2> "$work/usage2.err"; rc=$?
+check "an unreadable input list is a usage error naming it" test "$rc" = 2
+grep -q "no_list.txt: cannot read the input list" "$work/usage2.err" || { echo "FAILED: message"; fail=1; }
 exit $fail
