@@ -74,53 +74,142 @@ struct Node {
 
 std::string Ext(const std::string& path) { return LowerExtension(path); }
 
+// One key list of a channel with a cursor: `next` is the first key with a time > the last sampled
+// time. Frames are sampled in increasing time, so the cursor only moves forward (no searches).
 template <typename Key>
-int KeyIndexAfter(const Key* keys, unsigned count, double t) {
-  // First key with time > t.
-  const Key* it =
-      std::upper_bound(keys, keys + count, t, [](double v, const Key& k) { return v < k.mTime; });
-  return static_cast<int>(it - keys);
-}
+struct KeyTrack {
+  const Key* keys = nullptr;
+  unsigned count = 0;
+  unsigned next = 0;
 
-// The key (keys[i - 1] or keys[i]) within `snap` ticks of `t`, or -1. Frames that fall on a key
-// take it exactly: a clip keyed on every frame at a rate that is not a whole number (BVH's
-// "Frame Time: .0083333") then survives being resampled at the snapped rate (120 fps).
-template <typename Key>
-int NearKey(const Key* keys, unsigned count, int i, double t, double snap) {
-  if (i > 0 && std::abs(keys[i - 1].mTime - t) <= snap) return i - 1;
-  if (i < static_cast<int>(count) && std::abs(keys[i].mTime - t) <= snap) return i;
-  return -1;
-}
+  void Reset(const Key* k, unsigned n) {
+    keys = k;
+    count = n;
+    next = 0;
+  }
+  // Moves to time `t`; returns false when there are no keys. Sets *at to the key within `snap`
+  // ticks of `t` (frames that fall on a key take it exactly: a clip keyed on every frame at a rate
+  // that is not a whole number, BVH's "Frame Time: .0083333", then survives being resampled at
+  // the snapped rate), else *at = -1 and *lo, *hi, *a to the keys around `t` and the blend.
+  bool Seek(double t, double snap, int* at, int* lo, int* hi, double* a) {
+    if (count == 0) return false;
+    while (next < count && keys[next].mTime <= t) ++next;
+    const int i = static_cast<int>(next);
+    *at = -1;
+    if (i > 0 && std::abs(keys[i - 1].mTime - t) <= snap) {
+      *at = i - 1;
+    } else if (i < static_cast<int>(count) && std::abs(keys[i].mTime - t) <= snap) {
+      *at = i;
+    } else if (i == 0) {
+      *at = 0;
+    } else if (i >= static_cast<int>(count)) {
+      *at = static_cast<int>(count) - 1;
+    } else {
+      *lo = i - 1;
+      *hi = i;
+      const double t0 = keys[i - 1].mTime, t1 = keys[i].mTime;
+      *a = t1 > t0 ? (t - t0) / (t1 - t0) : 0.0;
+    }
+    return true;
+  }
+};
 
-Eigen::Vector3d SampleVector(const aiVectorKey* keys, unsigned count, double t, double snap,
+Eigen::Vector3d ToVector(const aiVector3D& v) { return Eigen::Vector3d(v.x, v.y, v.z); }
+
+Eigen::Vector3d SampleVector(KeyTrack<aiVectorKey>& track, double t, double snap,
                              const Eigen::Vector3d& fallback) {
-  if (count == 0) return fallback;
-  const int i = KeyIndexAfter(keys, count, t);
-  auto v = [&](int k) {
-    return Eigen::Vector3d(keys[k].mValue.x, keys[k].mValue.y, keys[k].mValue.z);
-  };
-  if (const int k = NearKey(keys, count, i, t, snap); k >= 0) return v(k);
-  if (i == 0) return v(0);
-  if (i >= static_cast<int>(count)) return v(static_cast<int>(count) - 1);
-  const double t0 = keys[i - 1].mTime, t1 = keys[i].mTime;
-  const double a = t1 > t0 ? (t - t0) / (t1 - t0) : 0.0;
-  return (1.0 - a) * v(i - 1) + a * v(i);
+  int at, lo = 0, hi = 0;
+  double a = 0;
+  if (!track.Seek(t, snap, &at, &lo, &hi, &a)) return fallback;
+  if (at >= 0) return ToVector(track.keys[at].mValue);
+  return (1.0 - a) * ToVector(track.keys[lo].mValue) + a * ToVector(track.keys[hi].mValue);
 }
 
-Eigen::Quaterniond SampleRotation(const aiQuatKey* keys, unsigned count, double t, double snap,
+Eigen::Quaterniond SampleRotation(KeyTrack<aiQuatKey>& track, double t, double snap,
                                   const Eigen::Quaterniond& fallback) {
-  if (count == 0) return fallback;
-  const int i = KeyIndexAfter(keys, count, t);
+  int at, lo = 0, hi = 0;
+  double a = 0;
+  if (!track.Seek(t, snap, &at, &lo, &hi, &a)) return fallback;
   auto q = [&](int k) {
-    const aiQuaternion& v = keys[k].mValue;
+    const aiQuaternion& v = track.keys[k].mValue;
     return Eigen::Quaterniond(v.w, v.x, v.y, v.z).normalized();
   };
-  if (const int k = NearKey(keys, count, i, t, snap); k >= 0) return q(k);
-  if (i == 0) return q(0);
-  if (i >= static_cast<int>(count)) return q(static_cast<int>(count) - 1);
-  const double t0 = keys[i - 1].mTime, t1 = keys[i].mTime;
-  const double a = t1 > t0 ? (t - t0) / (t1 - t0) : 0.0;
-  return q(i - 1).slerp(a, q(i)).normalized();
+  if (at >= 0) return q(at);
+  return q(lo).slerp(a, q(hi)).normalized();
+}
+
+// atan2 to within a couple of ulp, about twice as fast as libm's (it dominated the import): Cephes'
+// atan (range reduction to |t| <= 0.66, rational approximation of degree 4/5), plus quadrants.
+double FastAtan2(double y, double x) {
+  const double ax = std::abs(x), ay = std::abs(y);
+  if (!(ax > 0) || !std::isfinite(ax) || !std::isfinite(ay)) return std::atan2(y, x);
+  double t = ay / ax;
+  double base = 0, more = 0;
+  if (t > 2.41421356237309504880) {  // tan(3 pi / 8)
+    base = kPi / 2;
+    more = 6.123233995736765886130e-17;
+    t = -1.0 / t;
+  } else if (t > 0.66) {
+    base = kPi / 4;
+    more = 0.5 * 6.123233995736765886130e-17;
+    t = (t - 1.0) / (t + 1.0);
+  }
+  const double z = t * t;
+  const double p = (((-8.750608600031904122785e-1 * z - 1.615753718733365076637e1) * z -
+                     7.500855792314704667340e1) *
+                        z -
+                    1.228866684490136173410e2) *
+                       z -
+                   6.485021904942025371773e1;
+  const double q = ((((z + 2.485846490142306297962e1) * z + 1.650270098316988542046e2) * z +
+                     4.328810604912902668951e2) *
+                        z +
+                    4.853903996359136964868e2) *
+                       z +
+                   1.945506571482613964425e2;
+  double a = base + (t * (z * p / q) + t + more);
+  if (x < 0) a = kPi - a;
+  return std::signbit(y) ? -a : a;
+}
+
+// `angle` shifted by whole turns to lie within pi of `reference` (WrapNear without the division
+// when it is already there, the usual case from one frame to the next).
+double WrapNearFast(double angle, double reference) {
+  return std::abs(angle - reference) <= kPi ? angle : WrapNear(angle, reference);
+}
+
+// MatrixToEulerNear(r, EulerOrder::kZYX, previous) for the common case, with fewer transcendental
+// calls (the middle angle's cosine is the hypotenuse already computed); defers to the library near
+// gimbal lock.
+Eigen::Vector3d EulerZyxNear(const Eigen::Matrix3d& r, const Eigen::Vector3d& previous) {
+  // R = Rz(z) Ry(y) Rx(x): R(2,0) = -sin y, R(1,0) / R(0,0) = tan z, R(2,1) / R(2,2) = tan x.
+  const double sin_y = std::clamp(-r(2, 0), -1.0, 1.0);
+  const double cos_y = std::sqrt(r(2, 2) * r(2, 2) + r(2, 1) * r(2, 1));
+  if (cos_y < 1e-6) return MatrixToEulerNear(r, EulerOrder::kZYX, previous);
+  const Eigen::Vector3d first(FastAtan2(r(2, 1), r(2, 2)), FastAtan2(sin_y, cos_y),
+                              FastAtan2(r(1, 0), r(0, 0)));
+  const Eigen::Vector3d second(first.x() + kPi, kPi - first.y(), first.z() + kPi);
+  Eigen::Vector3d best;
+  double best_distance = INFINITY;
+  for (const Eigen::Vector3d* candidate : {&first, &second}) {
+    Eigen::Vector3d c;
+    for (int n = 0; n < 3; ++n) c[n] = WrapNearFast((*candidate)[n], previous[n]);
+    const double d = (c - previous).squaredNorm();
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+// The uniform scale s > 0 when `m` = s * (rotation) to within `tolerance` (relative), else 0.
+double SimilarityScale(const Eigen::Matrix3d& m, double tolerance) {
+  const Eigen::Matrix3d g = m.transpose() * m;
+  const double s2 = g.trace() / 3.0;
+  if (!(s2 > 0) || !std::isfinite(s2) || m.determinant() <= 0) return 0.0;
+  if ((g - s2 * Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff() > tolerance * s2) return 0.0;
+  return std::sqrt(s2);
 }
 
 // Snaps `x` to the nearest whole number when within 0.1%.
@@ -142,17 +231,23 @@ class Converter {
     Scene out;
     out.source = path_;
     out.file_unit_metres = FileUnit();
-    BuildSkeleton(out);
+    PrepareRest();
+    // One pass over every clip's frames: rotations (Euler) and translation offsets of every joint,
+    // then the skeleton (which joints get position channels depends on them), then the clips.
+    std::vector<Sampled> sampled;
     if (scene_.mNumAnimations == 0) {
       out.warnings.push_back(path_ + ": no animation; the clip is the one pose stored in the file");
-      out.clips.push_back(SampleClip(-1, "", *out.skeleton));
+      sampled.push_back(SampleAnimation(-1, ""));
     }
     for (unsigned a = 0; a < scene_.mNumAnimations; ++a) {
       const aiAnimation* anim = scene_.mAnimations[a];
       std::string name = anim->mName.C_Str();
       if (name.empty()) name = fmt::format("clip{}", a);
-      out.clips.push_back(SampleClip(static_cast<int>(a), name, *out.skeleton));
+      sampled.push_back(SampleAnimation(static_cast<int>(a), name));
     }
+    for (const Sampled& s : sampled) MarkAnimatedTranslations(s);
+    BuildSkeleton(out);
+    for (const Sampled& s : sampled) out.clips.push_back(ToClip(s, *out.skeleton));
     if (nonuniform_scale_) {
       warnings_.push_back(fmt::format(
           "{}: non-uniform or negative scale on '{}' (and maybe others) cannot be represented "
@@ -382,18 +477,19 @@ class Converter {
     return 0.0;
   }
 
-  void BuildSkeleton(Scene& out) {
+  // Rest frames, unique joint names, the translation tolerance and joint-local rests.
+  void PrepareRest() {
     const int n = static_cast<int>(nodes_.size());
     frame_index_.assign(n, -1);
-    std::vector<Frame> rest(n);
+    rest_.assign(n, Frame());
     for (const int j : joints_) {
       bool nonuniform = false;
-      rest[j] = ToFrame(rest_world_[j], &nonuniform);
+      rest_[j] = ToFrame(rest_world_[j], &nonuniform);
       if (nonuniform) NoteNonuniform(j);
     }
     // Joint names must be unique and non-empty.
     std::unordered_set<std::string> used;
-    std::vector<std::string> names(n);
+    names_.assign(n, {});
     for (const int j : joints_) {
       std::string base = nodes_[j].name.empty() ? std::string("joint") : nodes_[j].name;
       std::string name = base;
@@ -403,11 +499,11 @@ class Converter {
                                         nodes_[j].name, name));
       }
       used.insert(name);
-      names[j] = name;
+      names_[j] = name;
     }
     // Characteristic length for "is this translation animated" tests.
     double extent = 0;
-    for (const int j : joints_) extent = std::max(extent, rest[j].origin.norm());
+    for (const int j : joints_) extent = std::max(extent, rest_[j].origin.norm());
     translation_tolerance_ = 1e-6 * std::max(extent, 1e-3);
     // Which joints get position channels: roots, and joints whose translation moves.
     has_position_.assign(n, false);
@@ -417,14 +513,18 @@ class Converter {
       const int p = joint_parent_[j];
       Frame& local = rest_local_[j];
       if (p < 0) {
-        local = rest[j];
+        local = rest_[j];
       } else {
-        local.rotation = rest[p].rotation.transpose() * rest[j].rotation;
-        local.origin = rest[p].rotation.transpose() * (rest[j].origin - rest[p].origin);
+        local.rotation = rest_[p].rotation.transpose() * rest_[j].rotation;
+        local.origin = rest_[p].rotation.transpose() * (rest_[j].origin - rest_[p].origin);
       }
     }
-    DetectAnimatedTranslations();
+  }
 
+  void BuildSkeleton(Scene& out) {
+    const int n = static_cast<int>(nodes_.size());
+    const std::vector<Frame>& rest = rest_;
+    const std::vector<std::string>& names = names_;
     std::vector<RawSkeleton::Joint> raw(n);
     for (const int j : joints_) {
       RawSkeleton::Joint& joint = raw[j];
@@ -480,51 +580,6 @@ class Converter {
       map[n] = ch;
     }
     return map;
-  }
-
-  // World transforms of every node at `tick` (channels from `map`).
-  void EvaluateGlobals(const std::vector<const aiNodeAnim*>& map, double tick, double snap,
-                       std::vector<Eigen::Affine3d>& global) const {
-    const int n = static_cast<int>(nodes_.size());
-    global.resize(n);
-    for (int i = 0; i < n; ++i) {
-      const Node& node = nodes_[i];
-      Eigen::Affine3d local;
-      const bool whole_owner =
-          node.helper && node.owner >= 0 && map[node.owner] &&
-          std::none_of(nodes_[node.owner].helpers.begin(), nodes_[node.owner].helpers.end(),
-                       [&](int h) { return map[h] != nullptr; });
-      if (whole_owner) {
-        // The owner's channel holds the whole chain's transform (Assimp bakes pre-rotation and
-        // translation into it when it is "simple"), so the helpers contribute nothing.
-        local.setIdentity();
-      } else if (const aiNodeAnim* ch = map[i]) {
-        local = Sample(*ch, node.static_local, tick, snap);
-      } else {
-        local = node.static_local;
-      }
-      global[i] = node.parent < 0 ? local : global[node.parent] * local;
-    }
-  }
-
-  static Eigen::Affine3d Sample(const aiNodeAnim& ch, const Eigen::Affine3d& fallback, double tick,
-                                double snap) {
-    // Fallback components (an SVD) only for channels with an empty key list.
-    Eigen::Matrix3d rot = Eigen::Matrix3d::Identity(), scale = Eigen::Matrix3d::Identity();
-    if (ch.mNumPositionKeys == 0 || ch.mNumRotationKeys == 0 || ch.mNumScalingKeys == 0) {
-      fallback.computeRotationScaling(&rot, &scale);
-    }
-    const Eigen::Vector3d t =
-        SampleVector(ch.mPositionKeys, ch.mNumPositionKeys, tick, snap, fallback.translation());
-    const Eigen::Quaterniond q =
-        SampleRotation(ch.mRotationKeys, ch.mNumRotationKeys, tick, snap, Eigen::Quaterniond(rot));
-    const Eigen::Vector3d s =
-        SampleVector(ch.mScalingKeys, ch.mNumScalingKeys, tick, snap, scale.diagonal());
-    Eigen::Affine3d out = Eigen::Affine3d::Identity();
-    out.translate(t);
-    out.rotate(q);
-    out.scale(s);
-    return out;
   }
 
   // The common key spacing (ticks) when every channel with more than two keys is keyed on one
@@ -606,81 +661,246 @@ class Converter {
     return timing;
   }
 
-  // Sets has_position_ for joints whose local translation leaves the rest in any clip.
-  void DetectAnimatedTranslations() {
-    std::vector<Eigen::Affine3d> global;
-    bool nonuniform = false;
-    for (unsigned a = 0; a < scene_.mNumAnimations; ++a) {
-      const aiAnimation* anim = scene_.mAnimations[a];
-      const std::vector<const aiNodeAnim*>& map = maps_[a + 1];
-      const Timing timing = TimingOf(anim);
-      std::vector<int> candidates;
-      for (const int j : joints_) {
-        if (!has_position_[j] && animated_[j]) candidates.push_back(j);
+  // One animation sampled on every frame: per frame and joint (in joints_ order) the channel
+  // rotation as (x, y, z) Euler angles (ZYX, continuous) and the translation offset from the rest.
+  struct Sampled {
+    std::string name;
+    double fps = 30;
+    int frames = 0;
+    std::vector<double> values;  // frames x joints x 6
+  };
+
+  // Samples animation `a` (-1: the static pose). Evaluates only the joints and their ancestors,
+  // nodes whose chain to the root is static once, and walks every key list with a cursor.
+  Sampled SampleAnimation(int a, const std::string& name) {
+    const aiAnimation* anim = a >= 0 ? scene_.mAnimations[a] : nullptr;
+    const std::vector<const aiNodeAnim*>& map = maps_[a + 1];
+    const Timing timing = TimingOf(anim);
+    const int n = static_cast<int>(nodes_.size());
+    const int num_joints = static_cast<int>(joints_.size());
+    const double values = static_cast<double>(timing.frames) * num_joints * 6;
+    if (values > kMaxClipValues) {
+      Fail(fmt::format("animation '{}' is too large ({} frames x {} joints)", name, timing.frames,
+                       num_joints));
+    }
+    // Nodes to evaluate: joints and their ancestors. Dynamic: animated, or below an animated node.
+    std::vector<char> needed(n, 0), dynamic(n, 0);
+    for (const int j : joints_) {
+      for (int i = j; i >= 0 && !needed[i]; i = nodes_[i].parent) needed[i] = 1;
+    }
+    // Frames are evaluated in blocks of kBlock, node by node within a block: each channel's keys
+    // are then read as one stream, and the per-node globals of a block stay in cache.
+    // Per node and frame of the block: global linear part, origin, and uniform scale (> 0) when the
+    // global is a similarity (rotation times a positive uniform scale), else 0 (then ToFrame
+    // decomposes it).
+    constexpr int kBlock = 64;
+    std::vector<Eigen::Matrix3d> linear(static_cast<std::size_t>(n) * kBlock);
+    std::vector<Eigen::Vector3d> origin(static_cast<std::size_t>(n) * kBlock);
+    std::vector<double> scale(static_cast<std::size_t>(n) * kBlock);
+    auto at = [](int node, int slot) { return static_cast<std::size_t>(node) * kBlock + slot; };
+    struct Animated {
+      int node;
+      const aiNodeAnim* channel;
+      KeyTrack<aiVectorKey> position, scaling;
+      KeyTrack<aiQuatKey> rotation;
+      Eigen::Vector3d fallback_t, fallback_s;
+      Eigen::Quaterniond fallback_q;
+      Eigen::Matrix3d static_linear;  // for static nodes below an animated one
+      Eigen::Vector3d static_origin;
+      double static_scale;
+    };
+    std::vector<Animated> evaluate;
+    for (int i = 0; i < n; ++i) {
+      if (!needed[i]) continue;
+      const Node& node = nodes_[i];
+      const int p = node.parent;
+      const aiNodeAnim* ch = map[i];
+      // The owner's channel holds the whole chain's transform (Assimp bakes pre-rotation and
+      // translation into it when it is "simple"), so the helpers contribute nothing.
+      const bool whole_owner =
+          node.helper && node.owner >= 0 && map[node.owner] &&
+          std::none_of(nodes_[node.owner].helpers.begin(), nodes_[node.owner].helpers.end(),
+                       [&](int h) { return map[h] != nullptr; });
+      Eigen::Matrix3d l = Eigen::Matrix3d::Identity();
+      Eigen::Vector3d t = Eigen::Vector3d::Zero();
+      double s = 1.0;
+      if (!whole_owner) {
+        l = node.static_local.linear();
+        t = node.static_local.translation();
+        s = SimilarityScale(l, 1e-5);
+        if (s > 0) {  // re-orthonormalise the (float) file matrix
+          l = s * Eigen::Quaterniond(l / s).normalized().toRotationMatrix();
+        }
       }
-      if (candidates.empty()) continue;
-      for (int f = 0; f < timing.frames; ++f) {
-        EvaluateGlobals(map, f * timing.ticks_per_frame, 0.01 * timing.ticks_per_frame, global);
-        for (const int j : candidates) {
-          if (has_position_[j]) continue;
-          const int p = joint_parent_[j];
-          const Frame fp = ToFrame(global[p], &nonuniform);
-          const Eigen::Vector3d t = fp.rotation.transpose() * (global[j].translation() - fp.origin);
-          if ((t - rest_local_[j].origin).norm() > translation_tolerance_) has_position_[j] = true;
+      dynamic[i] = ch != nullptr || (p >= 0 && dynamic[p]);
+      if (dynamic[i]) {
+        Animated e;
+        e.node = i;
+        e.channel = whole_owner ? nullptr : ch;
+        e.static_linear = l;
+        e.static_origin = t;
+        e.static_scale = s;
+        if (e.channel) {
+          Eigen::Matrix3d rot = Eigen::Matrix3d::Identity(), scl = Eigen::Matrix3d::Identity();
+          if (ch->mNumPositionKeys == 0 || ch->mNumRotationKeys == 0 || ch->mNumScalingKeys == 0) {
+            node.static_local.computeRotationScaling(&rot, &scl);
+          }
+          e.fallback_t = node.static_local.translation();
+          e.fallback_q = Eigen::Quaterniond(rot);
+          e.fallback_s = scl.diagonal();
+          e.position.Reset(ch->mPositionKeys, ch->mNumPositionKeys);
+          e.rotation.Reset(ch->mRotationKeys, ch->mNumRotationKeys);
+          e.scaling.Reset(ch->mScalingKeys, ch->mNumScalingKeys);
+        }
+        evaluate.push_back(e);
+      } else {
+        Eigen::Matrix3d gl = l;
+        Eigen::Vector3d go = t;
+        double gs = s;
+        if (p >= 0) {
+          gl = linear[at(p, 0)] * l;
+          go = linear[at(p, 0)] * t + origin[at(p, 0)];
+          gs = scale[at(p, 0)] > 0 && s > 0 ? scale[at(p, 0)] * s : 0.0;
+        }
+        for (int b = 0; b < kBlock; ++b) {
+          linear[at(i, b)] = gl;
+          origin[at(i, b)] = go;
+          scale[at(i, b)] = gs;
+        }
+      }
+    }
+    // Per joint: the joint parent's node and the transposed joint-local rest rotation.
+    std::vector<Eigen::Matrix3d> rest_inverse(num_joints);
+    for (int k = 0; k < num_joints; ++k)
+      rest_inverse[k] = rest_local_[joints_[k]].rotation.transpose();
+
+    Sampled out;
+    out.name = name;
+    out.fps = timing.fps;
+    out.frames = timing.frames;
+    out.values.resize(static_cast<std::size_t>(timing.frames) * num_joints * 6);
+    std::vector<Eigen::Matrix3d> world(static_cast<std::size_t>(n) * kBlock);
+    std::vector<Eigen::Vector3d> previous(num_joints, Eigen::Vector3d::Zero());
+    const double snap = 0.01 * timing.ticks_per_frame;
+    for (int first = 0; first < timing.frames; first += kBlock) {
+      const int count = std::min(kBlock, timing.frames - first);
+      for (Animated& e : evaluate) {
+        const int i = e.node, p = nodes_[i].parent;
+        for (int b = 0; b < count; ++b) {
+          Eigen::Matrix3d l = e.static_linear;
+          Eigen::Vector3d t = e.static_origin;
+          double s = e.static_scale;
+          if (e.channel) {
+            const double tick = (first + b) * timing.ticks_per_frame;
+            t = SampleVector(e.position, tick, snap, e.fallback_t);
+            const Eigen::Quaterniond q = SampleRotation(e.rotation, tick, snap, e.fallback_q);
+            const Eigen::Vector3d sv = SampleVector(e.scaling, tick, snap, e.fallback_s);
+            l = q.toRotationMatrix();
+            const double smax = sv.cwiseAbs().maxCoeff();
+            s = (sv.minCoeff() > 0 && sv.maxCoeff() - sv.minCoeff() <= 1e-6 * smax) ? sv.x() : 0.0;
+            if (s > 0) {
+              if (s != 1.0) l *= s;
+            } else {
+              l = l * sv.asDiagonal();
+            }
+          }
+          if (p < 0) {
+            linear[at(i, b)] = l;
+            origin[at(i, b)] = t;
+            scale[at(i, b)] = s;
+          } else {
+            const Eigen::Matrix3d& pl = linear[at(p, b)];
+            linear[at(i, b)].noalias() = pl * l;
+            origin[at(i, b)] = pl * t + origin[at(p, b)];
+            const double ps = scale[at(p, b)];
+            scale[at(i, b)] = ps > 0 && s > 0 ? ps * s : 0.0;
+          }
+        }
+      }
+      for (int k = 0; k < num_joints; ++k) {
+        const int j = joints_[k];
+        const int p = joint_parent_[j];
+        for (int b = 0; b < count; ++b) {
+          Eigen::Matrix3d& w = world[at(j, b)];
+          const std::size_t jb = at(j, b);
+          if (scale[jb] > 0) {
+            w = linear[jb] * (1.0 / scale[jb]);
+          } else {
+            bool nonuniform = false;
+            Eigen::Affine3d g = Eigen::Affine3d::Identity();
+            g.linear() = linear[jb];
+            g.translation() = origin[jb];
+            w = ToFrame(g, &nonuniform).rotation;
+            if (nonuniform) NoteNonuniform(j);
+          }
+          Eigen::Matrix3d channel_rotation;
+          Eigen::Vector3d translation = origin[jb];
+          if (p >= 0) {
+            const Eigen::Matrix3d& wp = world[at(p, b)];
+            channel_rotation.noalias() = (rest_inverse[k] * wp.transpose()) * w;
+            translation = wp.transpose() * (origin[jb] - origin[at(p, b)]);
+          } else {
+            channel_rotation.noalias() = rest_inverse[k] * w;
+          }
+          const Eigen::Vector3d xyz = EulerZyxNear(channel_rotation, previous[k]);
+          previous[k] = xyz;
+          const Eigen::Vector3d delta = translation - rest_local_[j].origin;
+          double* v =
+              out.values.data() + (static_cast<std::size_t>(first + b) * num_joints + k) * 6;
+          for (int c = 0; c < 3; ++c) {
+            v[c] = xyz[c];
+            v[3 + c] = delta[c];
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  // Sets has_position_ for animated joints whose local translation leaves the rest.
+  void MarkAnimatedTranslations(const Sampled& s) {
+    const int num_joints = static_cast<int>(joints_.size());
+    for (int k = 0; k < num_joints; ++k) {
+      const int j = joints_[k];
+      if (has_position_[j] || !animated_[j]) continue;
+      for (int f = 0; f < s.frames; ++f) {
+        const double* v = s.values.data() + (static_cast<std::size_t>(f) * num_joints + k) * 6 + 3;
+        if (Eigen::Vector3d(v[0], v[1], v[2]).norm() > translation_tolerance_) {
+          has_position_[j] = true;
+          break;
         }
       }
     }
   }
 
-  // Samples animation `a` (-1: the static pose) on every frame.
-  Clip SampleClip(int a, const std::string& name, const Skeleton& skeleton) {
-    const aiAnimation* anim = a >= 0 ? scene_.mAnimations[a] : nullptr;
-    const std::vector<const aiNodeAnim*>& map = maps_[a + 1];
-    const Timing timing = TimingOf(anim);
+  Clip ToClip(const Sampled& s, const Skeleton& skeleton) {
     const double values =
-        static_cast<double>(timing.frames) * static_cast<double>(skeleton.num_channels());
+        static_cast<double>(s.frames) * static_cast<double>(skeleton.num_channels());
     if (values > kMaxClipValues) {
-      Fail(fmt::format("animation '{}' is too large ({} frames x {} channels)", name, timing.frames,
+      Fail(fmt::format("animation '{}' is too large ({} frames x {} channels)", s.name, s.frames,
                        skeleton.num_channels()));
     }
-    Clip clip(timing.frames, skeleton.num_channels(), 1.0 / timing.fps);
-    clip.set_name(name);
-    std::vector<Eigen::Affine3d> global;
-    std::vector<Frame> world(nodes_.size());
-    std::vector<Eigen::Vector3d> previous(nodes_.size(), Eigen::Vector3d::Zero());
-    for (int f = 0; f < timing.frames; ++f) {
-      EvaluateGlobals(map, f * timing.ticks_per_frame, 0.01 * timing.ticks_per_frame, global);
+    Clip clip(s.frames, skeleton.num_channels(), 1.0 / s.fps);
+    clip.set_name(s.name);
+    const int num_joints = static_cast<int>(joints_.size());
+    for (int f = 0; f < s.frames; ++f) {
       std::span<double> row = clip.frame(f);
-      for (const int j : joints_) {
-        bool nonuniform = false;
-        world[j] = ToFrame(global[j], &nonuniform);
-        if (nonuniform) NoteNonuniform(j);
-        const int p = joint_parent_[j];
-        Eigen::Matrix3d rotation = world[j].rotation;
-        Eigen::Vector3d translation = world[j].origin;
-        if (p >= 0) {
-          rotation = world[p].rotation.transpose() * world[j].rotation;
-          translation = world[p].rotation.transpose() * (world[j].origin - world[p].origin);
-        }
-        const int k = frame_index_[j];
-        const Eigen::Matrix3d channel_rotation = rest_local_[j].rotation.transpose() * rotation;
-        const Eigen::Vector3d xyz =
-            MatrixToEulerNear(channel_rotation, EulerOrder::kZYX, previous[j]);
-        previous[j] = xyz;
-        const std::span<const int> rc = skeleton.rotation_channels(k);
+      for (int k = 0; k < num_joints; ++k) {
+        const int j = frame_index_[joints_[k]];
+        const double* v = s.values.data() + (static_cast<std::size_t>(f) * num_joints + k) * 6;
+        const std::span<const int> rc = skeleton.rotation_channels(j);
         // Channels are Zrotation Yrotation Xrotation.
-        row[rc[0]] = xyz.z();
-        row[rc[1]] = xyz.y();
-        row[rc[2]] = xyz.x();
-        const Eigen::Vector3d delta = translation - rest_local_[j].origin;
+        row[rc[0]] = v[2];
+        row[rc[1]] = v[1];
+        row[rc[2]] = v[0];
         for (int axis = 0; axis < 3; ++axis) {
-          const int c = skeleton.translation_channel(k, axis);
-          if (c >= 0) row[c] = delta[axis];
+          const int c = skeleton.translation_channel(j, axis);
+          if (c >= 0) row[c] = v[3 + axis];
         }
       }
     }
     for (const double v : clip.values()) {
-      if (!std::isfinite(v)) Fail(fmt::format("animation '{}' has non-finite values", name));
+      if (!std::isfinite(v)) Fail(fmt::format("animation '{}' has non-finite values", s.name));
     }
     return clip;
   }
@@ -699,7 +919,9 @@ class Converter {
   std::vector<int> frame_index_;
   std::vector<Eigen::Affine3d> bind_world_;
   std::vector<Eigen::Affine3d> rest_world_;
+  std::vector<Frame> rest_;
   std::vector<Frame> rest_local_;
+  std::vector<std::string> names_;
   std::vector<std::pair<int, Eigen::Vector3d>> end_sites_;
   std::vector<std::string> warnings_;
   std::vector<std::vector<const aiNodeAnim*>> maps_;  // [0]: none, [a + 1]: animation a

@@ -2,15 +2,19 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <new>
@@ -44,6 +48,26 @@ void WriteAll(int fd, const std::string& bytes) {
   }
 }
 
+// A fresh child touches its whole working set for the first time (an FBX import: ~30 MB, 7000
+// page faults, as much time as the conversion itself). Serve the importer's allocations from one
+// pre-grown heap backed by transparent huge pages where the kernel offers them (madvise mode):
+// no mmap per large block, no trimming, and 2 MiB faults instead of 4 KiB ones.
+void PrepareChildHeap() {
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's maximum
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_TOP_PAD, 64 << 20);
+  auto* const start = static_cast<char*>(sbrk(0));
+  void* grow = std::malloc(std::size_t{16} << 20);  // grows the heap by this + the pad
+  asm volatile("" : : "r"(grow) : "memory");        // keep the compiler from eliding the pair
+  auto* const end = static_cast<char*>(sbrk(0));
+  std::free(grow);
+  if (start == reinterpret_cast<char*>(-1) || end <= start) return;
+  const auto first = (reinterpret_cast<std::uintptr_t>(start) + kHuge - 1) & ~(kHuge - 1);
+  const auto last = reinterpret_cast<std::uintptr_t>(end) & ~(kHuge - 1);
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+}
+
 [[noreturn]] void ChildMain(int data_fd, int err_fd, const LoadOptions& options,
                             std::size_t base_address_space, const std::function<Scene()>& read) {
   // stdout/stderr of the importer go to the capture pipe, never to the caller's terminal.
@@ -55,6 +79,7 @@ void WriteAll(int fd, const std::string& bytes) {
                        static_cast<rlim_t>(options.memory_limit_mib) * 1024 * 1024;
   rlimit as{limit, limit};
   setrlimit(RLIMIT_AS, &as);
+  PrepareChildHeap();
   std::string reply;
   try {
     reply = "S" + EncodeScene(read());
@@ -67,6 +92,9 @@ void WriteAll(int fd, const std::string& bytes) {
   } catch (...) {
     reply = "Runknown exception";
   }
+  // Length first, so the parent allocates the buffer once; then the reply in one write.
+  const std::uint64_t length = reply.size();
+  reply.insert(0, reinterpret_cast<const char*>(&length), sizeof(length));
   WriteAll(data_fd, reply);
   close(data_fd);
   _exit(0);
@@ -112,8 +140,11 @@ Scene RunIsolated(const std::string& path, const LoadOptions& options,
   }
   close(data_pipe[1]);
   close(err_pipe[1]);
+  // A larger pipe: the scene (2 MB for 2752 frames x 32 joints) crosses in fewer round trips.
+  fcntl(data_pipe[0], F_SETPIPE_SZ, 1 << 20);
 
   std::string data, err;
+  bool length_known = false;
   bool timed_out = false;
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(options.time_limit_seconds);
@@ -145,6 +176,12 @@ Scene RunIsolated(const std::string& path, const LoadOptions& options,
       }
       std::string& sink = i == 0 ? data : err;
       sink.append(buffer, static_cast<std::size_t>(n));
+      if (i == 0 && !length_known && data.size() >= sizeof(std::uint64_t)) {
+        std::uint64_t length = 0;
+        std::memcpy(&length, data.data(), sizeof(length));
+        length_known = true;
+        if (length < (std::uint64_t{1} << 40)) data.reserve(sizeof(length) + length);
+      }
       if (i == 1 && err.size() > 2 * kMaxStderr) err.erase(0, err.size() - kMaxStderr);
     }
   }
@@ -165,6 +202,17 @@ Scene RunIsolated(const std::string& path, const LoadOptions& options,
         "{}: the importer crashed on this file (signal {}: {}){}{}; the file is corrupt or "
         "unsupported",
         path, sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", last.empty() ? "" : ": ", last));
+  }
+  if (data.size() >= sizeof(std::uint64_t)) {
+    std::uint64_t length = 0;
+    std::memcpy(&length, data.data(), sizeof(length));
+    if (length != data.size() - sizeof(length)) {
+      throw ImportError(fmt::format("{}: the importer process sent a truncated result{}{}", path,
+                                    err.empty() ? "" : ": ", LastLine(err)));
+    }
+    data.erase(0, sizeof(length));
+  } else {
+    data.clear();
   }
   if (data.empty()) {
     throw ImportError(fmt::format("{}: the importer process exited without a result{}{}", path,

@@ -20,6 +20,7 @@ constexpr std::uint32_t kVersion = 1;
 
 class Writer {
  public:
+  explicit Writer(std::size_t reserve) { out_.reserve(reserve); }
   template <typename T>
   void Pod(const T& value) {
     static_assert(std::is_trivially_copyable_v<T>);
@@ -66,13 +67,13 @@ class Reader {
     pos_ += n;
     return s;
   }
-  std::vector<double> Doubles() {
+  // The raw bytes of a double array (count first); copied out by the caller.
+  std::string_view Doubles() {
     const std::uint64_t n = Count(in_.size() / sizeof(double));
     Need(n * sizeof(double));
-    std::vector<double> v(n);
-    std::memcpy(v.data(), in_.data() + pos_, n * sizeof(double));
+    const std::string_view bytes = in_.substr(pos_, n * sizeof(double));
     pos_ += n * sizeof(double);
-    return v;
+    return bytes;
   }
   Eigen::Vector3d Vec3() {
     Eigen::Vector3d v;
@@ -119,7 +120,12 @@ RawSkeleton ToRawSkeleton(const Skeleton& skeleton) {
 }
 
 std::string EncodeScene(const Scene& scene) {
-  Writer w;
+  std::size_t estimate = 4096 + scene.source.size();
+  for (const std::string& s : scene.warnings) estimate += s.size() + 8;
+  if (scene.skeleton) estimate += 128 * static_cast<std::size_t>(scene.skeleton->num_joints());
+  for (const Clip& clip : scene.clips)
+    estimate += 64 + clip.name().size() + 8 * clip.values().size();
+  Writer w(estimate);
   w.Pod(kMagic);
   w.Pod(kVersion);
   w.String(scene.source);
@@ -218,13 +224,14 @@ Scene DecodeScene(std::string_view bytes, const std::string& context) {
     const int frames = r.Pod<std::int32_t>();
     const int channels = r.Pod<std::int32_t>();
     const double frame_time = r.Pod<double>();
-    std::vector<double> values = r.Doubles();
+    const std::string_view values = r.Doubles();
     if (frames < 0 || channels != scene.skeleton->num_channels() ||
-        values.size() != static_cast<std::size_t>(frames) * static_cast<std::size_t>(channels)) {
+        values.size() != static_cast<std::size_t>(frames) * static_cast<std::size_t>(channels) *
+                             sizeof(double)) {
       r.Fail("clip size");
     }
     Clip clip(frames, channels, frame_time);
-    std::copy(values.begin(), values.end(), clip.values().begin());
+    if (!values.empty()) std::memcpy(clip.values().data(), values.data(), values.size());
     clip.set_name(std::move(name));
     scene.clips.push_back(std::move(clip));
   }
