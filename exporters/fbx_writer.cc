@@ -225,8 +225,13 @@ std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
                       const FbxOptions& options, const std::string& name) {
   ValidateClipsForExport(skeleton, clips, name);
   const int n = skeleton.num_joints();
-  const double unit_scale_factor =
-      options.metres_per_unit > 0 ? options.metres_per_unit * 100.0 : 1.0;
+  // Lengths are written in metres when the unit is known (UnitScaleFactor 100), else as they are
+  // (UnitScaleFactor 1, read as centimetres). Blender builds its armature in float32 in file units
+  // and gives zero-length bones a 0.01 length: with coordinates of thousands (a 25 m CMU skeleton
+  // in centimetres) such a bone's direction is off by degrees, and the joints below it by 3e-4 of
+  // the height. In metres the same bone is 100 times more exact.
+  const double length_scale = options.metres_per_unit > 0 ? options.metres_per_unit : 1.0;
+  const double unit_scale_factor = options.metres_per_unit > 0 ? 100.0 : 1.0;
   std::int64_t next_uid = 1000000000LL;
   auto uid = [&next_uid]() { return next_uid++; };
 
@@ -368,8 +373,8 @@ std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
   };
   for (int j = 0; j < n; ++j) {
     const int parent = skeleton.parent(j);
-    model_uid[j] = add_model(skeleton.name(j), skeleton.rest_translation(j), &plans[j],
-                             parent == Skeleton::kNoParent ? 0 : model_uid[parent]);
+    model_uid[j] = add_model(skeleton.name(j), length_scale * skeleton.rest_translation(j),
+                             &plans[j], parent == Skeleton::kNoParent ? 0 : model_uid[parent]);
   }
   for (const EndSite& site : skeleton.end_sites()) {
     std::string end_name = skeleton.name(site.parent) + "_end";
@@ -377,7 +382,7 @@ std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
       end_name = fmt::format("{}_end.{}", skeleton.name(site.parent), k);
     }
     names.insert(end_name);
-    add_model(end_name, site.offset, nullptr, model_uid[site.parent]);
+    add_model(end_name, length_scale * site.offset, nullptr, model_uid[site.parent]);
   }
 
   // Animation: one stack + layer per clip, curve nodes T (animated translation) and R per joint.
@@ -459,8 +464,8 @@ std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
         if (plan.animate_translation) {
           for (int a = 0; a < 3; ++a) {
             const int c = skeleton.translation_channel(j, a);
-            translation[a][f] =
-                static_cast<float>(skeleton.rest_translation(j)[a] + (c >= 0 ? row[c] : 0.0));
+            translation[a][f] = static_cast<float>(
+                length_scale * (skeleton.rest_translation(j)[a] + (c >= 0 ? row[c] : 0.0)));
           }
         }
       }

@@ -9,9 +9,12 @@
 // rotation channels keeps its Euler order ("RotationOrder") and its exact channel values; others
 // are written in FBX's default XYZ order (PreRotation is always XYZ in Assimp), re-decomposed with
 // continuity. One AnimationStack (with one BaseLayer) per clip, named as the clip, with LINEAR
-// keys on every frame: rotation in degrees, translation (joints with position channels) in file
-// units; curves are float32 as FBX stores them. GlobalSettings: Y up, Z front, X right,
-// UnitScaleFactor = centimetres per unit (1 when unknown), TimeMode from the frame rate.
+// keys on every frame: rotation in degrees, translation (joints with position channels) in the
+// written unit; curves are float32 as FBX stores them. Lengths are written in metres
+// (UnitScaleFactor 100) when the skeleton's unit is known, else as they are (UnitScaleFactor 1):
+// Blender builds bones in float32 in file units, and large coordinates (centimetres) lose the
+// direction of its minimum-length (0.01) bones. GlobalSettings: Y up, Z front, X right, TimeMode
+// from the frame rate.
 // Output is deterministic (fixed ids and time stamps).
 #ifndef RIGEL_EXPORTERS_FBX_WRITER_H_
 #define RIGEL_EXPORTERS_FBX_WRITER_H_
@@ -26,7 +29,8 @@
 namespace rigel {
 
 struct FbxOptions {
-  // Length of one skeleton unit in metres (0 = unknown: written as centimetres).
+  // Length of one skeleton unit in metres (> 0: lengths are written in metres; 0 = unknown: written
+  // unchanged, declared as centimetres).
   double metres_per_unit = 0.0;
 };
 

@@ -167,8 +167,8 @@ void ExpectRoundTrip(const Scene& source, const std::string& path, double rel_to
   const Scene back = LoadScene(path);
   ASSERT_EQ(back.clips.size(), source.clips.size());
   const double height = testing::Height(*source.skeleton, source.clips[0]);
-  const double scale = back.file_unit_metres > 0 && source.file_unit_metres > 0 &&
-                               path.find(".gl") != std::string::npos
+  // glb/gltf and FBX are written in metres when the source's unit is known: compare in metres.
+  const double scale = back.file_unit_metres > 0 && source.file_unit_metres > 0
                            ? source.file_unit_metres / back.file_unit_metres
                            : 1.0;
   for (std::size_t c = 0; c < source.clips.size(); ++c) {
