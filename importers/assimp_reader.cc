@@ -1,6 +1,7 @@
 #include "importers/assimp_reader.h"
 
 #include <assimp/config.h>
+#include <assimp/material.h>
 #include <assimp/scene.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -325,6 +326,18 @@ class Converter {
     }
   }
 
+  // Assimp's stand-in for a file without meshes (its Collada reader adds one): a mesh skinned to
+  // every node, with material "SkeletonMaterial", in a scene flagged incomplete. Its bones are not
+  // the file's: with them every leaf (end) node would become a joint.
+  bool IsGeneratedSkeletonMesh(const aiMesh& mesh) const {
+    if (!(scene_.mFlags & AI_SCENE_FLAGS_INCOMPLETE) || mesh.mMaterialIndex >= scene_.mNumMaterials)
+      return false;
+    aiString name;
+    if (scene_.mMaterials[mesh.mMaterialIndex]->Get(AI_MATKEY_NAME, name) != AI_SUCCESS)
+      return false;
+    return std::string_view(name.C_Str()) == "SkeletonMaterial";
+  }
+
   void SelectJoints() {
     std::unordered_set<std::string> cameras_lights;
     for (unsigned i = 0; i < scene_.mNumCameras; ++i) {
@@ -352,6 +365,7 @@ class Converter {
     }
     for (unsigned m = 0; m < scene_.mNumMeshes; ++m) {
       const aiMesh* mesh = scene_.mMeshes[m];
+      if (IsGeneratedSkeletonMesh(*mesh)) continue;
       for (unsigned b = 0; b < mesh->mNumBones; ++b) {
         const aiBone* bone = mesh->mBones[b];
         const auto it = index_by_name_.find(bone->mName.C_Str());

@@ -276,6 +276,158 @@ TEST(AssimpImport, HelperChainsCollapseIntoOneJoint) {
   EXPECT_NEAR(std::abs(scene.skeleton->rest_orientation(hips).dot(expected)), 1.0, 1e-6);
 }
 
+// A glTF whose animation channel targets node "Ghost", which is not part of the scene's node
+// tree (glTF allows nodes outside every scene; Assimp still makes the channel).
+TEST(AssimpImport, ChannelForAMissingNodeNamesFileAndNode) {
+  TempDir dir;
+  const float data[10] = {0.0f, 1.0f / 30, 0, 0, 0, 1, 0, 0.258819f, 0, 0.9659258f};
+  {
+    std::ofstream bin(dir.file("ghost.bin"), std::ios::binary);
+    bin.write(reinterpret_cast<const char*>(data), sizeof(data));
+  }
+  const std::string path = dir.file("ghost.gltf");
+  {
+    std::ofstream gltf(path);
+    gltf << R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
+  "nodes": [{"name": "Hips", "translation": [0, 1, 0]}, {"name": "Ghost"}],
+  "buffers": [{"uri": "ghost.bin", "byteLength": 40}],
+  "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 8},
+                  {"buffer": 0, "byteOffset": 8, "byteLength": 32}],
+  "accessors": [
+    {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0], "max": [0.0333333]},
+    {"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC4"}],
+  "animations": [{"name": "walk", "samplers": [{"input": 0, "output": 1, "interpolation": "LINEAR"}],
+    "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}},
+                 {"sampler": 0, "target": {"node": 1, "path": "rotation"}}]}]})";
+  }
+  try {
+    LoadScene(path);
+    FAIL() << "expected an ImportError";
+  } catch (const ImportError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(path), std::string::npos) << what;
+    EXPECT_NE(what.find("'Ghost'"), std::string::npos) << what;
+    EXPECT_NE(what.find("not in the scene"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+// Collada 4x4 matrix (row-major text) of Rz(z degrees) * Rx(x degrees) with translation t.
+std::string DaeMatrix(double z_deg, double x_deg, const Eigen::Vector3d& t) {
+  Eigen::Affine3d m = Eigen::Affine3d::Identity();
+  m.translate(t);
+  m.rotate(Eigen::AngleAxisd(z_deg * kRadPerDeg, Eigen::Vector3d::UnitZ()));
+  m.rotate(Eigen::AngleAxisd(x_deg * kRadPerDeg, Eigen::Vector3d::UnitX()));
+  std::string out;
+  for (int r = 0; r < 4; ++r) {
+    for (int c = 0; c < 4; ++c) out += fmt::format("{:.12g} ", m.matrix()(r, c));
+  }
+  return out;
+}
+
+// A hand-written Collada file: chain root -> mid -> tip (+ leaf tip_end), every joint keyed with a
+// matrix on 4 frames at 30 fps: root moves along X by 0.5 per frame and turns about Z by 30 degrees
+// per frame, mid turns about Z by 15 degrees per frame, tip about X by 10 degrees per frame.
+TEST(AssimpImport, ColladaChainJointsFramesAndWorldPositions) {
+  TempDir dir;
+  constexpr int kFrames = 4;
+  struct Joint {
+    const char* name;
+    Eigen::Vector3d offset;
+    double z_per_frame, x_per_frame, x_move_per_frame;
+  };
+  const Joint joints[3] = {{"root", Eigen::Vector3d(0, 0, 0), 30, 0, 0.5},
+                           {"mid", Eigen::Vector3d(0, 1, 0), 15, 0, 0},
+                           {"tip", Eigen::Vector3d(0, 1, 0), 0, 10, 0}};
+  std::string animations, times;
+  for (int f = 0; f < kFrames; ++f) times += fmt::format("{:.12g} ", f / 30.0);
+  for (const Joint& j : joints) {
+    std::string values, interpolation;
+    for (int f = 0; f < kFrames; ++f) {
+      values += DaeMatrix(j.z_per_frame * f, j.x_per_frame * f,
+                          j.offset + Eigen::Vector3d(j.x_move_per_frame * f, 0, 0));
+      interpolation += "LINEAR ";
+    }
+    animations += fmt::format(R"(  <animation id="{0}-anim">
+   <source id="{0}-time"><float_array id="{0}-time-array" count="{1}">{2}</float_array>
+    <technique_common><accessor source="#{0}-time-array" count="{1}" stride="1"><param name="TIME" type="float"/></accessor></technique_common></source>
+   <source id="{0}-out"><float_array id="{0}-out-array" count="{3}">{4}</float_array>
+    <technique_common><accessor source="#{0}-out-array" count="{1}" stride="16"><param name="TRANSFORM" type="float4x4"/></accessor></technique_common></source>
+   <source id="{0}-interp"><Name_array id="{0}-interp-array" count="{1}">{5}</Name_array>
+    <technique_common><accessor source="#{0}-interp-array" count="{1}" stride="1"><param name="INTERPOLATION" type="name"/></accessor></technique_common></source>
+   <sampler id="{0}-sampler"><input semantic="INPUT" source="#{0}-time"/><input semantic="OUTPUT" source="#{0}-out"/><input semantic="INTERPOLATION" source="#{0}-interp"/></sampler>
+   <channel source="#{0}-sampler" target="{0}/transform"/>
+  </animation>
+)",
+                              j.name, kFrames, times, 16 * kFrames, values, interpolation);
+  }
+  auto node = [](const char* name, const std::string& matrix, const std::string& inner) {
+    return fmt::format(
+        R"(<node id="{0}" name="{0}" sid="{0}" type="JOINT"><matrix sid="transform">{1}</matrix>{2}</node>)",
+        name, matrix, inner);
+  };
+  const std::string tree =
+      node("root", DaeMatrix(0, 0, joints[0].offset),
+           node("mid", DaeMatrix(0, 0, joints[1].offset),
+                node("tip", DaeMatrix(0, 0, joints[2].offset),
+                     node("tip_end", DaeMatrix(0, 0, Eigen::Vector3d(0, 0.5, 0)), ""))));
+  const std::string path = dir.file("chain.dae");
+  {
+    std::ofstream dae(path);
+    dae << R"(<?xml version="1.0" encoding="utf-8"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+ <asset><unit name="meter" meter="1"/><up_axis>Y_UP</up_axis></asset>
+ <library_animations>
+)" << animations
+        << R"( </library_animations>
+ <library_visual_scenes><visual_scene id="Scene" name="Scene">)"
+        << tree << R"(</visual_scene></library_visual_scenes>
+ <scene><instance_visual_scene url="#Scene"/></scene>
+</COLLADA>
+)";
+  }
+  const Scene scene = LoadScene(path);
+  const Skeleton& sk = *scene.skeleton;
+  ASSERT_EQ(sk.num_joints(), 3);
+  EXPECT_EQ(sk.name(0), "root");
+  EXPECT_EQ(sk.name(1), "mid");
+  EXPECT_EQ(sk.name(2), "tip");
+  EXPECT_EQ(sk.parent(1), 0);
+  EXPECT_EQ(sk.parent(2), 1);
+  // tip_end is a leaf without animation: an End Site of tip, not a joint.
+  ASSERT_EQ(sk.end_sites().size(), 1u);
+  EXPECT_EQ(sk.end_sites()[0].parent, 2);
+  EXPECT_VEC3_NEAR(sk.end_sites()[0].offset, Eigen::Vector3d(0, 0.5, 0), 1e-6);
+  // Only the root moves: position channels on the root alone.
+  EXPECT_GE(sk.translation_channel(0, 0), 0);
+  EXPECT_LT(sk.translation_channel(1, 0), 0);
+  EXPECT_LT(sk.translation_channel(2, 0), 0);
+  EXPECT_DOUBLE_EQ(scene.file_unit_metres, 1.0);
+  ASSERT_EQ(scene.clips.size(), 1u);
+  const Clip& clip = scene.clips[0];
+  EXPECT_EQ(clip.num_frames(), kFrames);
+  EXPECT_NEAR(clip.frame_rate(), 30.0, 1e-9);
+  for (int f = 0; f < kFrames; ++f) {
+    SCOPED_TRACE(fmt::format("frame {}", f));
+    const double a0 = 30.0 * f * kRadPerDeg, a1 = 45.0 * f * kRadPerDeg;
+    const Eigen::Vector3d root(0.5 * f, 0, 0);
+    const Eigen::Vector3d mid = root + Eigen::Vector3d(-std::sin(a0), std::cos(a0), 0);
+    const Eigen::Vector3d tip = mid + Eigen::Vector3d(-std::sin(a1), std::cos(a1), 0);
+    const auto world = testing::WorldPositions(sk, clip, f);
+    EXPECT_VEC3_NEAR(world[0], root, 1e-6);
+    EXPECT_VEC3_NEAR(world[1], mid, 1e-6);
+    EXPECT_VEC3_NEAR(world[2], tip, 1e-6);
+    // tip's own turn about X, as its channels (rest orientation is the identity here).
+    Pose pose(sk);
+    pose.SetFromRow(sk, clip.frame(f));
+    const Eigen::Matrix3d tip_world = pose.world[2].linear();
+    const Eigen::Matrix3d expected_tip =
+        Eigen::AngleAxisd(a1, Eigen::Vector3d::UnitZ()) *
+        Eigen::AngleAxisd(10.0 * f * kRadPerDeg, Eigen::Vector3d::UnitX()).toRotationMatrix();
+    EXPECT_LE((tip_world - expected_tip).cwiseAbs().maxCoeff(), 1e-6);
+  }
+}
+
 TEST(AssimpImport, UnitConversion) {
   RIGEL_REQUIRE_SHARED_DATA();
   const Scene cm = LoadScene(Data("fbx/ozz_pab/walk.fbx"));
