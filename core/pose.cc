@@ -3,17 +3,39 @@
 #include <algorithm>
 #include <cassert>
 
+#include "core/ik/fast_math.h"
 #include "core/skeleton.h"
 
 namespace rigel {
 
+namespace {
+
+// r := r * (elementary rotation about `axis` by the angle with cosine c and sine s): only the
+// two columns orthogonal to the axis change.
+inline void RotateColumns(Eigen::Matrix3d& r, int axis, double c, double s) {
+  const int i = (axis + 1) % 3;
+  const int k = (axis + 2) % 3;
+  const Eigen::Vector3d ci = r.col(i);
+  const Eigen::Vector3d ck = r.col(k);
+  r.col(i) = c * ci + s * ck;
+  r.col(k) = c * ck - s * ci;
+}
+
+bool IsIdentity(const Eigen::Quaterniond& q) {
+  return q.w() == 1.0 && q.x() == 0.0 && q.y() == 0.0 && q.z() == 0.0;
+}
+
+}  // namespace
+
 Eigen::Matrix3d LocalRotation(const Skeleton& skeleton, int joint,
                               std::span<const double> channels) {
-  Eigen::Matrix3d r = skeleton.rest_orientation(joint).toRotationMatrix();
+  const Eigen::Quaterniond& rest = skeleton.rest_orientation(joint);
+  Eigen::Matrix3d r = IsIdentity(rest) ? Eigen::Matrix3d::Identity() : rest.toRotationMatrix();
   const std::span<const ChannelType> layout = skeleton.channels();
   for (const int c : skeleton.rotation_channels(joint)) {
-    r = r * Eigen::AngleAxisd(channels[c], Eigen::Vector3d::Unit(ChannelAxis(layout[c])))
-                .toRotationMatrix();
+    double sn, cs;
+    ik::internal::SinCos(channels[c], &sn, &cs);
+    RotateColumns(r, ChannelAxis(layout[c]), cs, sn);
   }
   return r;
 }
@@ -38,9 +60,32 @@ void ForwardKinematics(const Skeleton& skeleton, std::span<const double> channel
   assert(static_cast<int>(channels.size()) >= skeleton.num_channels() && "channel span too small");
   const std::span<const int> parents = skeleton.parents();
   for (int i = std::max(from, 0); i < skeleton.num_joints(); ++i) {
-    const Eigen::Isometry3d local = LocalTransform(skeleton, i, channels);
+    Eigen::Vector3d t = skeleton.rest_translation(i);
+    for (int axis = 0; axis < 3; ++axis) {
+      const int c = skeleton.translation_channel(i, axis);
+      if (c >= 0) t[axis] += channels[c];
+    }
     const int p = parents[i];
-    world[i] = p == Skeleton::kNoParent ? local : world[p] * local;
+    Eigen::Isometry3d& out = world[i];
+    if (p == Skeleton::kNoParent) {
+      out.linear() = LocalRotation(skeleton, i, channels);
+      out.translation() = t;
+    } else {
+      // Rotate the parent's frame in place: world = parent * local without a 4x4 product.
+      const Eigen::Isometry3d& pw = world[p];
+      const Eigen::Quaterniond& rest = skeleton.rest_orientation(i);
+      Eigen::Matrix3d r = IsIdentity(rest) ? Eigen::Matrix3d(pw.linear())
+                                           : Eigen::Matrix3d(pw.linear() * rest.toRotationMatrix());
+      const std::span<const ChannelType> layout = skeleton.channels();
+      for (const int c : skeleton.rotation_channels(i)) {
+        double sn, cs;
+        ik::internal::SinCos(channels[c], &sn, &cs);
+        RotateColumns(r, ChannelAxis(layout[c]), cs, sn);
+      }
+      out.translation() = pw.translation() + pw.linear() * t;
+      out.linear() = r;
+    }
+    out.makeAffine();
   }
 }
 

@@ -140,6 +140,8 @@ void RigelChain(benchmark::State& state, const Problem* p, bool six_d, ik::Metho
   stage.settings.position_tolerance = 1e-5;
   stage.settings.angle_tolerance = 1e-4;
   stage.settings.max_iterations = 100;
+  // Deterministic restarts when a solve stops above tolerance (Settings::restarts).
+  stage.settings.restarts = 10;
   rig.stages.push_back(stage);
   ik::Workspace ws;
   ws.Prepare(rig);
@@ -147,19 +149,25 @@ void RigelChain(benchmark::State& state, const Problem* p, bool six_d, ik::Metho
   std::vector<ik::Target> targets(1);
   ik::SolveReport report;
   Result r;
+  long iterations = 0, restarts = 0;
   for (auto _ : state) {
+    iterations = restarts = 0;
     r = Sweep(*p, six_d, [&](int i, std::vector<double>& q) {
       targets[0].position = p->targets[i].translation();
       targets[0].orientation = Eigen::Quaterniond(p->targets[i].linear());
       pose.channels = q;
       ik::Solve(rig, targets, pose, ws, &report);
       q = pose.channels;
+      iterations += report.iterations;
+      restarts += report.restarts;
     });
   }
   Report(state,
          "rigel " + std::string(ik::MethodName(method)) + " " + p->name +
              (six_d ? " 6D" : " position"),
          r);
+  std::printf("%-44s iterations/solve %.2f, restarts/solve %.3f\n", "",
+              static_cast<double>(iterations) / kTargets, static_cast<double>(restarts) / kTargets);
 }
 
 #ifdef RIGEL_HAVE_KDL

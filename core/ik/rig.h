@@ -36,9 +36,10 @@ enum class TaskType : std::uint8_t {
   // Target::position. 2 rows (the twist about the aim axis is left free).
   kAim,
   // Pole vector: the plane through Task::pole_root, Task::pole_mid and the effector joint
-  // contains Target::position. 1 row (the signed angle about the root->effector axis). The row
-  // treats that axis as fixed, which is exact in the null space of a position task on the same
-  // effector: give the pole a lower priority than the position (larger Task::priority).
+  // contains Target::position. 1 row (the signed angle about the root->effector axis; its row is
+  // the exact derivative, with the root, middle, effector and the axis itself moving). At the
+  // same priority as a position task on the effector the weighted problem has local minima:
+  // use restarts (Settings::restarts), a lower priority for the pole, or kTwoBone.
   kPole,
 };
 
@@ -140,6 +141,15 @@ struct Settings {
   int preferred_power = 2;
   // Scale of the null-space step -(I - J^+ J) grad H per iteration. Default 1.
   double preferred_step = 1.0;
+  // Iterative methods: when the stage stops above tolerance (a stall, a local minimum or the
+  // iteration cap), run it again up to `restarts` times from a fixed, seeded sequence of start
+  // poses inside the limits (the same sequence on every solve, so results stay bit-identical),
+  // each with a fresh iteration budget; the best end (lowest weighted squared error) is kept.
+  // A rotation channel with an infinite limit restarts within one turn (-pi..pi, or 2 pi from
+  // its finite limit); a translation channel with an infinite limit keeps its value from the
+  // best end so far. Default 0 (off: a restart
+  // may jump to another branch, which animation with warm start usually does not want).
+  int restarts = 0;
 };
 
 // One entry of the solver stack: which method drives which tasks on which part of the tree.
@@ -218,8 +228,10 @@ std::string_view StatusName(Status status);
 // What a solve did. Reused across frames: its vectors keep their capacity.
 struct SolveReport {
   Status status = Status::kInvalidInput;
-  // Iterations run, summed over stages.
+  // Iterations run, summed over stages (including restarts).
   int iterations = 0;
+  // Restarts run (Settings::restarts), summed over stages.
+  int restarts = 0;
   // Per task (Rig::tasks order) after the solve: position error (length units; kPosition,
   // kPose; for kPole the distance-free angle is in angle_error) and angle error (radians;
   // kOrientation, kPose, kAim, kPole). 0 when not applicable.

@@ -6,8 +6,10 @@
 #include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <tuple>
 
+#include "core/ik/fast_math.h"
 #include "core/ik/two_bone.h"
 #include "core/skeleton.h"
 
@@ -146,8 +148,25 @@ struct Level {
   Eigen::ColPivHouseholderQR<MatrixXd> qr;
 };
 
+// The stage's forward kinematics as a flat program: per joint (ancestors first), its translation
+// channels fk_channels[t_begin, t_end) and rotation channels [t_end, r_end).
+struct FkJoint {
+  int joint = 0, parent = -1;
+  bool rest_identity = true;
+  Eigen::Vector3d rest_t = Eigen::Vector3d::Zero();
+  int t_begin = 0, t_end = 0, r_end = 0;
+};
+struct FkChannel {
+  int channel = 0, axis = 0, col = -1;
+};
+
 struct StageWork {
   Method method = Method::kDlsAdaptive;
+  std::vector<FkJoint> fk;
+  std::vector<FkChannel> fk_channels;
+  // Priority levels taking part in the steps (all, until a higher level stalls above tolerance
+  // while lower ones pull: then the lower ones are dropped and the higher ones finish alone).
+  int active_levels = 1;
   std::vector<int> tasks;  // Rig task indices, sorted by (priority, index).
   std::vector<int> task_row;
   std::vector<int> task_dim;
@@ -160,15 +179,27 @@ struct StageWork {
   std::vector<int> channel_col;  // Per skeleton channel: column or -1.
   std::vector<std::uint8_t> col_rotation;
   std::vector<int> col_joint;
-  std::vector<std::vector<int>> task_cols;       // Columns moving the effector joint.
-  std::vector<std::vector<int>> task_mid_cols;   // kPole: columns moving pole_mid.
-  std::vector<std::vector<int>> task_root_cols;  // kPole: columns moving pole_root.
+  std::vector<std::vector<int>> task_cols;  // Columns moving the effector joint.
+  // kPole: per entry of task_cols, bit 0 = the column moves pole_mid, bit 1 = pole_root.
+  std::vector<std::vector<std::uint8_t>> task_col_moves;
+  // Single-level damped least squares (kDls, kDlsAdaptive): J J^T is assembled block by block
+  // from the columns two tasks share (J is sparse on a tree), factorized by a plain Cholesky.
+  struct Block {
+    int row_a = 0, dim_a = 0, row_b = 0, dim_b = 0;  // row_a >= row_b: the lower triangle.
+    std::vector<int> cols;                           // Columns both tasks depend on.
+  };
+  bool fast = false;
+  std::vector<Block> blocks;
   // Per iteration.
   std::vector<Vector3d> axis;
   std::vector<Vector3d> pivot;
-  std::vector<double> pos_err;
-  std::vector<double> ang_err;
+  std::vector<double> pos_err, pos_err_saved;
+  std::vector<double> ang_err, ang_err_saved;
+  // j/e hold the current system; the *_saved buffers hold the last accepted one while a trial
+  // step is evaluated (swapped, never copied). Both J buffers share one sparsity pattern.
   MatrixXd j, j_saved, n_proj;
+  // Restarts: best channel values (per column) and their error.
+  VectorXd best;
   VectorXd e, e_saved, e_work, x, dtheta, fixed, z, scale, theta_prev, grad;
   std::vector<std::uint8_t> clamped;
   // kTwoBone.
@@ -193,6 +224,8 @@ struct Workspace::Impl {
   std::vector<std::uint8_t> rest_identity;
   std::vector<StageWork> stages;
   std::vector<Target> no_targets;
+  // Restarts run by the current solve.
+  int restarts = 0;
 };
 
 Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
@@ -272,46 +305,47 @@ inline void RotateColumns(Eigen::Matrix3d& r, int axis, double c, double s) {
   r.col(k) = c * ck - s * ci;
 }
 
-// Forward kinematics over the stage's joints, filling the joint frames and the columns' world
-// axes and pivots (seed 001 eq. 21-26: axis k is column ak of the rotation after channel k).
+// Forward kinematics over the stage's joints (its flattened program st.fk), filling the joint
+// frames and the columns' world axes and pivots (seed 001 eq. 21-26: axis k is column ak of the
+// rotation after channel k).
 void ChainFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double* theta) {
-  const std::span<const ChannelType> layout = s.channels();
-  for (const int j : st.joints) {
-    const int p = s.parent(j);
-    Vector3d local_t = s.rest_translation(j);
-    for (int axis = 0; axis < 3; ++axis) {
-      const int c = s.translation_channel(j, axis);
-      if (c >= 0) local_t[axis] += theta[c];
+  (void)s;
+  for (const internal::FkJoint& f : st.fk) {
+    Vector3d local_t = f.rest_t;
+    for (int i = f.t_begin; i < f.t_end; ++i) {
+      const internal::FkChannel& t = st.fk_channels[i];
+      local_t[t.axis] += theta[t.channel];
     }
     Eigen::Matrix3d r;
-    if (p == Skeleton::kNoParent) {
-      w.pos[j] = local_t;
-      r = w.rest_identity[j] ? Eigen::Matrix3d::Identity() : w.rest_rot[j];
-      for (int axis = 0; axis < 3; ++axis) {
-        const int c = s.translation_channel(j, axis);
-        const int col = c >= 0 ? st.channel_col[c] : -1;
-        if (col >= 0) st.axis[col] = Vector3d::Unit(axis);
+    Vector3d pos;
+    if (f.parent < 0) {
+      pos = local_t;
+      r = f.rest_identity ? Eigen::Matrix3d::Identity() : w.rest_rot[f.joint];
+      for (int i = f.t_begin; i < f.t_end; ++i) {
+        const internal::FkChannel& t = st.fk_channels[i];
+        if (t.col >= 0) st.axis[t.col] = Vector3d::Unit(t.axis);
       }
     } else {
-      const Eigen::Matrix3d& pr = w.rot[p];
-      w.pos[j] = w.pos[p] + pr * local_t;
-      r = w.rest_identity[j] ? pr : Eigen::Matrix3d(pr * w.rest_rot[j]);
-      for (int axis = 0; axis < 3; ++axis) {
-        const int c = s.translation_channel(j, axis);
-        const int col = c >= 0 ? st.channel_col[c] : -1;
-        if (col >= 0) st.axis[col] = pr.col(axis);
+      const Eigen::Matrix3d& pr = w.rot[f.parent];
+      pos = w.pos[f.parent] + pr * local_t;
+      r = f.rest_identity ? pr : Eigen::Matrix3d(pr * w.rest_rot[f.joint]);
+      for (int i = f.t_begin; i < f.t_end; ++i) {
+        const internal::FkChannel& t = st.fk_channels[i];
+        if (t.col >= 0) st.axis[t.col] = pr.col(t.axis);
       }
     }
-    for (const int c : s.rotation_channels(j)) {
-      const int axis = ChannelAxis(layout[c]);
-      RotateColumns(r, axis, std::cos(theta[c]), std::sin(theta[c]));
-      const int col = st.channel_col[c];
-      if (col >= 0) {
-        st.axis[col] = r.col(axis);
-        st.pivot[col] = w.pos[j];
+    w.pos[f.joint] = pos;
+    for (int i = f.t_end; i < f.r_end; ++i) {
+      const internal::FkChannel& rc = st.fk_channels[i];
+      double sn, cs;
+      internal::SinCos(theta[rc.channel], &sn, &cs);
+      RotateColumns(r, rc.axis, cs, sn);
+      if (rc.col >= 0) {
+        st.axis[rc.col] = r.col(rc.axis);
+        st.pivot[rc.col] = pos;
       }
     }
-    w.rot[j] = r;
+    w.rot[f.joint] = r;
   }
 }
 
@@ -337,25 +371,31 @@ double FillSystem(const Rig& rig, std::span<const Target> targets, Workspace::Im
       const Vector3d err = target.position - p_e;
       const Vector3d q = task.alternate_jacobian ? target.position : p_e;
       double sq = 0.0;
+      const bool all_axes = (task.position_axes & 7) == 7;
+      if (jacobian) {
+        double* jd = st.j.data();
+        const size_t lj = static_cast<size_t>(st.j.rows());
+        for (const int c : cols) {
+          const Vector3d& a = st.axis[c];
+          const Vector3d v =
+              st.col_rotation[c] ? Vector3d(weight * a.cross(q - st.pivot[c])) : weight * a;
+          double* out = jd + static_cast<size_t>(c) * lj + row;
+          if (all_axes) {
+            out[0] = v.x();
+            out[1] = v.y();
+            out[2] = v.z();
+          } else {
+            int n = 0;
+            for (int axis = 0; axis < 3; ++axis) {
+              if (task.position_axes & (1 << axis)) out[n++] = v[axis];
+            }
+          }
+        }
+      }
       for (int axis = 0; axis < 3; ++axis) {
         if (!(task.position_axes & (1 << axis))) continue;
         sq += err[axis] * err[axis];
         st.e[row] = weight * err[axis];
-        if (jacobian) {
-          for (const int c : cols) {
-            const Vector3d& a = st.axis[c];
-            double v;
-            if (st.col_rotation[c]) {
-              const Vector3d arm = q - st.pivot[c];
-              v = axis == 0   ? a.y() * arm.z() - a.z() * arm.y()
-                  : axis == 1 ? a.z() * arm.x() - a.x() * arm.z()
-                              : a.x() * arm.y() - a.y() * arm.x();
-            } else {
-              v = a[axis];
-            }
-            st.j(row, c) = weight * v;
-          }
-        }
         ++row;
       }
       pos_err = std::sqrt(sq);
@@ -365,11 +405,19 @@ double FillSystem(const Rig& rig, std::span<const Target> targets, Workspace::Im
       const Eigen::Quaterniond q_e(r_e);
       const Vector3d err = ScaledAxis(target.orientation * q_e.conjugate());
       ang_err = err.norm();
-      for (int axis = 0; axis < 3; ++axis) {
-        st.e[row + axis] = weight * err[axis];
-        if (jacobian) {
-          for (const int c : cols) {
-            st.j(row + axis, c) = st.col_rotation[c] ? weight * st.axis[c][axis] : 0.0;
+      for (int axis = 0; axis < 3; ++axis) st.e[row + axis] = weight * err[axis];
+      if (jacobian) {
+        double* jd = st.j.data();
+        const size_t lj = static_cast<size_t>(st.j.rows());
+        for (const int c : cols) {
+          double* out = jd + static_cast<size_t>(c) * lj + row;
+          if (st.col_rotation[c]) {
+            const Vector3d& a = st.axis[c];
+            out[0] = weight * a.x();
+            out[1] = weight * a.y();
+            out[2] = weight * a.z();
+          } else {
+            out[0] = out[1] = out[2] = 0.0;
           }
         }
       }
@@ -403,36 +451,59 @@ double FillSystem(const Rig& rig, std::span<const Target> targets, Workspace::Im
       row += 2;
     }
     if (task.type == TaskType::kPole) {
+      // phi = signed angle about s = (p_e - p_r)/|p_e - p_r| from the chain's plane (through
+      // p_m) to the pole: phi = atan2(y, x), y = s.(m x q), x = m.q - (s.m)(s.q) with
+      // m = p_m - p_r, q = pole - p_r. The row is its exact derivative: the root, middle and
+      // effector all move, and so does the axis s.
       const Vector3d p_r = w.pos[task.pole_root];
       const Vector3d p_m = w.pos[task.pole_mid];
-      Vector3d s_axis = p_e - p_r;
-      const double len = s_axis.norm();
+      const Vector3d v = p_e - p_r;
+      const double len = v.norm();
       double phi = 0.0;
-      Vector3d k_rate = Vector3d::Zero();
+      bool defined = false;
+      Vector3d s_axis = Vector3d::Zero(), m = p_m - p_r, qv = target.position - p_r;
+      double x = 0.0, y = 0.0;
       if (len > 1e-12) {
-        s_axis /= len;
-        const Vector3d m = p_m - p_r;
+        s_axis = v / len;
         const Vector3d m_perp = m - s_axis * s_axis.dot(m);
-        const Vector3d qv = target.position - p_r;
         const Vector3d q_perp = qv - s_axis * s_axis.dot(qv);
         const double m2 = m_perp.squaredNorm();
         if (m2 > 1e-18 * m.squaredNorm() && m2 > 0 && q_perp.squaredNorm() > 0) {
-          phi = std::atan2(s_axis.dot(m_perp.cross(q_perp)), m_perp.dot(q_perp));
-          k_rate = s_axis.cross(m_perp) / m2;
+          y = s_axis.dot(m.cross(qv));
+          x = m.dot(qv) - s_axis.dot(m) * s_axis.dot(qv);
+          phi = std::atan2(y, x);
+          defined = x * x + y * y > 0;
         }
       }
       ang_err = std::abs(phi);
       st.e[row] = weight * phi;
       if (jacobian) {
-        for (const int c : st.task_mid_cols[k]) {
-          const Vector3d& ax = st.axis[c];
-          const Vector3d v = st.col_rotation[c] ? Vector3d(ax.cross(p_m - st.pivot[c])) : ax;
-          st.j(row, c) = weight * k_rate.dot(v);
-        }
-        for (const int c : st.task_root_cols[k]) {
-          const Vector3d& ax = st.axis[c];
-          const Vector3d v = st.col_rotation[c] ? Vector3d(ax.cross(p_r - st.pivot[c])) : ax;
-          st.j(row, c) -= weight * k_rate.dot(v);
+        const std::vector<std::uint8_t>& moves = st.task_col_moves[k];
+        const Vector3d mxq = m.cross(qv), qxs = qv.cross(s_axis), sxm = s_axis.cross(m);
+        const double sm = s_axis.dot(m), sq = s_axis.dot(qv);
+        const double inv_r2 = defined ? 1.0 / (x * x + y * y) : 0.0;
+        for (size_t i = 0; i < cols.size(); ++i) {
+          const int c = cols[i];
+          double value = 0.0;
+          if (defined) {
+            const Vector3d& ax = st.axis[c];
+            const bool rot = st.col_rotation[c] != 0;
+            auto rate = [&](const Vector3d& point) {
+              return rot ? Vector3d(ax.cross(point - st.pivot[c])) : ax;
+            };
+            const Vector3d dpe = rate(p_e);
+            const Vector3d dpm = (moves[i] & 1) ? rate(p_m) : Vector3d::Zero();
+            const Vector3d dpr = (moves[i] & 2) ? rate(p_r) : Vector3d::Zero();
+            const Vector3d dm = dpm - dpr;
+            const Vector3d dq = -dpr;
+            const Vector3d dv = dpe - dpr;
+            const Vector3d ds = (dv - s_axis * s_axis.dot(dv)) / len;
+            const double dy = ds.dot(mxq) + dm.dot(qxs) + dq.dot(sxm);
+            const double dx = dm.dot(qv) + m.dot(dq) - (ds.dot(m) + s_axis.dot(dm)) * sq -
+                              sm * (ds.dot(qv) + s_axis.dot(dq));
+            value = -(x * dy - y * dx) * inv_r2;
+          }
+          st.j(row, c) = weight * value;
         }
       }
       row += 1;
@@ -483,6 +554,21 @@ double DrivingError(const Rig& rig, std::span<const Target> targets, const Stage
     if (!done) return st.e.segment(lv.row_begin, lv.rows).squaredNorm();
   }
   return st.e.squaredNorm();
+}
+
+// Index of the highest priority level not yet within tolerance (levels.size() when all are).
+int DrivingLevel(const Rig& rig, std::span<const Target> targets, const StageWork& st,
+                 const Settings& settings) {
+  size_t k = 0;
+  for (size_t li = 0; li < st.levels.size(); ++li) {
+    const Level& lv = st.levels[li];
+    bool done = true;
+    for (; k < st.tasks.size() && st.task_row[k] < lv.row_begin + lv.rows; ++k) {
+      done = done && (!Active(rig, targets, st.tasks[k]) || TaskConverged(st, k, settings));
+    }
+    if (!done) return static_cast<int>(li);
+  }
+  return static_cast<int>(st.levels.size());
 }
 
 // Factorizes level.a for `method`. Returns false if the matrix is numerically singular for the
@@ -600,10 +686,152 @@ bool BiasGradient(const Rig& rig, const StageWork& st, const double* theta, cons
   return any;
 }
 
+// ---- Single-level damped least squares without copying J ----
+
+// m(row_a.., row_b..) += J(row_a.., c) J(row_b.., c)^T over the block's free columns.
+template <int DA, int DB, bool kDiagonal = false>
+void AccumulateBlock(const StageWork& st, const StageWork::Block& b, double* m, int ld) {
+  const double* j = st.j.data();
+  const int lj = static_cast<int>(st.j.rows());
+  const int da = DA > 0 ? DA : b.dim_a;
+  const int db = DB > 0 ? DB : b.dim_b;
+  for (const int c : b.cols) {
+    if (st.clamped[c]) continue;
+    const double* ja = j + static_cast<size_t>(c) * lj + b.row_a;
+    const double* jb = j + static_cast<size_t>(c) * lj + b.row_b;
+    for (int q = 0; q < db; ++q) {
+      const double v = jb[q];
+      double* out = m + static_cast<size_t>(b.row_b + q) * ld + b.row_a;
+      // A diagonal block needs only its lower triangle (p >= q).
+      for (int p = kDiagonal ? q : 0; p < da; ++p) out[p] += ja[p] * v;
+    }
+  }
+}
+
+// Lower triangle (and the diagonal blocks) of J J^T + damp I for the free columns.
+void AssembleNormal(StageWork& st, double damp) {
+  MatrixXd& m = st.levels[0].m;
+  m.setZero();
+  double* data = m.data();
+  const int ld = static_cast<int>(m.rows());
+  for (const StageWork::Block& b : st.blocks) {
+    if (b.row_a == b.row_b && b.dim_a == 6) {
+      AccumulateBlock<6, 6, true>(st, b, data, ld);
+    } else if (b.row_a == b.row_b && b.dim_a == 3) {
+      AccumulateBlock<3, 3, true>(st, b, data, ld);
+    } else if (b.dim_a == 6 && b.dim_b == 6) {
+      AccumulateBlock<6, 6>(st, b, data, ld);
+    } else if (b.dim_a == 3 && b.dim_b == 3) {
+      AccumulateBlock<3, 3>(st, b, data, ld);
+    } else if (b.dim_a == 6 && b.dim_b == 3) {
+      AccumulateBlock<6, 3>(st, b, data, ld);
+    } else if (b.dim_a == 3 && b.dim_b == 6) {
+      AccumulateBlock<3, 6>(st, b, data, ld);
+    } else {
+      AccumulateBlock<0, 0>(st, b, data, ld);
+    }
+  }
+  for (int i = 0; i < ld; ++i) data[static_cast<size_t>(i) * ld + i] += damp;
+}
+
+// In-place Cholesky of the lower triangle of the column-major n x n matrix `a`. False when a
+// pivot is not positive (the caller damps and retries).
+bool Cholesky(double* a, int n) {
+  for (int k = 0; k < n; ++k) {
+    double* col_k = a + static_cast<size_t>(k) * n;
+    double d = col_k[k];
+    for (int p = 0; p < k; ++p) {
+      const double l = a[static_cast<size_t>(p) * n + k];
+      d -= l * l;
+    }
+    if (!(d > 0) || !std::isfinite(d)) return false;
+    d = std::sqrt(d);
+    col_k[k] = d;
+    const double inv = 1.0 / d;
+    for (int i = k + 1; i < n; ++i) {
+      double v = col_k[i];
+      for (int p = 0; p < k; ++p) {
+        const double* col_p = a + static_cast<size_t>(p) * n;
+        v -= col_p[i] * col_p[k];
+      }
+      col_k[i] = v * inv;
+    }
+  }
+  return true;
+}
+
+// Solves L L^T x = x in place (L from Cholesky).
+void CholeskySolve(const double* l, int n, double* x) {
+  for (int i = 0; i < n; ++i) {
+    double v = x[i];
+    for (int p = 0; p < i; ++p) v -= l[static_cast<size_t>(p) * n + i] * x[p];
+    x[i] = v / l[static_cast<size_t>(i) * n + i];
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    const double* col_i = l + static_cast<size_t>(i) * n;
+    double v = x[i];
+    for (int p = i + 1; p < n; ++p) v -= col_i[p] * x[p];
+    x[i] = v / col_i[i];
+  }
+}
+
+// st.x = J^T (J J^T + lambda^2 I)^-1 rhs over the free columns (st.x on clamped columns is left
+// to the caller), with the null-space bias of SolveLevels when `bias`.
+void FastDlsStep(StageWork& st, double lambda, bool bias) {
+  Level& lv = st.levels[0];
+  const int m = st.rows;
+  const double* j = st.j.data();
+  const int lj = static_cast<int>(st.j.rows());
+  lv.beta = st.e_work;
+  if (bias) {
+    // Seeds 000/003 eq. 4.28-4.30: (J J^T) beta = V + J z, theta' = J^T beta - z.
+    for (size_t k = 0; k < st.tasks.size(); ++k) {
+      const int r0 = st.task_row[k];
+      const int dim = st.task_dim[k];
+      for (const int c : st.task_cols[k]) {
+        if (st.clamped[c] || st.z[c] == 0.0) continue;
+        const double* jc = j + static_cast<size_t>(c) * lj + r0;
+        for (int p = 0; p < dim; ++p) lv.beta[r0 + p] += jc[p] * st.z[c];
+      }
+    }
+  }
+  AssembleNormal(st, lambda * lambda);
+  if (!Cholesky(lv.m.data(), m)) {
+    // Singular (lambda = 0 at a singular pose): damp slightly so the step stays finite.
+    AssembleNormal(st, lambda * lambda);
+    double largest = 0.0;
+    for (int i = 0; i < m; ++i) largest = std::max(largest, lv.m(i, i));
+    AssembleNormal(st, lambda * lambda + 1e-10 * std::max(largest, 1e-300));
+    if (!Cholesky(lv.m.data(), m)) {
+      st.x.setZero();
+      return;
+    }
+  }
+  CholeskySolve(lv.m.data(), m, lv.beta.data());
+  st.x.setZero();
+  for (size_t k = 0; k < st.tasks.size(); ++k) {
+    const int r0 = st.task_row[k];
+    const int dim = st.task_dim[k];
+    const double* beta = lv.beta.data() + r0;
+    for (const int c : st.task_cols[k]) {
+      if (st.clamped[c]) continue;
+      const double* jc = j + static_cast<size_t>(c) * lj + r0;
+      double v = 0.0;
+      for (int p = 0; p < dim; ++p) v += jc[p] * beta[p];
+      st.x[c] += v;
+    }
+  }
+  if (bias) st.x -= st.z;
+}
+
 // x = step in scaled variables for the current (clamped) system.
 void SolveLevels(const Rig& rig, StageWork& st, Method method, double lambda, const Settings& set,
                  const double* theta) {
   const bool bias = method != Method::kTranspose && BiasGradient(rig, st, theta, set, st.z);
+  if (st.fast) {
+    FastDlsStep(st, lambda, bias);
+    return;
+  }
   if (st.levels.size() == 1 || method == Method::kTranspose) {
     Level& lv = st.levels[0];
     if (st.levels.size() == 1) {
@@ -633,7 +861,8 @@ void SolveLevels(const Rig& rig, StageWork& st, Method method, double lambda, co
   // Priority levels: x = sum_l (J_l N_l)^+ (V_l - J_l x_<l),  N_l+1 = N_l - (J_l N_l)^+ (J_l N_l).
   st.x.setZero();
   st.n_proj.setIdentity();
-  for (Level& lv : st.levels) {
+  for (int li = 0; li < st.active_levels; ++li) {
+    Level& lv = st.levels[li];
     lv.a.noalias() = st.j.middleRows(lv.row_begin, lv.rows) * st.n_proj;
     for (int c = 0; c < st.cols; ++c) {
       if (st.clamped[c]) lv.a.col(c).setZero();
@@ -671,7 +900,11 @@ void ComputeStep(const Rig& rig, StageWork& st, Method method, double lambda, co
   st.fixed.setZero();
   for (int pass = 0; pass <= st.cols; ++pass) {
     st.e_work = st.e;
-    if (pass > 0) st.e_work.noalias() -= st.j * st.fixed;
+    if (pass > 0) {
+      for (int c = 0; c < st.cols; ++c) {
+        if (st.clamped[c]) st.e_work.noalias() -= st.j.col(c) * st.fixed[c];
+      }
+    }
     SolveLevels(rig, st, method, lambda, set, theta);
     for (int c = 0; c < st.cols; ++c) {
       if (st.clamped[c]) st.x[c] = st.fixed[c];
@@ -727,20 +960,27 @@ void ClampToLimits(const Rig& rig, StageWork& st, double* theta) {
   }
 }
 
-Status RunIterative(const Rig& rig, int stage_index, std::span<const Target> targets, Pose& pose,
-                    Workspace::Impl& w, int* iterations) {
+// Uniform value in [0, 1) for restart `restart` and column `col`: a fixed hash (splitmix64), so
+// every solve uses the same sequence of restart poses.
+double RestartUnit(int restart, int col) {
+  std::uint64_t z = (static_cast<std::uint64_t>(restart) << 32) + static_cast<std::uint64_t>(col);
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+// One run of the iteration from the current channel values. Leaves st.j/st.e/pos_err/ang_err
+// for the returned (accepted) values.
+Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targets,
+               Workspace::Impl& w, StageWork& st, double* theta, int* iterations) {
   const Skeleton& s = rig.skeleton();
-  static const Settings kDefault{};
-  const Settings& set = rig.stages.empty() ? kDefault : rig.stages[stage_index].settings;
-  StageWork& st = w.stages[stage_index];
   const Method method = st.method;
-  double* theta = pose.channels.data();
-  for (int c = 0; c < st.cols; ++c) {
-    st.scale[c] = rig.strength[st.col_joint[c]];
-  }
-  ClampToLimits(rig, st, theta);
   ChainFk(s, w, st, theta);
-  FillSystem(rig, targets, w, st, true);
+  // The Jacobian is filled lazily: not for a pose that turns out converged or a rejected trial.
+  FillSystem(rig, targets, w, st, false);
+  bool j_valid = false;
   double err = DrivingError(rig, targets, st, set);
   const bool adaptive = method == Method::kDlsAdaptive || method == Method::kTranspose;
   double lambda = set.lambda;
@@ -749,17 +989,34 @@ Status RunIterative(const Rig& rig, int stage_index, std::span<const Target> tar
   int it = 0;
   Status status = Status::kNotConverged;
   if (st.cols == 0 || st.rows == 0) {
-    status = Converged(rig, targets, st, set) ? Status::kConverged : Status::kUnreachable;
-    return status;
+    return Converged(rig, targets, st, set) ? Status::kConverged : Status::kUnreachable;
   }
-  if (adaptive) {
-    st.j_saved = st.j;
-    st.e_saved = st.e;
-  }
+  st.active_levels = static_cast<int>(st.levels.size());
+  auto swap_saved = [&st] {
+    std::swap(st.j, st.j_saved);
+    std::swap(st.e, st.e_saved);
+    std::swap(st.pos_err, st.pos_err_saved);
+    std::swap(st.ang_err, st.ang_err_saved);
+  };
   while (true) {
     if (Converged(rig, targets, st, set)) {
       status = Status::kConverged;
       break;
+    }
+    if (stall >= set.stall_iterations && it < set.max_iterations && st.active_levels > 1) {
+      // A higher level stalls above tolerance while lower ones still pull (their steps' second
+      // order effects): drop the lower levels and let the higher ones finish alone.
+      const int driving = DrivingLevel(rig, targets, st, set);
+      if (driving + 1 < st.active_levels) {
+        st.active_levels = driving + 1;
+        stall = 0;
+        lambda = set.lambda;
+        transpose_scale = 1.0;
+      }
+    }
+    if (!j_valid) {
+      FillSystem(rig, targets, w, st, true);
+      j_valid = true;
     }
     if (it >= set.max_iterations || stall >= set.stall_iterations) {
       status = Stationary(rig, st, theta) ? Status::kUnreachable : Status::kNotConverged;
@@ -773,17 +1030,19 @@ Status RunIterative(const Rig& rig, int stage_index, std::span<const Target> tar
       theta[ch] = std::clamp(theta[ch] + st.dtheta[c], rig.min[ch], rig.max[ch]);
     }
     ++it;
+    // The trial system goes into the spare buffers; the accepted one stays in *_saved.
+    if (adaptive) swap_saved();
     ChainFk(s, w, st, theta);
-    FillSystem(rig, targets, w, st, true);
+    FillSystem(rig, targets, w, st, false);
+    j_valid = false;
     const double next = DrivingError(rig, targets, st, set);
     if (adaptive) {
       if (!(next < err)) {
-        // Reject: restore, damp harder (or halve the transpose step) and retry.
+        // Reject: restore (the joint frames are recomputed before their next use), damp harder
+        // (or halve the transpose step) and retry.
         for (int c = 0; c < st.cols; ++c) theta[st.col_channel[c]] = st.theta_prev[c];
-        ChainFk(s, w, st, theta);
-        FillSystem(rig, targets, w, st, false);
-        st.j = st.j_saved;
-        st.e = st.e_saved;
+        swap_saved();
+        j_valid = true;
         if (method == Method::kTranspose) {
           transpose_scale *= 0.5;
           if (transpose_scale < 1e-12) stall = set.stall_iterations;
@@ -801,14 +1060,55 @@ Status RunIterative(const Rig& rig, int stage_index, std::span<const Target> tar
       } else {
         lambda = std::max(lambda * 0.1, set.lambda_min);
       }
-      st.j_saved = st.j;
-      st.e_saved = st.e;
     }
     stall = next > err * (1.0 - set.stall_fraction) ? stall + 1 : 0;
     err = next;
   }
   *iterations += it;
   return status;
+}
+
+Status RunIterative(const Rig& rig, int stage_index, std::span<const Target> targets, Pose& pose,
+                    Workspace::Impl& w, int* iterations) {
+  static const Settings kDefault{};
+  const Settings& set = rig.stages.empty() ? kDefault : rig.stages[stage_index].settings;
+  StageWork& st = w.stages[stage_index];
+  double* theta = pose.channels.data();
+  for (int c = 0; c < st.cols; ++c) {
+    st.scale[c] = rig.strength[st.col_joint[c]];
+  }
+  ClampToLimits(rig, st, theta);
+  Status status = Iterate(rig, set, targets, w, st, theta, iterations);
+  if (status == Status::kConverged || set.restarts <= 0 || st.cols == 0) return status;
+  // Restarts from a fixed sequence of poses inside the limits; keep the best end.
+  double best_err = st.e.squaredNorm();
+  Status best_status = status;
+  for (int c = 0; c < st.cols; ++c) st.best[c] = theta[st.col_channel[c]];
+  for (int r = 0; r < set.restarts; ++r) {
+    for (int c = 0; c < st.cols; ++c) {
+      const int ch = st.col_channel[c];
+      double lo = rig.min[ch], hi = rig.max[ch];
+      if (st.col_rotation[c]) {
+        // A rotation channel without a finite range restarts within one turn of its limits.
+        if (!std::isfinite(lo)) lo = std::isfinite(hi) ? hi - 2 * kPi : -kPi;
+        if (!std::isfinite(hi)) hi = lo + 2 * kPi;
+      }
+      theta[ch] = std::isfinite(lo) && std::isfinite(hi)
+                      ? std::clamp(lo + RestartUnit(r, c) * (hi - lo), rig.min[ch], rig.max[ch])
+                      : st.best[c];
+    }
+    ++w.restarts;
+    status = Iterate(rig, set, targets, w, st, theta, iterations);
+    if (status == Status::kConverged) return status;
+    const double e2 = st.e.squaredNorm();
+    if (e2 < best_err) {
+      best_err = e2;
+      best_status = status;
+      for (int c = 0; c < st.cols; ++c) st.best[c] = theta[st.col_channel[c]];
+    }
+  }
+  for (int c = 0; c < st.cols; ++c) theta[st.col_channel[c]] = st.best[c];
+  return best_status;
 }
 
 Status RunCcd(const Rig& rig, int stage_index, std::span<const Target> targets, Pose& pose,
@@ -1065,6 +1365,26 @@ bool Workspace::Prepare(const Rig& rig, std::string* error) {
     }
     st.cols = static_cast<int>(st.col_channel.size());
     const int ncols = st.cols;
+    st.fk.clear();
+    st.fk_channels.clear();
+    for (const int j : st.joints) {
+      internal::FkJoint f;
+      f.joint = j;
+      f.parent = s.parent(j) == Skeleton::kNoParent ? -1 : s.parent(j);
+      f.rest_identity = w.rest_identity[j] != 0;
+      f.rest_t = s.rest_translation(j);
+      f.t_begin = static_cast<int>(st.fk_channels.size());
+      for (int axis = 0; axis < 3; ++axis) {
+        const int c = s.translation_channel(j, axis);
+        if (c >= 0) st.fk_channels.push_back({c, axis, st.channel_col[c]});
+      }
+      f.t_end = static_cast<int>(st.fk_channels.size());
+      for (const int c : s.rotation_channels(j)) {
+        st.fk_channels.push_back({c, ChannelAxis(s.channels()[c]), st.channel_col[c]});
+      }
+      f.r_end = static_cast<int>(st.fk_channels.size());
+      st.fk.push_back(f);
+    }
     auto cols_of = [&](int joint) {
       std::vector<int> out;
       for (int col = 0; col < ncols; ++col) {
@@ -1076,8 +1396,6 @@ bool Workspace::Prepare(const Rig& rig, std::string* error) {
     st.task_row.assign(ntasks, 0);
     st.task_dim.assign(ntasks, 0);
     st.task_cols.assign(ntasks, {});
-    st.task_mid_cols.assign(ntasks, {});
-    st.task_root_cols.assign(ntasks, {});
     st.task_offset_rotation.assign(ntasks, Eigen::Matrix3d::Identity());
     st.levels.clear();
     int row = 0;
@@ -1093,12 +1411,37 @@ bool Workspace::Prepare(const Rig& rig, std::string* error) {
       st.levels.back().rows += st.task_dim[k];
       st.task_cols[k] = cols_of(t.joint);
       st.task_offset_rotation[k] = t.offset_rotation.normalized().toRotationMatrix();
-      if (t.type == TaskType::kPole) {
-        st.task_mid_cols[k] = cols_of(t.pole_mid);
-        st.task_root_cols[k] = cols_of(t.pole_root);
-      }
     }
     st.rows = row;
+    st.task_col_moves.assign(ntasks, {});
+    for (size_t k = 0; k < ntasks; ++k) {
+      const Task& t = rig.tasks[st.tasks[k]];
+      if (t.type != TaskType::kPole) continue;
+      for (const int col : st.task_cols[k]) {
+        std::uint8_t moves = 0;
+        if (IsAncestorOrSelf(s, st.col_joint[col], t.pole_mid)) moves |= 1;
+        if (IsAncestorOrSelf(s, st.col_joint[col], t.pole_root)) moves |= 2;
+        st.task_col_moves[k].push_back(moves);
+      }
+    }
+    st.fast = (stage.method == Method::kDls || stage.method == Method::kDlsAdaptive) &&
+              st.levels.size() == 1;
+    st.blocks.clear();
+    if (st.fast) {
+      for (size_t a = 0; a < ntasks; ++a) {
+        for (size_t b = 0; b <= a; ++b) {
+          internal::StageWork::Block blk;
+          blk.row_a = st.task_row[a];
+          blk.dim_a = st.task_dim[a];
+          blk.row_b = st.task_row[b];
+          blk.dim_b = st.task_dim[b];
+          std::set_intersection(st.task_cols[a].begin(), st.task_cols[a].end(),
+                                st.task_cols[b].begin(), st.task_cols[b].end(),
+                                std::back_inserter(blk.cols));
+          if (!blk.cols.empty()) st.blocks.push_back(std::move(blk));
+        }
+      }
+    }
     if (!IsIterative(stage.method) || stage.method == Method::kTranspose) {
       // One stacked system (transpose and CCD ignore priorities).
       if (st.levels.size() > 1) {
@@ -1112,6 +1455,9 @@ bool Workspace::Prepare(const Rig& rig, std::string* error) {
     st.pivot.assign(ncols, Vector3d::Zero());
     st.pos_err.assign(ntasks, 0.0);
     st.ang_err.assign(ntasks, 0.0);
+    st.pos_err_saved.assign(ntasks, 0.0);
+    st.ang_err_saved.assign(ntasks, 0.0);
+    st.best = VectorXd::Zero(ncols);
     st.j = MatrixXd::Zero(m, ncols);
     st.j_saved = MatrixXd::Zero(m, ncols);
     st.n_proj = st.levels.size() > 1 ? MatrixXd::Zero(ncols, ncols) : MatrixXd();
@@ -1289,6 +1635,7 @@ void FillReport(const Rig& rig, std::span<const Target> targets, const Pose& pos
               &report->angle_error[i]);
   }
   report->channels_on_limit.clear();
+  report->channels_on_limit.reserve(s.num_channels());  // Grows once.
   for (int c = 0; c < s.num_channels(); ++c) {
     if (pose.channels[c] <= rig.min[c] || pose.channels[c] >= rig.max[c]) {
       report->channels_on_limit.push_back(c);
@@ -1305,10 +1652,12 @@ bool IterativeJob::Validate(std::string* error) const {
 bool IterativeJob::Run() const {
   if (!Validate()) return false;
   int iterations = 0;
+  workspace->impl().restarts = 0;
   const Status status = RunIterative(*rig, stage, targets, *pose, workspace->impl(), &iterations);
   if (report) {
     report->status = status;
     report->iterations += iterations;
+    report->restarts += workspace->impl().restarts;
   }
   return true;
 }
@@ -1350,6 +1699,7 @@ bool Solve(const Rig& rig, std::span<const Target> targets, Pose& pose, Workspac
     pose.channels[c] = std::clamp(pose.channels[c], rig.min[c], rig.max[c]);
   }
   Workspace::Impl& w = workspace.impl();
+  w.restarts = 0;
   int iterations = 0;
   bool all_converged = true;
   bool any_unreachable = false;
@@ -1378,6 +1728,8 @@ bool Solve(const Rig& rig, std::span<const Target> targets, Pose& pose, Workspac
                      : any_unreachable ? Status::kUnreachable
                                        : Status::kNotConverged;
     report->iterations = iterations;
+    report->restarts = w.restarts;
+    report->message.reserve(64);  // Grows once; later solves reuse it.
     report->message.clear();
     if (failed_stage >= 0) {
       report->message = "stage ";

@@ -279,6 +279,9 @@ TEST(TwoBone, AnalyticAgreesWithIterative) {
     rig.stages[0].settings.max_iterations = 500;
     rig.stages[0].settings.position_tolerance = 1e-9;
     rig.stages[0].settings.angle_tolerance = 1e-9;
+    // The weighted least-squares objective of position + pole has local minima (the pole
+    // satisfied with the hand short of the target): deterministic restarts leave them.
+    rig.stages[0].settings.restarts = 10;
     Pose iterative(s);
     iterative.channels[3] = analytic.channels[3] > 0 ? 0.5 : -0.5;
     std::vector<Target> targets(2);
@@ -298,7 +301,7 @@ TEST(TwoBone, AnalyticAgreesWithIterative) {
   }
   std::printf("[ two-bone ] iterative position+pole converged in %d of 200 trials; all agree\n",
               compared);
-  EXPECT_GE(compared, 80);
+  EXPECT_GE(compared, 195);
 }
 
 TEST(TwoBone, ReachCondition) {
@@ -587,7 +590,7 @@ TEST(Tasks, PoleTurnsTheElbowPlane) {
 
 // KNOWN FAILURE (issue 4 note): the higher level stalls at ~1e-4 instead of 1e-6 while a
 // conflicting lower level pulls; disabled until the stall rule handles priorities.
-TEST(Tasks, DISABLED_PrioritiesKeepTheHigherLevelExact) {
+TEST(Tasks, PrioritiesKeepTheHigherLevelExact) {
   // Level 0: reach a point. Level 1: an orientation that conflicts. The point is kept exactly.
   Rig rig = ArmRig(TaskType::kPosition, PRIORITY_METHOD);
   rig.stages[0].settings.lambda = 1e-4;
@@ -721,7 +724,7 @@ TEST(Allocation, NoneOncePreparedOneLevel) {
 
 // KNOWN FAILURE (issue 4 note): the multi-level path still allocates once per solve for some
 // methods. Disabled until fixed; see /work/notes/issue-4.md.
-TEST(Allocation, DISABLED_NoneOncePreparedTwoLevels) {
+TEST(Allocation, NoneOncePreparedTwoLevels) {
   for (const Method m : {Method::kTranspose, Method::kPseudoInverse, Method::kSvd, Method::kQr,
                          Method::kDls, Method::kDlsAdaptive, Method::kCcd}) {
     Rig rig = ArmRig(TaskType::kPose, m);
@@ -750,6 +753,7 @@ TEST(Allocation, DISABLED_NoneOncePreparedTwoLevels) {
 TEST(SuccessRate, RandomReachableTargetsOnTheArm) {
   for (const TaskType type : {TaskType::kPosition, TaskType::kPose}) {
     Rig rig = ArmRig(type, Method::kDlsAdaptive);
+    rig.stages[0].settings.restarts = 10;
     std::mt19937_64 rng(21);
     Workspace ws;
     SolveReport report;
@@ -769,7 +773,7 @@ TEST(SuccessRate, RandomReachableTargetsOnTheArm) {
     const double rate = 100.0 * ok / n;
     std::printf("[ success ] arm %s: %.1f %% of %d random reachable targets\n",
                 std::string(TaskTypeName(type)).c_str(), rate, n);
-    EXPECT_GE(rate, type == TaskType::kPosition ? 97.0 : 75.0);
+    EXPECT_GE(rate, 99.0);
   }
 }
 

@@ -1,0 +1,51 @@
+// Small math kernels shared by the IK solver and forward kinematics (core/pose.cc).
+#ifndef RIGEL_CORE_IK_FAST_MATH_H_
+#define RIGEL_CORE_IK_FAST_MATH_H_
+
+#include <cmath>
+
+namespace rigel::ik::internal {
+
+// sin and cos of x to about 1 ulp: Cody-Waite reduction by pi/2 and the fdlibm kernels
+// (minimax on [-pi/4, pi/4]). Cheaper than libm's sincos for the few-radian angles of joints;
+// exact libm for large or non-finite arguments. Deterministic.
+inline void SinCos(double x, double* sin_out, double* cos_out) {
+  if (!(std::abs(x) < 1e5)) {
+    *sin_out = std::sin(x);
+    *cos_out = std::cos(x);
+    return;
+  }
+  constexpr double kTwoOverPi = 6.36619772367581382433e-01;
+  constexpr double kPio2Hi = 1.57079632673412561417e+00;  // First 33 bits of pi/2.
+  constexpr double kPio2Lo = 6.07710050650619224932e-11;  // pi/2 - kPio2Hi.
+  // Round to nearest without a libm call: adding 1.5 * 2^52 drops the fraction (|x| < 1e5).
+  constexpr double kRound = 6755399441055744.0;
+  const double k = (x * kTwoOverPi + kRound) - kRound;
+  const double r = (x - k * kPio2Hi) - k * kPio2Lo;
+  const double z = r * r;
+  const double sp =
+      -1.66666666666666324348e-01 +
+      z * (8.33333333332248946124e-03 +
+           z * (-1.98412698298579493134e-04 +
+                z * (2.75573137070700676789e-06 +
+                     z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10))));
+  const double cp =
+      4.16666666666666019037e-02 +
+      z * (-1.38888888888741095749e-03 +
+           z * (2.48015872894767294178e-05 +
+                z * (-2.75573143513906633035e-07 +
+                     z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11))));
+  const double hz = 0.5 * z;
+  const double w = 1.0 - hz;
+  // Quadrant selection by table lookups (no branch: joint angles cross quadrants at random).
+  const double v[2] = {r + r * z * sp, w + (((1.0 - w) - hz) + z * z * cp)};
+  static constexpr double kSinSign[4] = {1.0, 1.0, -1.0, -1.0};
+  static constexpr double kCosSign[4] = {1.0, -1.0, -1.0, 1.0};
+  const int q = static_cast<int>(static_cast<long>(k) & 3);
+  *sin_out = kSinSign[q] * v[q & 1];
+  *cos_out = kCosSign[q] * v[(q + 1) & 1];
+}
+
+}  // namespace rigel::ik::internal
+
+#endif  // RIGEL_CORE_IK_FAST_MATH_H_
