@@ -1,10 +1,15 @@
 // Full-body bake: 4 effectors (feet and hands; position, or position + orientation) solved by one
 // adaptive-DLS stage on every frame of a CMU clip, targets = the source frame's joint positions
 // moved by a per-frame offset.
-//   BM_BakeCpp: the loop in C++ (ik::Solve, targets computed in C++).
-//   BM_BakeLua: rig:bake(clip, fn) with the same rig built in Lua and the targets set by a Lua
-//               callback (pose:world_position + rig:target per effector per frame).
+//   BM_BakeCpp:     the loop in C++ (ik::Solve, targets computed in C++).
+//   BM_BakeLua:     rig:bake(clip, fn) with the same rig built in Lua and the targets set by a Lua
+//                   callback written with vec3/quat values and effector names:
+//                   rig:target(name, pose:world_position(name) + vec3(...) [, turn * rotation]).
+//   BM_BakeLuaFast: the same callback written with the allocation-free forms: effector handles
+//                   (1-based indices), pose:world_xyz(joint) and rig:target(e, x, y, z [, q]).
 // The Lua overhead is BakeLua / BakeCpp - 1 (goal: <= 10 %).
+//   BM_TargetsCpp / BM_TargetsLua / BM_TargetsLuaFast: the same loops without solving (Lua: the
+//   callback returns false), i.e. the fixed per-frame cost of the binding itself.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -39,7 +44,7 @@ Eigen::Quaterniond Turn(int f) {
   return Eigen::Quaterniond(Eigen::AngleAxisd(0.002 * f, Eigen::Vector3d::UnitX()));
 }
 
-void BM_BakeCpp(benchmark::State& state) {
+void RunCpp(benchmark::State& state, bool solve) {
   const bool six_d = state.range(0) != 0;
   const rigel::Scene scene = rigel::LoadScene(ClipPath());
   const rigel::Skeleton& s = *scene.skeleton;
@@ -70,8 +75,12 @@ void BM_BakeCpp(benchmark::State& state) {
               Turn(f + 1) * Eigen::Quaterniond(pose.world[joints[e]].rotation());
         }
       }
-      rigel::ik::Solve(rig, targets, pose, ws, &report);
-      iterations += report.iterations;
+      benchmark::DoNotOptimize(targets.data());
+      benchmark::ClobberMemory();
+      if (solve) {
+        rigel::ik::Solve(rig, targets, pose, ws, &report);
+        iterations += report.iterations;
+      }
       std::copy(pose.channels.begin(), pose.channels.end(), baked.frame(f).begin());
     }
     benchmark::DoNotOptimize(baked.values().data());
@@ -83,6 +92,9 @@ void BM_BakeCpp(benchmark::State& state) {
       (static_cast<double>(frames) * static_cast<double>(state.iterations()));
 }
 
+void BM_BakeCpp(benchmark::State& state) { RunCpp(state, true); }
+void BM_TargetsCpp(benchmark::State& state) { RunCpp(state, false); }
+
 constexpr const char* kScript = R"lua(
 local rigel = require("rigel")
 local clip = rigel.load(PATH):clip()
@@ -93,6 +105,7 @@ for _, j in ipairs(joints) do rig:effector(j, { type = SIX_D and "both" or "posi
 local sin, cos = math.sin, math.cos
 local vec3, quat = rigel.vec3, rigel.quat
 local X = vec3(1, 0, 0)
+local solve = not TARGETS_ONLY
 function bake()
   local iterations = 0
   local baked, summary = rig:bake(clip, function(f, pose)
@@ -107,12 +120,45 @@ function bake()
         rig:target(j, position)
       end
     end
+    return solve
   end)
   return summary.iterations
 end
 )lua";
 
-void BM_BakeLua(benchmark::State& state) {
+// The same callback with effector handles, pose:world_xyz and rig:target(e, x, y, z [, q]).
+constexpr const char* kFastScript = R"lua(
+local rigel = require("rigel")
+local clip = rigel.load(PATH):clip()
+clip = clip:slice(1, math.min(FRAMES, clip.num_frames))
+local rig = rigel.rig(clip.skeleton)
+local joints = { "LeftFoot", "RightFoot", "LeftHand", "RightHand" }
+for _, j in ipairs(joints) do rig:effector(j, { type = SIX_D and "both" or "position", name = j }) end
+local sin, cos = math.sin, math.cos
+local vec3, quat = rigel.vec3, rigel.quat
+local X = vec3(1, 0, 0)
+local solve = not TARGETS_ONLY
+function bake()
+  local iterations = 0
+  local baked, summary = rig:bake(clip, function(f, pose)
+    local turn = SIX_D and quat.axis_angle(X, math.deg(0.002 * f))
+    local dy, dz = 0.3, 0.2 * cos(0.07 * f)
+    for e = 1, 4 do
+      local j = joints[e]
+      local x, y, z = pose:world_xyz(j)
+      if SIX_D then
+        rig:target(e, x + 0.5 * sin(0.1 * f + e - 1), y + dy, z + dz, turn * pose:world_rotation(j))
+      else
+        rig:target(e, x + 0.5 * sin(0.1 * f + e - 1), y + dy, z + dz)
+      end
+    end
+    return solve
+  end)
+  return summary.iterations
+end
+)lua";
+
+void RunLua(benchmark::State& state, const char* script, bool targets_only) {
   lua_State* L = rigel::lua::NewRigelState(RIGEL_SCRIPTS_DIR);
   lua_pushstring(L, ClipPath().c_str());
   lua_setglobal(L, "PATH");
@@ -120,7 +166,9 @@ void BM_BakeLua(benchmark::State& state) {
   lua_setglobal(L, "FRAMES");
   lua_pushboolean(L, state.range(0) != 0);
   lua_setglobal(L, "SIX_D");
-  if (luaL_dostring(L, kScript) != LUA_OK) {
+  lua_pushboolean(L, targets_only);
+  lua_setglobal(L, "TARGETS_ONLY");
+  if (luaL_dostring(L, script) != LUA_OK) {
     state.SkipWithError(lua_tostring(L, -1));
     lua_close(L);
     return;
@@ -144,10 +192,19 @@ void BM_BakeLua(benchmark::State& state) {
   lua_close(L);
 }
 
+void BM_BakeLua(benchmark::State& state) { RunLua(state, kScript, false); }
+void BM_BakeLuaFast(benchmark::State& state) { RunLua(state, kFastScript, false); }
+void BM_TargetsLua(benchmark::State& state) { RunLua(state, kScript, true); }
+void BM_TargetsLuaFast(benchmark::State& state) { RunLua(state, kFastScript, true); }
+
 // Arg 0: position effectors (3-D); arg 1: position + orientation effectors (6-D, as in the bake
 // benchmark's Blender yardstick).
 BENCHMARK(BM_BakeCpp)->Unit(benchmark::kMillisecond)->MinTime(2.0)->Arg(0)->Arg(1);
 BENCHMARK(BM_BakeLua)->Unit(benchmark::kMillisecond)->MinTime(2.0)->Arg(0)->Arg(1);
+BENCHMARK(BM_BakeLuaFast)->Unit(benchmark::kMillisecond)->MinTime(2.0)->Arg(0)->Arg(1);
+BENCHMARK(BM_TargetsCpp)->Unit(benchmark::kMillisecond)->MinTime(1.0)->Arg(0)->Arg(1);
+BENCHMARK(BM_TargetsLua)->Unit(benchmark::kMillisecond)->MinTime(1.0)->Arg(0)->Arg(1);
+BENCHMARK(BM_TargetsLuaFast)->Unit(benchmark::kMillisecond)->MinTime(1.0)->Arg(0)->Arg(1);
 
 }  // namespace
 

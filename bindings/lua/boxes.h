@@ -4,8 +4,12 @@
 #ifndef RIGEL_BINDINGS_LUA_BOXES_H_
 #define RIGEL_BINDINGS_LUA_BOXES_H_
 
+#include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "bindings/lua/runtime.h"
 #include "core/clip.h"
@@ -31,19 +35,55 @@ struct ClipBox {
   bool alive = true;
 };
 
-// A Pose plus the first joint whose world transform is stale (INT_MAX = all up to date): set()
-// marks, world queries refresh lazily.
+// A Pose plus what of its world transforms is stale. Joints below `stale_from` are up to date
+// (INT_MAX = all are); a joint at or above it is up to date when `fresh[joint] == generation`.
+// set() marks, world queries refresh only the queried joint's chain (World), whole-pose readers
+// call Refresh. Both compute world[j] = world[parent] * LocalTransform exactly as
+// ForwardKinematics does, so results are bit-identical whichever path ran.
 struct PoseState {
   Pose pose;
   int stale_from = INT_MAX;
+  std::uint32_t generation = 1;
+  std::vector<std::uint32_t> fresh;  // per joint; sized on first partial refresh
+
   void MarkStale(int joint) {
     if (joint < stale_from) stale_from = joint;
+    if (++generation == 0) {  // wrapped: forget every partial refresh
+      std::fill(fresh.begin(), fresh.end(), 0u);
+      generation = 1;
+    }
+  }
+  // Channels from a clip row; world transforms refresh lazily.
+  void SetChannels(std::span<const double> row) {
+    std::copy(row.begin(), row.end(), pose.channels.begin());
+    MarkStale(0);
   }
   void Refresh(const Skeleton& skeleton) {
     if (stale_from != INT_MAX) {
       pose.UpdateWorld(skeleton, stale_from);
       stale_from = INT_MAX;
     }
+  }
+  // After a writer (the solver) updated every world transform.
+  void MarkFresh() { stale_from = INT_MAX; }
+  // The up-to-date world transform of `joint`, refreshing only its chain of stale ancestors.
+  const Eigen::Isometry3d& World(const Skeleton& skeleton, int joint) {
+    if (joint >= stale_from && (fresh.empty() || fresh[joint] != generation)) {
+      RefreshChain(skeleton, joint);
+    }
+    return pose.world[joint];
+  }
+
+ private:
+  void RefreshChain(const Skeleton& skeleton, int joint) {
+    if (fresh.size() != pose.world.size()) fresh.assign(pose.world.size(), 0u);
+    const int parent = skeleton.parent(joint);
+    if (parent >= 0 && parent >= stale_from && fresh[parent] != generation) {
+      RefreshChain(skeleton, parent);
+    }
+    const Eigen::Isometry3d local = LocalTransform(skeleton, joint, pose.channels);
+    pose.world[joint] = parent < 0 ? local : pose.world[parent] * local;
+    fresh[joint] = generation;
   }
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -15,17 +16,18 @@ namespace rigel::lua {
 
 namespace {
 
-// __index(obj, key): methods (upvalue 1), then getters (upvalue 2), else an error.
+// __index(obj, key): methods (upvalue 1), then getters (upvalue 2: name -> light userdata of
+// the luaL_Reg, called directly with obj alone on the stack), else an error.
 int IndexDispatch(lua_State* L) {
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
   lua_pop(L, 1);
   if (lua_type(L, 2) == LUA_TSTRING && lua_type(L, lua_upvalueindex(2)) == LUA_TTABLE) {
     lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(2)) == LUA_TFUNCTION) {
-      lua_pushvalue(L, 1);
-      lua_call(L, 1, 1);
-      return 1;
+    if (lua_rawget(L, lua_upvalueindex(2)) == LUA_TLIGHTUSERDATA) {
+      const auto* getter = static_cast<const luaL_Reg*>(lua_touserdata(L, -1));
+      lua_settop(L, 1);
+      return getter->func(L);
     }
     lua_pop(L, 1);
   }
@@ -74,6 +76,16 @@ struct TypeCache {
   const void* metatables[kMax] = {};
   int refs[kMax] = {};
   int count = 0;
+  // Joint-name lookups (CheckJoint), direct-mapped by the Lua string's address. A hit is only
+  // trusted after comparing the joint's name with the string (names are unique in a skeleton),
+  // so a reused address or a freed skeleton cannot give a wrong joint.
+  struct JointHit {
+    const char* text = nullptr;
+    const Skeleton* skeleton = nullptr;
+    int joint = -1;
+  };
+  static constexpr int kJointSlots = 64;
+  JointHit joints[kJointSlots];
 };
 
 TypeCache* GetCache(lua_State* L) { return *static_cast<TypeCache**>(lua_getextraspace(L)); }
@@ -129,7 +141,10 @@ void RegisterType(lua_State* L, const TypeSpec& spec) {
   luaL_setfuncs(L, spec.methods, 0);
   if (spec.getters != nullptr) {
     lua_newtable(L);
-    luaL_setfuncs(L, spec.getters, 0);
+    for (const luaL_Reg* reg = spec.getters; reg->name != nullptr; ++reg) {
+      lua_pushlightuserdata(L, const_cast<luaL_Reg*>(reg));
+      lua_setfield(L, -2, reg->name);
+    }
   } else {
     lua_pushnil(L);
   }
@@ -291,8 +306,23 @@ int CheckJoint(lua_State* L, int arg, const Skeleton& skeleton) {
   if (type != LUA_TSTRING) TypeError(L, arg, "joint name or index");
   size_t length = 0;
   const char* name = lua_tolstring(L, arg, &length);
-  const int joint = skeleton.FindJoint(std::string_view(name, length));
-  if (joint >= 0) return joint;
+  const std::string_view wanted(name, length);
+  TypeCache* cache = GetCache(L);
+  TypeCache::JointHit* hit = nullptr;
+  if (cache != nullptr) {
+    const auto key =
+        reinterpret_cast<std::uintptr_t>(name) ^ (reinterpret_cast<std::uintptr_t>(&skeleton) >> 4);
+    hit = &cache->joints[(key >> 4) % TypeCache::kJointSlots];
+    if (hit->text == name && hit->skeleton == &skeleton && hit->joint < skeleton.num_joints() &&
+        skeleton.name(hit->joint) == wanted) {
+      return hit->joint;
+    }
+  }
+  const int joint = skeleton.FindJoint(wanted);
+  if (joint >= 0) {
+    if (hit != nullptr) *hit = {name, &skeleton, joint};
+    return joint;
+  }
   {
     const std::string closest = ClosestNames(std::string_view(name, length), skeleton.names());
     lua_pushfstring(L, "no joint '%s' (closest: %s)", name, closest.c_str());

@@ -45,15 +45,14 @@ int w_Clip_pose(lua_State* L) {
     return luaL_argerror(L, 3, "Pose of another skeleton");
   }
   if (into != nullptr) {
-    into->state->pose.SetFromRow(*box->skeleton, box->clip->frame(f));
-    into->state->stale_from = INT_MAX;
+    into->state->SetChannels(box->clip->frame(f));
     lua_settop(L, 3);
     return 1;
   }
   catch_exceptions(L, [&] {
     auto state = std::make_shared<PoseState>();
     state->pose = Pose(*box->skeleton);
-    state->pose.SetFromRow(*box->skeleton, box->clip->frame(f));
+    state->SetChannels(box->clip->frame(f));
     PushPose(L, box->skeleton, std::move(state));
   });
   return 1;

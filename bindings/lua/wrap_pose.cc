@@ -18,10 +18,9 @@ double FromLuaUnits(const Skeleton& s, int c, double value) {
   return IsRotation(s.channels()[c]) ? value * kRadPerDeg : value;
 }
 
-// The up-to-date pose of the box at `arg`.
-Pose& Fresh(PoseBox* box) {
-  box->state->Refresh(*box->skeleton);
-  return box->state->pose;
+// The up-to-date world transform of `joint` (refreshes only its chain).
+const Eigen::Isometry3d& World(PoseBox* box, int joint) {
+  return box->state->World(*box->skeleton, joint);
 }
 
 // Raises unless `joint` has three rotation channels; returns its order.
@@ -110,14 +109,26 @@ int w_Pose_set_angles(lua_State* L) {
 int w_Pose_world_position(lua_State* L) {
   PoseBox* box = CheckPose(L, 1);
   const int j = CheckJoint(L, 2, *box->skeleton);
-  PushVec3(L, Fresh(box).world[j].translation());
+  PushVec3(L, World(box, j).translation());
   return 1;
+}
+
+int w_Pose_world_xyz(lua_State* L) {
+  // pose:world_xyz(joint) -> x, y, z: the world position as three numbers (no vec3 allocated).
+  PoseBox* box = CheckPose(L, 1);
+  const int j = CheckJoint(L, 2, *box->skeleton);
+  CheckMaxArgs(L, 2);
+  const Eigen::Vector3d p = World(box, j).translation();
+  lua_pushnumber(L, p.x());
+  lua_pushnumber(L, p.y());
+  lua_pushnumber(L, p.z());
+  return 3;
 }
 
 int w_Pose_world_rotation(lua_State* L) {
   PoseBox* box = CheckPose(L, 1);
   const int j = CheckJoint(L, 2, *box->skeleton);
-  PushQuat(L, Eigen::Quaterniond(Fresh(box).world[j].rotation()).normalized());
+  PushQuat(L, Eigen::Quaterniond(World(box, j).rotation()).normalized());
   return 1;
 }
 
@@ -160,7 +171,7 @@ int w_Pose_set_world_rotation(lua_State* L) {
   const EulerOrder order = CheckThreeRotations(L, s, j);
   const int p = s.parent(j);
   Eigen::Quaterniond parent_world = Eigen::Quaterniond::Identity();
-  if (p >= 0) parent_world = Eigen::Quaterniond(Fresh(box).world[p].rotation());
+  if (p >= 0) parent_world = Eigen::Quaterniond(World(box, p).rotation());
   SetChannelRotation(box, j, order,
                      s.rest_orientation(j).conjugate() * parent_world.conjugate() * q);
   lua_settop(L, 1);
@@ -201,7 +212,7 @@ int w_Pose_set_world_position(lua_State* L) {
   const Eigen::Vector3d v = CheckVec3(L, 3);
   CheckMaxArgs(L, 3);
   const int p = s.parent(j);
-  const Eigen::Vector3d local = p >= 0 ? Eigen::Vector3d(Fresh(box).world[p].inverse() * v) : v;
+  const Eigen::Vector3d local = p >= 0 ? Eigen::Vector3d(World(box, p).inverse() * v) : v;
   return SetLocalPosition(L, box, j, local);
 }
 
@@ -213,7 +224,8 @@ int w_Pose_end_position(lua_State* L) {
   const std::span<const EndSite> sites = s.end_sites();
   for (size_t i = 0; i < sites.size(); ++i) {
     if (sites[i].parent == j) {
-      PushVec3(L, EndSitePosition(s, Fresh(box).world, static_cast<int>(i)));
+      World(box, j);
+      PushVec3(L, EndSitePosition(s, box->state->pose.world, static_cast<int>(i)));
       return 1;
     }
   }
@@ -330,6 +342,7 @@ const luaL_Reg kMethods[] = {{"get", w_Pose_get},
                              {"angles", w_Pose_angles},
                              {"set_angles", w_Pose_set_angles},
                              {"world_position", w_Pose_world_position},
+                             {"world_xyz", w_Pose_world_xyz},
                              {"world_rotation", w_Pose_world_rotation},
                              {"local_position", w_Pose_local_position},
                              {"local_rotation", w_Pose_local_rotation},

@@ -170,9 +170,11 @@ int CheckEffector(lua_State* L, int arg, const RigState& state) {
     return static_cast<int>(CheckIntegerIn(L, arg, 1, n, "effector")) - 1;
   }
   if (lua_type(L, arg) != LUA_TSTRING) TypeError(L, arg, "effector name or index");
-  const char* name = lua_tostring(L, arg);
+  size_t length = 0;
+  const char* name = lua_tolstring(L, arg, &length);
+  const std::string_view wanted(name, length);
   for (int i = 0; i < n; ++i) {
-    if (state.names[i] == name) return i;
+    if (state.names[i] == wanted) return i;
   }
   {
     const std::string closest = n > 0 ? ClosestNames(name, state.names) : std::string("none");
@@ -297,18 +299,28 @@ int w_Rig_effector(lua_State* L) {
 int w_Rig_target(lua_State* L) {
   // rig:target(effector, position [, orientation]) -> rig. position may be nil (orientation
   // effectors) or a quat (then it is the orientation).
+  // rig:target(effector, x, y, z [, orientation]) -> rig: the position as three numbers (no vec3
+  // needed in per-frame loops).
   RigBox* box = CheckRig(L, 1);
   const int e = CheckEffector(L, 2, *box->state);
   ik::Target& target = box->state->targets[e];
   Eigen::Vector3d position = target.position;
   Eigen::Quaterniond orientation = target.orientation;
-  if (TestBox(L, 3, kQuatType) != nullptr) {
-    orientation = CheckQuat(L, 3);
-  } else if (!lua_isnoneornil(L, 3)) {
-    position = CheckVec3(L, 3);
+  if (lua_type(L, 3) == LUA_TNUMBER) {
+    position.x() = CheckFinite(L, 3);
+    position.y() = CheckFinite(L, 4);
+    position.z() = CheckFinite(L, 5);
+    if (!lua_isnoneornil(L, 6)) orientation = CheckQuat(L, 6);
+    CheckMaxArgs(L, 6);
+  } else {
+    if (TestBox(L, 3, kQuatType) != nullptr) {
+      orientation = CheckQuat(L, 3);
+    } else if (!lua_isnoneornil(L, 3)) {
+      position = CheckVec3(L, 3);
+    }
+    if (!lua_isnoneornil(L, 4)) orientation = CheckQuat(L, 4);
+    CheckMaxArgs(L, 4);
   }
-  if (!lua_isnoneornil(L, 4)) orientation = CheckQuat(L, 4);
-  CheckMaxArgs(L, 4);
   target.position = position;
   target.orientation = orientation;
   lua_settop(L, 1);
@@ -579,13 +591,16 @@ void PushReport(lua_State* L, const RigState& state) {
 }
 
 // Solves `state` on `pose` in place. Returns false (message on the Lua stack) for invalid input.
+// Solve reads only pose.channels (docs/ik.md: channels in = warm start) and updates every world
+// transform, so stale world transforms are not refreshed first (they are marked stale until
+// Solve returns, whatever happens).
 bool SolveInPlace(lua_State* L, RigState& state, PoseState& pose) {
-  pose.Refresh(state.rig.skeleton());
+  pose.MarkStale(0);
   bool ok = false;
   catch_exceptions(L, [&] {
     ok = ik::Solve(state.rig, state.targets, pose.pose, state.workspace, &state.report);
   });
-  pose.stale_from = INT_MAX;  // Solve updates every world transform (or leaves the pose alone)
+  if (ok) pose.MarkFresh();
   if (!ok) lua_pushfstring(L, "invalid rig: %s", state.report.message.c_str());
   return ok;
 }
@@ -628,7 +643,6 @@ int w_Rig_bake(lua_State* L) {
     PushPose(L, clip->skeleton, std::move(state));  // 8: the pose given to fn
   });
   RigState* rig = static_cast<RigBox*>(lua_touserdata(L, 4))->state.get();
-  const Skeleton* skeleton = clip->skeleton.get();
   const Clip* source = static_cast<ClipBox*>(lua_touserdata(L, 5))->clip.get();
   Clip* baked = static_cast<ClipBox*>(lua_touserdata(L, 6))->clip.get();
   PoseState* pose = static_cast<PoseBox*>(lua_touserdata(L, 7))->state.get();
@@ -636,8 +650,9 @@ int w_Rig_bake(lua_State* L) {
   int worst_frame = 0, most_iterations = 0, limit_frames = 0;
   double worst_position = 0, worst_angle = 0, residual_sum = 0;
   for (int f = 0; f < source->num_frames(); ++f) {
-    pose->pose.SetFromRow(*skeleton, source->frame(f));
-    pose->stale_from = INT_MAX;
+    // World transforms refresh lazily: only the chains the callback queries (Solve does not
+    // need them).
+    pose->SetChannels(source->frame(f));
     bool solve = true;
     if (has_fn) {
       lua_pushvalue(L, 3);

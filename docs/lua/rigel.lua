@@ -291,6 +291,10 @@ function Pose:set_angles(joint, xyz) end
 ---@param joint rigel.JointRef
 ---@return rigel.vec3
 function Pose:world_position(joint) end
+---The world position as three numbers (no vec3 made; for per-frame loops).
+---@param joint rigel.JointRef
+---@return number x, number y, number z
+function Pose:world_xyz(joint) end
 ---@param joint rigel.JointRef
 ---@return rigel.quat
 function Pose:world_rotation(joint) end
@@ -406,11 +410,13 @@ local Rig = {}
 ---@param options? rigel.EffectorOptions
 ---@return string
 function Rig:effector(joint, options) end
----Sets this frame's target. A quat as second argument sets the orientation.
+---Sets this frame's target. A quat as second argument sets the orientation. The effector is its
+---name or its handle (1-based index in creation order).
 ---@param effector string|integer
 ---@param position? rigel.Vec3Like|rigel.quat
 ---@param orientation? rigel.QuatLike
 ---@return rigel.Rig self
+---@overload fun(self: rigel.Rig, effector: string|integer, x: number, y: number, z: number, orientation?: rigel.QuatLike): rigel.Rig
 function Rig:target(effector, position, orientation) end
 ---@param effector string|integer
 ---@return rigel.vec3 position, rigel.quat orientation, number blend

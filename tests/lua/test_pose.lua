@@ -103,6 +103,39 @@ t.run({
     t.raises("Skeleton expected, got no value", "rigel.pose needs a skeleton", rigel.pose)
   end,
 
+  lazy_world_chains = function()
+    -- World transforms refresh per queried chain; interleaving sets and queries on different
+    -- branches must give exactly (==) what a pose set all at once gives.
+    local a = clip:pose(2)
+    t.vnear(a:world_position("Side"), { 1, 5, 3 }, 1e-9, "Side before any set")
+    a:set("Upper", "Zrotation", 30)
+    local tip_a = a:world_position("Tip")
+    a:set("Root", "Yrotation", 20)
+    a:set("Side", "Xposition", 0.25)
+    local side_a = a:world_position("Side")
+    a:set("Lower", "Xrotation", -15)
+    local b = rigel.pose(skel)
+    b:set_values(a:values())
+    t.ok(a:world_position("Tip") == b:world_position("Tip"), "Tip after sets on other branches")
+    t.ok(a:world_position("Side") == b:world_position("Side"), "Side after sets below Upper")
+    t.ok(a:world_rotation("Lower") == b:world_rotation("Lower"), "Lower rotation")
+    t.ok(a:end_position("Tip") == b:end_position("Tip"), "end site")
+    t.ok(tip_a ~= a:world_position("Tip"), "a root turn moved Tip")
+    t.ok(side_a == b:world_position("Side"), "Side did not change after Lower moved")
+    local x, y, z = a:world_xyz("Tip")
+    t.ok(rigel.vec3(x, y, z) == a:world_position("Tip"), "world_xyz = world_position")
+    t.raises("wrong number of arguments to '?' (expected at most 2, got 3)",
+      "world_xyz takes one joint", a.world_xyz, a, "Tip", 1)
+    t.raises("no joint 'Tp' (closest: Tip", "world_xyz checks names", a.world_xyz, a, "Tp")
+    -- clip:pose(f, into) and copies keep the lazy state consistent.
+    clip:pose(3, a)
+    t.vnear(a:world_position("Lower"), { -5, 10, 0 }, 1e-9, "pose refilled from a clip")
+    local c = a:copy()
+    c:set("Upper", "Zrotation", 0)
+    t.vnear(c:world_position("Lower"), { 0, 15, 0 }, 1e-9, "copy refreshes its own chain")
+    t.vnear(a:world_position("Lower"), { -5, 10, 0 }, 1e-9, "original untouched")
+  end,
+
   release = function()
     local p = rigel.pose(skel)
     p:release()

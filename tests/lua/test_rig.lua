@@ -178,4 +178,57 @@ t.run({
     local released = rig:bake(clip, function(f, pose) pose:release() end)
     t.eq(released.num_frames, 21, "releasing the callback's pose cannot break the loop")
   end,
+
+  handles_and_number_targets = function()
+    -- Effectors by 1-based handle and targets as three numbers give the same bake as names and
+    -- vec3 values; the solve does not depend on whether world transforms were queried first.
+    local rig, tip, clip = planar_rig()
+    local start = clip:pose(1):end_position("Outer")
+    local goal = rigel.vec3(-20, 5, 0)
+    local by_name = rig:bake(clip, function(f, pose)
+      rig:target(tip, start:lerp(goal, (f - 1) / 20))
+    end)
+    local by_handle = rig:bake(clip, function(f, pose)
+      local p = start:lerp(goal, (f - 1) / 20)
+      rig:target(1, p.x, p.y, p.z)
+    end)
+    local queried = rig:bake(clip, function(f, pose)
+      local p = start:lerp(goal, (f - 1) / 20)
+      pose:world_position("Outer")
+      pose:world_rotation("Middle")
+      rig:target(1, p.x, p.y, p.z)
+    end)
+    for f = 1, 21 do
+      t.eq(by_handle:get(f, "Middle", "Zrotation"), by_name:get(f, "Middle", "Zrotation"),
+        "frame " .. f .. ": handle = name")
+      t.eq(queried:get(f, "Outer", "Zrotation"), by_name:get(f, "Outer", "Zrotation"),
+        "frame " .. f .. ": world queries do not change the solve")
+    end
+    rig:target(1, 1, 2, 3)
+    t.eq(rig:get_target(1), rigel.vec3(1, 2, 3), "number form sets the position")
+    rig:target(1, 4, 5, 6, rigel.quat.euler("XYZ", 0, 0, 90))
+    local pos, rot = rig:get_target(tip)
+    t.eq(pos, rigel.vec3(4, 5, 6), "number form with an orientation")
+    t.near(rot:angle_to(rigel.quat.axis_angle({ 0, 0, 1 }, 90)), 0, 1e-12, "orientation set")
+    t.raises("bad argument #5 to '?' (number expected, got no value)", "three numbers",
+      rig.target, rig, 1, 1, 2)
+    t.raises("bad argument #4 to '?' (number expected, got string)", "numbers only",
+      rig.target, rig, 1, 1, "2", 3)
+    t.raises("bad argument #6 to '?' (quat expected, got vec3)", "orientation checked",
+      rig.target, rig, 1, 1, 2, 3, rigel.vec3())
+    t.raises("effector 2 out of range [1, 1]", "handles checked", rig.target, rig, 2, 1, 2, 3)
+    t.raises("wrong number of arguments to '?' (expected at most 6, got 7)", "count checked",
+      rig.target, rig, 1, 1, 2, 3, rigel.quat(), 1)
+    -- A pose whose world transforms are stale solves like a refreshed one.
+    rig:target(tip, -10, 8, 0)
+    local stale, fresh = clip:pose(1), clip:pose(1)
+    stale:set("Base", "Zrotation", 40)
+    fresh:set("Base", "Zrotation", 40)
+    fresh:world_position("Outer")
+    rig:solve(stale)
+    rig:solve(fresh)
+    t.eq(table.concat(stale:values(), ","), table.concat(fresh:values(), ","),
+      "solve reads channels only")
+    t.vnear(stale:end_position("Outer"), { -10, 8, 0 }, 1e-6, "and reaches the target")
+  end,
 })
