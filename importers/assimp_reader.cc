@@ -115,6 +115,14 @@ struct KeyTrack {
   }
 };
 
+template <typename Key>
+bool AllKeysEqual(const Key* keys, unsigned count) {
+  for (unsigned k = 1; k < count; ++k) {
+    if (!(keys[k].mValue == keys[0].mValue)) return false;
+  }
+  return count > 0;
+}
+
 Eigen::Vector3d ToVector(const aiVector3D& v) { return Eigen::Vector3d(v.x, v.y, v.z); }
 
 Eigen::Vector3d SampleVector(KeyTrack<aiVectorKey>& track, double t, double snap,
@@ -126,6 +134,15 @@ Eigen::Vector3d SampleVector(KeyTrack<aiVectorKey>& track, double t, double snap
   return (1.0 - a) * ToVector(track.keys[lo].mValue) + a * ToVector(track.keys[hi].mValue);
 }
 
+// q / |q|. Keys are float quaternions, 1e-7 off unit length: one Newton step for 1/sqrt(|q|^2)
+// leaves 1e-14, without the square root and divisions (which dominated sampling).
+Eigen::Quaterniond Normalized(const Eigen::Quaterniond& q) {
+  const double n = q.squaredNorm();
+  if (std::abs(n - 1.0) > 1e-6) return q.normalized();
+  const double f = 1.5 - 0.5 * n;
+  return Eigen::Quaterniond(q.w() * f, q.x() * f, q.y() * f, q.z() * f);
+}
+
 Eigen::Quaterniond SampleRotation(KeyTrack<aiQuatKey>& track, double t, double snap,
                                   const Eigen::Quaterniond& fallback) {
   int at, lo = 0, hi = 0;
@@ -133,10 +150,10 @@ Eigen::Quaterniond SampleRotation(KeyTrack<aiQuatKey>& track, double t, double s
   if (!track.Seek(t, snap, &at, &lo, &hi, &a)) return fallback;
   auto q = [&](int k) {
     const aiQuaternion& v = track.keys[k].mValue;
-    return Eigen::Quaterniond(v.w, v.x, v.y, v.z).normalized();
+    return Normalized(Eigen::Quaterniond(v.w, v.x, v.y, v.z));
   };
   if (at >= 0) return q(at);
-  return q(lo).slerp(a, q(hi)).normalized();
+  return Normalized(q(lo).slerp(a, q(hi)));
 }
 
 // atan2 to within a couple of ulp, about twice as fast as libm's (it dominated the import): Cephes'
@@ -173,35 +190,41 @@ double FastAtan2(double y, double x) {
   return std::signbit(y) ? -a : a;
 }
 
-// `angle` shifted by whole turns to lie within pi of `reference` (WrapNear without the division
-// when it is already there, the usual case from one frame to the next).
+// `angle` shifted by whole turns to lie within pi of `reference`: WrapNear without a branch or a
+// libm call (round to nearest by the 1.5 * 2^52 trick, exact for |turns| < 2^51).
 double WrapNearFast(double angle, double reference) {
-  return std::abs(angle - reference) <= kPi ? angle : WrapNear(angle, reference);
+  constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
+  const double turns = ((reference - angle) * (1.0 / (2 * kPi)) + kRound) - kRound;
+  return angle + turns * (2 * kPi);
 }
 
-// MatrixToEulerNear(r, EulerOrder::kZYX, previous) for the common case, with fewer transcendental
-// calls (the middle angle's cosine is the hypotenuse already computed); defers to the library near
-// gimbal lock.
-Eigen::Vector3d EulerZyxNear(const Eigen::Matrix3d& r, const Eigen::Vector3d& previous) {
-  // R = Rz(z) Ry(y) Rx(x): R(2,0) = -sin y, R(1,0) / R(0,0) = tan z, R(2,1) / R(2,2) = tan x.
-  const double sin_y = std::clamp(-r(2, 0), -1.0, 1.0);
-  const double cos_y = std::sqrt(r(2, 2) * r(2, 2) + r(2, 1) * r(2, 1));
-  if (cos_y < 1e-6) return MatrixToEulerNear(r, EulerOrder::kZYX, previous);
-  const Eigen::Vector3d first(FastAtan2(r(2, 1), r(2, 2)), FastAtan2(sin_y, cos_y),
-                              FastAtan2(r(1, 0), r(0, 0)));
-  const Eigen::Vector3d second(first.x() + kPi, kPi - first.y(), first.z() + kPi);
-  Eigen::Vector3d best;
-  double best_distance = INFINITY;
-  for (const Eigen::Vector3d* candidate : {&first, &second}) {
-    Eigen::Vector3d c;
-    for (int n = 0; n < 3; ++n) c[n] = WrapNearFast((*candidate)[n], previous[n]);
-    const double d = (c - previous).squaredNorm();
-    if (d < best_distance) {
-      best_distance = d;
-      best = c;
-    }
+// MatrixToEulerNear(r, EulerOrder::kZYX, previous) with fewer transcendental calls (the middle
+// angle's cosine is the hypotenuse already computed) and no data-dependent branches; defers to
+// the library near gimbal lock.
+Eigen::Vector3d EulerZyxNear(const Eigen::Quaterniond& q, const Eigen::Vector3d& previous) {
+  // The five entries of R(q) needed. R = Rz(z) Ry(y) Rx(x): R(2,0) = -sin y,
+  // R(1,0) / R(0,0) = tan z, R(2,1) / R(2,2) = tan x.
+  const double qw = q.w(), qx = q.x(), qy = q.y(), qz = q.z();
+  const double r00 = 1 - 2 * (qy * qy + qz * qz), r10 = 2 * (qx * qy + qw * qz),
+               r20 = 2 * (qx * qz - qw * qy), r21 = 2 * (qy * qz + qw * qx),
+               r22 = 1 - 2 * (qx * qx + qy * qy);
+  const double sin_y = std::clamp(-r20, -1.0, 1.0);
+  const double cos_y = std::sqrt(r22 * r22 + r21 * r21);
+  if (cos_y < 1e-6) {
+    return MatrixToEulerNear(q.normalized().toRotationMatrix(), EulerOrder::kZYX, previous);
   }
-  return best;
+  const double x = FastAtan2(r21, r22), y = FastAtan2(sin_y, cos_y), z = FastAtan2(r10, r00);
+  // The two decompositions (x, y, z) and (x + pi, pi - y, z + pi), each moved by whole turns
+  // towards the previous frame; the nearer one wins.
+  const double x1 = WrapNearFast(x, previous.x()), y1 = WrapNearFast(y, previous.y()),
+               z1 = WrapNearFast(z, previous.z());
+  const double x2 = WrapNearFast(x + kPi, previous.x()), y2 = WrapNearFast(kPi - y, previous.y()),
+               z2 = WrapNearFast(z + kPi, previous.z());
+  auto sq = [](double v) { return v * v; };
+  const double d1 = sq(x1 - previous.x()) + sq(y1 - previous.y()) + sq(z1 - previous.z());
+  const double d2 = sq(x2 - previous.x()) + sq(y2 - previous.y()) + sq(z2 - previous.z());
+  const bool second = d2 < d1;
+  return Eigen::Vector3d(second ? x2 : x1, second ? y2 : y1, second ? z2 : z1);
 }
 
 // The uniform scale s > 0 when `m` = s * (rotation) to within `tolerance` (relative), else 0.
@@ -211,6 +234,12 @@ double SimilarityScale(const Eigen::Matrix3d& m, double tolerance) {
   if (!(s2 > 0) || !std::isfinite(s2) || m.determinant() <= 0) return 0.0;
   if ((g - s2 * Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff() > tolerance * s2) return 0.0;
   return std::sqrt(s2);
+}
+
+// std::round without the libm call, for |x| < 2^51 (else x itself; whole already).
+double RoundFast(double x) {
+  constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
+  return std::abs(x) < 2251799813685248.0 ? (x + kRound) - kRound : x;
 }
 
 // Snaps `x` to the nearest whole number when within 0.1%.
@@ -639,7 +668,7 @@ class Converter {
     auto scan = [&](auto* keys, unsigned count) {
       for (unsigned k = 0; k < count; ++k) {
         const double t = keys[k].mTime;
-        if (std::abs(t - std::round(t)) > 1e-3) integral = false;
+        if (integral && std::abs(t - RoundFast(t)) > 1e-3) integral = false;
         max_time = std::max(max_time, t);
         if (k > 0 && t - keys[k - 1].mTime > 1e-9 * tps) {
           min_dt = std::min(min_dt, t - keys[k - 1].mTime);
@@ -682,7 +711,70 @@ class Converter {
     double fps = 30;
     int frames = 0;
     std::vector<double> values;  // frames x joints x 6
+    std::vector<char> moved;     // per joint: the translation left the rest on some frame
   };
+
+  // A transform: translation `o`, and either a rotation `q` times a positive uniform scale `s`
+  // (s > 0), or a general linear part `m` (s == 0: non-uniform or negative scale).
+  struct Xform {
+    Eigen::Quaterniond q = Eigen::Quaterniond::Identity();
+    Eigen::Vector3d o = Eigen::Vector3d::Zero();
+    double s = 1.0;
+    Eigen::Matrix3d m = Eigen::Matrix3d::Identity();
+
+    Eigen::Matrix3d Linear() const { return s > 0 ? Eigen::Matrix3d(s * q.toRotationMatrix()) : m; }
+  };
+
+  // parent * local.
+  static void Compose(const Xform& parent, const Xform& local, Xform* out) {
+    if (parent.s > 0 && local.s > 0) {
+      out->q = parent.q * local.q;
+      out->s = parent.s * local.s;
+      out->o = parent.o + parent.s * (parent.q * local.o);
+    } else {
+      const Eigen::Matrix3d pm = parent.Linear();
+      out->m.noalias() = pm * local.Linear();
+      out->o = pm * local.o + parent.o;
+      out->s = 0;
+    }
+  }
+
+  // A file transform as an Xform; near-similarities are re-orthonormalised (float matrices).
+  static Xform ToXform(const Eigen::Affine3d& t) {
+    Xform x;
+    x.o = t.translation();
+    x.s = SimilarityScale(t.linear(), 1e-5);
+    if (x.s > 0) {
+      x.q = Eigen::Quaterniond(Eigen::Matrix3d(t.linear() / x.s)).normalized();
+    } else {
+      x.m = t.linear();
+    }
+    return x;
+  }
+
+  struct Animated {
+    int node;
+    const aiNodeAnim* channel;  // null: `fixed` is the local transform
+    KeyTrack<aiVectorKey> position, scaling;
+    KeyTrack<aiQuatKey> rotation;
+    Eigen::Vector3d fallback_t, fallback_s;
+    Eigen::Quaterniond fallback_q;
+    Xform fixed;
+  };
+
+  // The local transform of `e` at `tick`.
+  static void SampleLocal(Animated& e, double tick, double snap, Xform* x) {
+    x->o = SampleVector(e.position, tick, snap, e.fallback_t);
+    x->q = SampleRotation(e.rotation, tick, snap, e.fallback_q);
+    if (e.scaling.count == 0 && e.fixed.s > 0) {  // constant uniform scale, decided once
+      x->s = e.fixed.s;
+      return;
+    }
+    const Eigen::Vector3d sv = SampleVector(e.scaling, tick, snap, e.fallback_s);
+    const double smax = sv.cwiseAbs().maxCoeff();
+    x->s = (sv.minCoeff() > 0 && sv.maxCoeff() - sv.minCoeff() <= 1e-6 * smax) ? sv.x() : 0.0;
+    if (x->s == 0) x->m = x->q.toRotationMatrix() * sv.asDiagonal();
+  }
 
   // Samples animation `a` (-1: the static pose). Evaluates only the joints and their ancestors,
   // nodes whose chain to the root is static once, and walks every key list with a cursor.
@@ -704,25 +796,11 @@ class Converter {
     }
     // Frames are evaluated in blocks of kBlock, node by node within a block: each channel's keys
     // are then read as one stream, and the per-node globals of a block stay in cache.
-    // Per node and frame of the block: global linear part, origin, and uniform scale (> 0) when the
-    // global is a similarity (rotation times a positive uniform scale), else 0 (then ToFrame
-    // decomposes it).
+    // Per node and frame of the block: the global transform (quaternion and uniform scale when it
+    // is a similarity, else a general linear part that ToFrame decomposes).
     constexpr int kBlock = 64;
-    std::vector<Eigen::Matrix3d> linear(static_cast<std::size_t>(n) * kBlock);
-    std::vector<Eigen::Vector3d> origin(static_cast<std::size_t>(n) * kBlock);
-    std::vector<double> scale(static_cast<std::size_t>(n) * kBlock);
+    std::vector<Xform> global(static_cast<std::size_t>(n) * kBlock);
     auto at = [](int node, int slot) { return static_cast<std::size_t>(node) * kBlock + slot; };
-    struct Animated {
-      int node;
-      const aiNodeAnim* channel;
-      KeyTrack<aiVectorKey> position, scaling;
-      KeyTrack<aiQuatKey> rotation;
-      Eigen::Vector3d fallback_t, fallback_s;
-      Eigen::Quaterniond fallback_q;
-      Eigen::Matrix3d static_linear;  // for static nodes below an animated one
-      Eigen::Vector3d static_origin;
-      double static_scale;
-    };
     std::vector<Animated> evaluate;
     for (int i = 0; i < n; ++i) {
       if (!needed[i]) continue;
@@ -735,65 +813,86 @@ class Converter {
           node.helper && node.owner >= 0 && map[node.owner] &&
           std::none_of(nodes_[node.owner].helpers.begin(), nodes_[node.owner].helpers.end(),
                        [&](int h) { return map[h] != nullptr; });
-      Eigen::Matrix3d l = Eigen::Matrix3d::Identity();
-      Eigen::Vector3d t = Eigen::Vector3d::Zero();
-      double s = 1.0;
-      if (!whole_owner) {
-        l = node.static_local.linear();
-        t = node.static_local.translation();
-        s = SimilarityScale(l, 1e-5);
-        if (s > 0) {  // re-orthonormalise the (float) file matrix
-          l = s * Eigen::Quaterniond(l / s).normalized().toRotationMatrix();
+      Animated e;
+      if (!whole_owner) e.fixed = ToXform(node.static_local);
+      e.node = i;
+      e.channel = whole_owner ? nullptr : ch;
+      if (e.channel) {
+        Eigen::Matrix3d rot = Eigen::Matrix3d::Identity(), scl = Eigen::Matrix3d::Identity();
+        if (ch->mNumPositionKeys == 0 || ch->mNumRotationKeys == 0 || ch->mNumScalingKeys == 0) {
+          node.static_local.computeRotationScaling(&rot, &scl);
         }
-      }
-      dynamic[i] = ch != nullptr || (p >= 0 && dynamic[p]);
-      if (dynamic[i]) {
-        Animated e;
-        e.node = i;
-        e.channel = whole_owner ? nullptr : ch;
-        e.static_linear = l;
-        e.static_origin = t;
-        e.static_scale = s;
-        if (e.channel) {
-          Eigen::Matrix3d rot = Eigen::Matrix3d::Identity(), scl = Eigen::Matrix3d::Identity();
-          if (ch->mNumPositionKeys == 0 || ch->mNumRotationKeys == 0 || ch->mNumScalingKeys == 0) {
-            node.static_local.computeRotationScaling(&rot, &scl);
-          }
-          e.fallback_t = node.static_local.translation();
-          e.fallback_q = Eigen::Quaterniond(rot);
-          e.fallback_s = scl.diagonal();
+        e.fallback_t = node.static_local.translation();
+        e.fallback_q = Eigen::Quaterniond(rot);
+        e.fallback_s = scl.diagonal();
+        // A key list whose keys are all equal is its value (Blender keys every bone's constant
+        // translation and scale on every frame): no sampling.
+        if (AllKeysEqual(ch->mPositionKeys, ch->mNumPositionKeys)) {
+          e.fallback_t = ToVector(ch->mPositionKeys[0].mValue);
+        } else {
           e.position.Reset(ch->mPositionKeys, ch->mNumPositionKeys);
+        }
+        if (AllKeysEqual(ch->mRotationKeys, ch->mNumRotationKeys)) {
+          const aiQuaternion& v = ch->mRotationKeys[0].mValue;
+          e.fallback_q = Eigen::Quaterniond(v.w, v.x, v.y, v.z).normalized();
+        } else {
           e.rotation.Reset(ch->mRotationKeys, ch->mNumRotationKeys);
+        }
+        if (AllKeysEqual(ch->mScalingKeys, ch->mNumScalingKeys)) {
+          e.fallback_s = ToVector(ch->mScalingKeys[0].mValue);
+        } else {
           e.scaling.Reset(ch->mScalingKeys, ch->mNumScalingKeys);
         }
+        e.fixed.s = 0;  // the channel's scale is sampled
+        if (e.scaling.count == 0) {
+          const Eigen::Vector3d& sv = e.fallback_s;
+          const double smax = sv.cwiseAbs().maxCoeff();
+          if (sv.minCoeff() > 0 && sv.maxCoeff() - sv.minCoeff() <= 1e-6 * smax) e.fixed.s = sv.x();
+        }
+        if (e.position.count == 0 && e.rotation.count == 0 && e.scaling.count == 0) {
+          // Constant channel: a static node with the channel's transform.
+          Xform x;
+          SampleLocal(e, 0, 0, &x);
+          e.fixed = x;
+          e.channel = nullptr;
+        }
+      }
+      dynamic[i] = e.channel != nullptr || (p >= 0 && dynamic[p]);
+      if (dynamic[i]) {
         evaluate.push_back(e);
       } else {
-        Eigen::Matrix3d gl = l;
-        Eigen::Vector3d go = t;
-        double gs = s;
-        if (p >= 0) {
-          gl = linear[at(p, 0)] * l;
-          go = linear[at(p, 0)] * t + origin[at(p, 0)];
-          gs = scale[at(p, 0)] > 0 && s > 0 ? scale[at(p, 0)] * s : 0.0;
-        }
-        for (int b = 0; b < kBlock; ++b) {
-          linear[at(i, b)] = gl;
-          origin[at(i, b)] = go;
-          scale[at(i, b)] = gs;
-        }
+        Xform g = e.fixed;
+        if (p >= 0) Compose(global[at(p, 0)], e.fixed, &g);
+        for (int b = 0; b < kBlock; ++b) global[at(i, b)] = g;
       }
     }
     // Per joint: the joint parent's node and the transposed joint-local rest rotation.
-    std::vector<Eigen::Matrix3d> rest_inverse(num_joints);
-    for (int k = 0; k < num_joints; ++k)
-      rest_inverse[k] = rest_local_[joints_[k]].rotation.transpose();
+    std::vector<Eigen::Quaterniond> rest_inverse(num_joints);
+    for (int k = 0; k < num_joints; ++k) {
+      rest_inverse[k] =
+          Eigen::Quaterniond(rest_local_[joints_[k]].rotation).normalized().conjugate();
+    }
 
     Sampled out;
     out.name = name;
     out.fps = timing.fps;
     out.frames = timing.frames;
     out.values.resize(static_cast<std::size_t>(timing.frames) * num_joints * 6);
-    std::vector<Eigen::Matrix3d> world(static_cast<std::size_t>(n) * kBlock);
+    out.moved.assign(num_joints, 0);
+    const double moved_tolerance = translation_tolerance_ * translation_tolerance_;
+    // Joints whose transform relative to their joint parent has no channel on the way (LHipJoint,
+    // a shoulder): while both globals are similarities their values are constant, computed once.
+    std::vector<char> own_channel(n, 0);
+    for (const Animated& e : evaluate) own_channel[e.node] = e.channel != nullptr;
+    std::vector<char> constant(num_joints, 1), cached(num_joints, 0);
+    for (int k = 0; k < num_joints; ++k) {
+      const int p = joint_parent_[joints_[k]];
+      for (int i = joints_[k]; i >= 0 && i != p; i = nodes_[i].parent) {
+        if (own_channel[i]) constant[k] = 0;
+      }
+    }
+    std::vector<double> constant_values(static_cast<std::size_t>(num_joints) * 6);
+    std::vector<Eigen::Quaterniond> world(static_cast<std::size_t>(n) * kBlock);
     std::vector<Eigen::Vector3d> previous(num_joints, Eigen::Vector3d::Zero());
     const double snap = 0.01 * timing.ticks_per_frame;
     for (int first = 0; first < timing.frames; first += kBlock) {
@@ -801,33 +900,16 @@ class Converter {
       for (Animated& e : evaluate) {
         const int i = e.node, p = nodes_[i].parent;
         for (int b = 0; b < count; ++b) {
-          Eigen::Matrix3d l = e.static_linear;
-          Eigen::Vector3d t = e.static_origin;
-          double s = e.static_scale;
+          Xform local_sample;
+          const Xform* local = &e.fixed;
           if (e.channel) {
-            const double tick = (first + b) * timing.ticks_per_frame;
-            t = SampleVector(e.position, tick, snap, e.fallback_t);
-            const Eigen::Quaterniond q = SampleRotation(e.rotation, tick, snap, e.fallback_q);
-            const Eigen::Vector3d sv = SampleVector(e.scaling, tick, snap, e.fallback_s);
-            l = q.toRotationMatrix();
-            const double smax = sv.cwiseAbs().maxCoeff();
-            s = (sv.minCoeff() > 0 && sv.maxCoeff() - sv.minCoeff() <= 1e-6 * smax) ? sv.x() : 0.0;
-            if (s > 0) {
-              if (s != 1.0) l *= s;
-            } else {
-              l = l * sv.asDiagonal();
-            }
+            SampleLocal(e, (first + b) * timing.ticks_per_frame, snap, &local_sample);
+            local = &local_sample;
           }
           if (p < 0) {
-            linear[at(i, b)] = l;
-            origin[at(i, b)] = t;
-            scale[at(i, b)] = s;
+            global[at(i, b)] = *local;
           } else {
-            const Eigen::Matrix3d& pl = linear[at(p, b)];
-            linear[at(i, b)].noalias() = pl * l;
-            origin[at(i, b)] = pl * t + origin[at(p, b)];
-            const double ps = scale[at(p, b)];
-            scale[at(i, b)] = ps > 0 && s > 0 ? ps * s : 0.0;
+            Compose(global[at(p, b)], *local, &global[at(i, b)]);
           }
         }
       }
@@ -835,35 +917,47 @@ class Converter {
         const int j = joints_[k];
         const int p = joint_parent_[j];
         for (int b = 0; b < count; ++b) {
-          Eigen::Matrix3d& w = world[at(j, b)];
           const std::size_t jb = at(j, b);
-          if (scale[jb] > 0) {
-            w = linear[jb] * (1.0 / scale[jb]);
+          const Xform& g = global[jb];
+          Eigen::Quaterniond& w = world[jb];
+          if (g.s > 0) {
+            w = g.q;
           } else {
             bool nonuniform = false;
-            Eigen::Affine3d g = Eigen::Affine3d::Identity();
-            g.linear() = linear[jb];
-            g.translation() = origin[jb];
-            w = ToFrame(g, &nonuniform).rotation;
+            Eigen::Affine3d affine = Eigen::Affine3d::Identity();
+            affine.linear() = g.m;
+            affine.translation() = g.o;
+            w = Eigen::Quaterniond(ToFrame(affine, &nonuniform).rotation);
             if (nonuniform) NoteNonuniform(j);
           }
-          Eigen::Matrix3d channel_rotation;
-          Eigen::Vector3d translation = origin[jb];
+          double* v =
+              out.values.data() + (static_cast<std::size_t>(first + b) * num_joints + k) * 6;
+          double* const constant_v = constant_values.data() + 6 * static_cast<std::size_t>(k);
+          const bool similar = g.s > 0 && (p < 0 || global[at(p, b)].s > 0);
+          if (constant[k] && similar && cached[k]) {
+            std::copy(constant_v, constant_v + 6, v);
+            continue;
+          }
+          Eigen::Quaterniond channel_rotation;
+          Eigen::Vector3d translation = g.o;
           if (p >= 0) {
-            const Eigen::Matrix3d& wp = world[at(p, b)];
-            channel_rotation.noalias() = (rest_inverse[k] * wp.transpose()) * w;
-            translation = wp.transpose() * (origin[jb] - origin[at(p, b)]);
+            const Eigen::Quaterniond parent_inverse = world[at(p, b)].conjugate();
+            channel_rotation = rest_inverse[k] * (parent_inverse * w);
+            translation = parent_inverse * (g.o - global[at(p, b)].o);
           } else {
-            channel_rotation.noalias() = rest_inverse[k] * w;
+            channel_rotation = rest_inverse[k] * w;
           }
           const Eigen::Vector3d xyz = EulerZyxNear(channel_rotation, previous[k]);
           previous[k] = xyz;
           const Eigen::Vector3d delta = translation - rest_local_[j].origin;
-          double* v =
-              out.values.data() + (static_cast<std::size_t>(first + b) * num_joints + k) * 6;
+          if (delta.squaredNorm() > moved_tolerance) out.moved[k] = 1;
           for (int c = 0; c < 3; ++c) {
             v[c] = xyz[c];
             v[3 + c] = delta[c];
+          }
+          if (constant[k] && similar) {
+            std::copy(v, v + 6, constant_v);
+            cached[k] = 1;
           }
         }
       }
@@ -873,17 +967,8 @@ class Converter {
 
   // Sets has_position_ for animated joints whose local translation leaves the rest.
   void MarkAnimatedTranslations(const Sampled& s) {
-    const int num_joints = static_cast<int>(joints_.size());
-    for (int k = 0; k < num_joints; ++k) {
-      const int j = joints_[k];
-      if (has_position_[j] || !animated_[j]) continue;
-      for (int f = 0; f < s.frames; ++f) {
-        const double* v = s.values.data() + (static_cast<std::size_t>(f) * num_joints + k) * 6 + 3;
-        if (Eigen::Vector3d(v[0], v[1], v[2]).norm() > translation_tolerance_) {
-          has_position_[j] = true;
-          break;
-        }
-      }
+    for (std::size_t k = 0; k < joints_.size(); ++k) {
+      if (s.moved[k] && animated_[joints_[k]]) has_position_[joints_[k]] = true;
     }
   }
 
@@ -964,7 +1049,11 @@ Scene ReadWithAssimp(const std::string& path) {
     throw ImportError(
         fmt::format("{}: cannot read ({})", path, why.empty() ? "unknown Assimp error" : why));
   }
-  return Converter(*scene, path).Run();
+  return ConvertAssimpScene(*scene, path);
+}
+
+Scene ConvertAssimpScene(const aiScene& scene, const std::string& path) {
+  return Converter(scene, path).Run();
 }
 
 }  // namespace rigel

@@ -33,7 +33,13 @@
 #include "core/scene.h"
 #include "importers/import_error.h"
 
+struct aiScene;
+
 namespace rigel {
+
+// Converts a scene Assimp has read from `path` (used in messages) as ReadWithAssimp does. Throws
+// ImportError.
+Scene ConvertAssimpScene(const aiScene& scene, const std::string& path);
 
 // Reads `path` through Assimp in this process. Throws ImportError naming the file. Debian's Assimp
 // is a debug build that abort()s on some corrupt files: callers should use LoadSceneIsolated.
