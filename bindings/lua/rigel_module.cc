@@ -53,6 +53,7 @@ extern "C" int luaopen_rigel(lua_State* L) {
 #ifdef RIGEL_LUA_HAS_RIG
   OpenRig(L);
 #endif
+  OpenRetarget(L);
   lua_pushliteral(L, RIGEL_VERSION);
   lua_setfield(L, -2, "version");
   return 1;

@@ -285,6 +285,91 @@ int CheckOption(lua_State* L, int arg, const char* what, const char* const* opti
   return -1;
 }
 
+// Raises unless every key of the options table at `arg` is in `allowed`.
+void CheckOptionKeys(lua_State* L, int arg, const char* const* allowed) {
+  lua_pushnil(L);
+  while (lua_next(L, arg) != 0) {
+    lua_pop(L, 1);
+    bool known = false;
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      for (int i = 0; allowed[i] != nullptr; ++i) {
+        if (std::strcmp(allowed[i], lua_tostring(L, -1)) == 0) known = true;
+      }
+    }
+    if (!known) {
+      // The key stays on the stack, so its text outlives the buffer below (which pushes).
+      const char* key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
+      const char* key_type = luaL_typename(L, -1);
+      luaL_Buffer b;
+      luaL_buffinit(L, &b);
+      if (key != nullptr) {
+        lua_pushfstring(L, "unknown option '%s' (expected one of: ", key);
+      } else {
+        lua_pushfstring(L, "option keys must be strings, got %s (expected one of: ", key_type);
+      }
+      luaL_addvalue(&b);
+      for (int i = 0; allowed[i] != nullptr; ++i) {
+        if (i > 0) luaL_addstring(&b, ", ");
+        luaL_addstring(&b, allowed[i]);
+      }
+      luaL_addstring(&b, ")");
+      luaL_pushresult(&b);
+      luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+  }
+}
+
+// Field readers for an options table at `arg`: each pushes the field, checks it, pops it, and
+// raises "bad argument #arg to 'fn' (field 'name': X expected, got Y)".
+bool HasField(lua_State* L, int arg, const char* field) {
+  if (arg == 0) return false;
+  const bool has = lua_getfield(L, arg, field) != LUA_TNIL;
+  lua_pop(L, 1);
+  return has;
+}
+
+[[noreturn]] void FieldError(lua_State* L, int arg, const char* field, const char* expected) {
+  lua_getfield(L, arg, field);
+  luaL_argerror(
+      L, arg,
+      lua_pushfstring(L, "field '%s': %s expected, got %s", field, expected, TypeName(L, -1)));
+  std::abort();
+}
+
+double NumberField(lua_State* L, int arg, const char* field, double fallback) {
+  if (!HasField(L, arg, field)) return fallback;
+  lua_getfield(L, arg, field);
+  if (lua_type(L, -1) != LUA_TNUMBER || !std::isfinite(lua_tonumber(L, -1))) {
+    FieldError(L, arg, field, "finite number");
+  }
+  const double v = static_cast<double>(lua_tonumber(L, -1));
+  lua_pop(L, 1);
+  return v;
+}
+
+int IntegerField(lua_State* L, int arg, const char* field, int fallback, int lo, int hi) {
+  if (!HasField(L, arg, field)) return fallback;
+  lua_getfield(L, arg, field);
+  int is_integer = 0;
+  const lua_Integer v = lua_tointegerx(L, -1, &is_integer);
+  if (!is_integer || v < lo || v > hi) {
+    lua_pop(L, 1);
+    luaL_argerror(L, arg,
+                  lua_pushfstring(L, "field '%s': integer in [%d, %d] expected", field, lo, hi));
+  }
+  lua_pop(L, 1);
+  return static_cast<int>(v);
+}
+
+bool BoolField(lua_State* L, int arg, const char* field, bool fallback) {
+  if (!HasField(L, arg, field)) return fallback;
+  lua_getfield(L, arg, field);
+  if (lua_type(L, -1) != LUA_TBOOLEAN) FieldError(L, arg, field, "boolean");
+  const bool v = lua_toboolean(L, -1) != 0;
+  lua_pop(L, 1);
+  return v;
+}
+
 std::string ClosestNames(std::string_view wanted, std::span<const std::string> names, int count) {
   std::vector<std::pair<size_t, size_t>> scored;  // (distance, index)
   scored.reserve(names.size());

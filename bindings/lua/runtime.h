@@ -112,6 +112,17 @@ int CheckJoint(lua_State* L, int arg, const Skeleton& skeleton);
 // Channel name ("Xrotation", case-insensitive) of a joint that has it. Returns the row index.
 int CheckJointChannel(lua_State* L, int arg, const Skeleton& skeleton, int joint);
 
+// Options tables (`{pin_feet = true, ...}` at argument `arg`; arg 0 = none given):
+// CheckOptionKeys raises "unknown option 'x' (expected one of: a, b, c)" unless every key is in
+// `allowed` (nullptr-terminated). The field readers return `fallback` when the field is nil and
+// raise "bad argument #arg to 'fn' (field 'name': X expected, got Y)" otherwise.
+void CheckOptionKeys(lua_State* L, int arg, const char* const* allowed);
+bool HasField(lua_State* L, int arg, const char* field);
+[[noreturn]] void FieldError(lua_State* L, int arg, const char* field, const char* expected);
+double NumberField(lua_State* L, int arg, const char* field, double fallback);
+int IntegerField(lua_State* L, int arg, const char* field, int fallback, int lo, int hi);
+bool BoolField(lua_State* L, int arg, const char* field, bool fallback);
+
 // Up to `count` names from `names` closest to `wanted` (edit distance, case-insensitive),
 // joined by ", ".
 std::string ClosestNames(std::string_view wanted, std::span<const std::string> names,
@@ -164,6 +175,7 @@ void OpenClip(lua_State* L);
 void OpenPose(lua_State* L);
 void OpenScene(lua_State* L);
 void OpenRig(lua_State* L);
+void OpenRetarget(lua_State* L);
 
 }  // namespace rigel::lua
 

@@ -486,4 +486,80 @@ function Rig:solve(pose) end
 function Rig:bake(clip, fn) end
 function Rig:release() end
 
+
+---@class rigel.RetargetOptions
+---@field map? string|table<string, string|string[]|rigel.MapEntry> path, XML text or table source -> target
+---@field root_motion? "scale"|"keep"|"in-place"
+---@field pin_feet? boolean
+---@field pin_hands? boolean
+---@field follow_source? boolean
+---@field source_reference_frame? integer 1-based
+---@field target_reference_frame? integer 1-based (needs a target Scene or Clip)
+---@field source_up? "y"|"z"
+---@field target_up? "y"|"z"
+---@field source_unit? number metres per unit
+---@field target_unit? number metres per unit
+---@field contact_height? number fraction of hip height
+---@field contact_speed? number hip heights per second
+---@field contact_min_frames? integer
+---@field contact_blend? number seconds
+---@field knee_hyperextension? number degrees
+
+---@class rigel.MapEntry
+---@field target string
+---@field role? string humanoid role ("Hips", "LeftHand", ...)
+---@field rotate? rigel.Vec3Like degrees in the target joint's space
+---@field order? "XYZ"|"XZY"|"YXZ"|"YZX"|"ZXY"|"ZYX"
+
+---@class rigel.RetargetSegment
+---@field name string
+---@field branch boolean
+---@field mean_deg number
+---@field max_deg number
+
+---@class rigel.RetargetMetrics
+---@field frames integer
+---@field mapped_joints integer
+---@field bones integer
+---@field hip_height_ratio number
+---@field source_unit_metres number
+---@field target_unit_metres number
+---@field source_unit_estimated boolean
+---@field target_unit_estimated boolean
+---@field source_up "y"|"z"
+---@field target_up "y"|"z"
+---@field bone_direction_mean_deg number
+---@field bone_direction_max_deg number
+---@field bone_direction_worst string
+---@field branch_direction_mean_deg number
+---@field branch_direction_max_deg number
+---@field contacts integer
+---@field contact_frames integer
+---@field foot_slide_mean_mm number
+---@field foot_slide_max_mm number
+---@field foot_error_mean_mm number
+---@field foot_error_max_mm number
+---@field hand_error_mean_mm number
+---@field hand_error_max_mm number
+---@field joint_limit_violations integer
+---@field knee_hyperextension_frames integer
+---@field ik_unreached integer
+---@field ik_applied boolean
+---@field segments rigel.RetargetSegment[]
+---@field warnings string[]
+
+---Plays `source` (a Clip, or a Scene's first clip) on `target`'s skeleton.
+---@param source rigel.Clip|rigel.Scene
+---@param target rigel.Skeleton|rigel.Scene|rigel.Clip
+---@param options? rigel.RetargetOptions
+---@return rigel.Clip clip, rigel.RetargetMetrics metrics
+function rigel.retarget(source, target, options) end
+
+---The automatic bone map between two skeletons: a table source -> target (a list when one source
+---drives several targets), notes, and the XML text of the map.
+---@param source rigel.Skeleton|rigel.Scene|rigel.Clip|rigel.Pose
+---@param target rigel.Skeleton|rigel.Scene|rigel.Clip|rigel.Pose
+---@return table<string, string|string[]> map, string[] notes, string xml
+function rigel.suggest_map(source, target) end
+
 return rigel

@@ -95,6 +95,27 @@ t.run({
     t.ok(total >= 60, "every method fuzzed (" .. total .. ")")
   end,
 
+  retarget_options = function()
+    -- rigel.retarget with option tables drawn from the valid keys and the value pool.
+    local keys = { "map", "root_motion", "pin_feet", "pin_hands", "follow_source",
+      "source_reference_frame", "target_reference_frame", "source_up", "target_up", "source_unit",
+      "target_unit", "contact_height", "contact_speed", "contact_min_frames", "contact_blend",
+      "knee_hyperextension" }
+    local o = objects()
+    local pool = values(o)
+    local extra = { "scale", "keep", "in-place", "y", "z", { Root = "Root" }, { Root = { target = "Root" } },
+      { Root = { "Root", "Upper" } }, '<rigel-bone-map version="1"><bone source="Root" target="Root"/></rigel-bone-map>' }
+    for _ = 1, 400 do
+      local options = {}
+      for _ = 1, rand(3) do
+        local value = rand(2) == 1 and extra[rand(#extra)] or pool[rand(NVALUES)]
+        options[keys[rand(#keys)]] = value
+      end
+      try(rigel.retarget, o.clip, pool[rand(NVALUES)], options)
+      try(rigel.retarget, o.clip, o.scene, options)
+    end
+  end,
+
   operators = function()
     local o = objects()
     local pool = values(o)

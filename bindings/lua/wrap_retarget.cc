@@ -1,0 +1,489 @@
+// rigel.retarget(source, target [, options]) -> clip, metrics and rigel.suggest_map(src, tgt):
+// core/retarget (Retargeter, AutoMap) and importers/bone_map (XML maps) for rig scripts.
+// Maps come as a path to an XML map, XML text, or a table source -> target; joint names are
+// checked against both skeletons first, a wrong one lists the closest names.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bindings/lua/boxes.h"
+#include "bindings/lua/sandbox.h"
+#include "core/euler.h"
+#include "core/retarget/retarget.h"
+#include "importers/bone_map.h"
+
+namespace rigel::lua {
+
+namespace {
+
+const char* const kRetargetOptions[] = {"map",
+                                        "root_motion",
+                                        "pin_feet",
+                                        "pin_hands",
+                                        "follow_source",
+                                        "source_reference_frame",
+                                        "target_reference_frame",
+                                        "source_up",
+                                        "target_up",
+                                        "source_unit",
+                                        "target_unit",
+                                        "contact_height",
+                                        "contact_speed",
+                                        "contact_min_frames",
+                                        "contact_blend",
+                                        "knee_hyperextension",
+                                        nullptr};
+const char* const kRootMotions[] = {"scale", "keep", "in-place", nullptr};
+constexpr retarget::RootMotion kRootMotionValues[] = {
+    retarget::RootMotion::kScale, retarget::RootMotion::kKeep, retarget::RootMotion::kInPlace};
+const char* const kUpAxes[] = {"y", "z", "Y", "Z", nullptr};
+const char* const kEntryFields[] = {"target", "role", "rotate", "order", nullptr};
+const char* const kOrders[] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX", nullptr};
+
+// The index in `options` of the string field `field` of the options table at `arg`; raises
+// "field 'f': invalid value 'x', expected one of: a, b" otherwise.
+int OptionField(lua_State* L, int arg, const char* field, const char* const* options) {
+  lua_getfield(L, arg, field);
+  if (lua_type(L, -1) != LUA_TSTRING) FieldError(L, arg, field, "string");
+  const char* given = lua_tostring(L, -1);
+  for (int i = 0; options[i] != nullptr; ++i) {
+    if (std::strcmp(options[i], given) == 0) {
+      lua_pop(L, 1);
+      return i;
+    }
+  }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  lua_pushfstring(L, "field '%s': invalid value '%s', expected one of: ", field, given);
+  luaL_addvalue(&b);
+  for (int i = 0; options[i] != nullptr; ++i) {
+    if (i > 0) luaL_addstring(&b, ", ");
+    luaL_addstring(&b, options[i]);
+  }
+  luaL_pushresult(&b);
+  luaL_argerror(L, arg, lua_tostring(L, -1));
+  return -1;
+}
+
+// Metres per unit of a scene when its file states it, else 0 (estimated by the retargeter).
+double UnitOf(const Scene& scene) {
+  return scene.file_unit_metres > 0 && scene.length_scale > 0
+             ? scene.file_unit_metres / scene.length_scale
+             : 0.0;
+}
+
+// Raises "bad argument #arg to 'fn' (map: <message>)".
+[[noreturn]] void MapError(lua_State* L, int arg, const char* message) {
+  luaL_argerror(L, arg, lua_pushfstring(L, "map: %s", message));
+  std::abort();
+}
+
+// "no source joint 'X' (closest: ...)" pushed on the stack when `name` is not in `skeleton`.
+bool PushMissingJoint(lua_State* L, const Skeleton& skeleton, const char* side,
+                      const std::string& name, const std::string& where) {
+  if (skeleton.FindJoint(name) >= 0) return false;
+  const std::string closest = ClosestNames(name, skeleton.names());
+  lua_pushfstring(L, "%sno %s joint '%s' (closest: %s)", where.c_str(), side, name.c_str(),
+                  closest.c_str());
+  return true;
+}
+
+// Checks one target entry of a map table at the top of the stack: a string or {target = ...,
+// role = ..., rotate = {x, y, z}, order = ...}. `source` names the key in messages.
+void CheckEntry(lua_State* L, int arg, const char* source) {
+  const int v = lua_gettop(L);
+  if (lua_type(L, v) == LUA_TSTRING) return;
+  if (lua_type(L, v) != LUA_TTABLE) {
+    MapError(L, arg,
+             lua_pushfstring(L,
+                             "'%s' must map to a joint name, a list of them or {target = ...}, "
+                             "got %s",
+                             source, TypeName(L, v)));
+  }
+  lua_pushnil(L);
+  while (lua_next(L, v) != 0) {
+    lua_pop(L, 1);
+    bool known = false;
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      for (int i = 0; kEntryFields[i] != nullptr; ++i) {
+        if (std::strcmp(kEntryFields[i], lua_tostring(L, -1)) == 0) known = true;
+      }
+    }
+    if (!known) {
+      MapError(L, arg,
+               lua_pushfstring(L,
+                               "unknown field '%s' in the entry of '%s' (expected one of: target, "
+                               "role, rotate, order)",
+                               luaL_tolstring(L, -1, nullptr), source));
+    }
+  }
+  if (lua_getfield(L, v, "target") != LUA_TSTRING) {
+    MapError(L, arg, lua_pushfstring(L, "the entry of '%s' needs target = joint name", source));
+  }
+  lua_pop(L, 1);
+  if (lua_getfield(L, v, "role") != LUA_TNIL) {
+    if (lua_type(L, -1) != LUA_TSTRING || !retarget::ParseRole(lua_tostring(L, -1))) {
+      MapError(L, arg,
+               lua_pushfstring(L, "invalid role '%s' for '%s' (e.g. Hips, Chest, LeftUpperLeg)",
+                               luaL_tolstring(L, -1, nullptr), source));
+    }
+  }
+  lua_pop(L, 1);
+  if (lua_getfield(L, v, "rotate") != LUA_TNIL) {
+    Eigen::Vector3d xyz;
+    if (!ToVec3(L, -1, &xyz)) {
+      MapError(L, arg, lua_pushfstring(L, "rotate of '%s' must be {x, y, z} in degrees", source));
+    }
+  }
+  lua_pop(L, 1);
+  if (lua_getfield(L, v, "order") != LUA_TNIL) {
+    bool ok = lua_type(L, -1) == LUA_TSTRING;
+    if (ok) {
+      ok = false;
+      for (int i = 0; kOrders[i] != nullptr; ++i) {
+        if (std::strcmp(kOrders[i], lua_tostring(L, -1)) == 0) ok = true;
+      }
+    }
+    if (!ok) {
+      MapError(L, arg,
+               lua_pushfstring(L,
+                               "invalid order '%s' for '%s', expected one of: XYZ, XZY, YXZ, "
+                               "YZX, ZXY, ZYX",
+                               luaL_tolstring(L, -1, nullptr), source));
+    }
+  }
+  lua_pop(L, 1);
+}
+
+// Pass 1 over a map table at `map` (types only, no C++ objects): string keys, entries valid.
+void CheckMapTable(lua_State* L, int arg, int map) {
+  lua_pushnil(L);
+  while (lua_next(L, map) != 0) {
+    if (lua_type(L, -2) != LUA_TSTRING) {
+      MapError(L, arg,
+               lua_pushfstring(L, "keys must be source joint names, got %s", luaL_typename(L, -2)));
+    }
+    const char* source = lua_tostring(L, -2);
+    const int value = lua_gettop(L);
+    if (lua_type(L, value) == LUA_TTABLE && lua_getfield(L, value, "target") == LUA_TNIL) {
+      lua_pop(L, 1);
+      const lua_Integer n = luaL_len(L, value);
+      if (n == 0) MapError(L, arg, lua_pushfstring(L, "'%s' maps to an empty list", source));
+      for (lua_Integer i = 1; i <= n; ++i) {
+        lua_rawgeti(L, value, i);
+        CheckEntry(L, arg, source);
+        lua_pop(L, 1);
+      }
+    } else {
+      if (lua_type(L, value) == LUA_TTABLE) lua_pop(L, 1);
+      CheckEntry(L, arg, source);
+    }
+    lua_pop(L, 1);
+  }
+}
+
+// Appends the entry at the top of the stack (checked by CheckEntry) for `source`.
+void AddEntry(lua_State* L, const char* source, retarget::BoneMap* map) {
+  retarget::BoneMapEntry e;
+  e.source = source;
+  const int v = lua_gettop(L);
+  if (lua_type(L, v) == LUA_TSTRING) {
+    e.target = lua_tostring(L, v);
+    map->entries.push_back(std::move(e));
+    return;
+  }
+  lua_getfield(L, v, "target");
+  e.target = lua_tostring(L, -1);
+  lua_pop(L, 1);
+  if (lua_getfield(L, v, "role") == LUA_TSTRING) e.role = retarget::ParseRole(lua_tostring(L, -1));
+  lua_pop(L, 1);
+  EulerOrder order = EulerOrder::kXYZ;
+  if (lua_getfield(L, v, "order") == LUA_TSTRING) {
+    order = ParseEulerOrder(lua_tostring(L, -1)).value_or(EulerOrder::kXYZ);
+  }
+  lua_pop(L, 1);
+  if (lua_getfield(L, v, "rotate") != LUA_TNIL) {
+    Eigen::Vector3d deg = Eigen::Vector3d::Zero();
+    ToVec3(L, -1, &deg);
+    e.offset = EulerToQuaternion(order, deg * kRadPerDeg);
+  }
+  lua_pop(L, 1);
+  map->entries.push_back(std::move(e));
+}
+
+// Pass 2: the BoneMap of a checked map table, entries sorted by source then target name (table
+// order is not defined).
+retarget::BoneMap MapFromTable(lua_State* L, int map) {
+  retarget::BoneMap out;
+  out.origin = "map";
+  lua_pushnil(L);
+  while (lua_next(L, map) != 0) {
+    const char* source = lua_tostring(L, -2);
+    const int value = lua_gettop(L);
+    if (lua_type(L, value) == LUA_TTABLE && lua_getfield(L, value, "target") == LUA_TNIL) {
+      lua_pop(L, 1);
+      const lua_Integer n = luaL_len(L, value);
+      for (lua_Integer i = 1; i <= n; ++i) {
+        lua_rawgeti(L, value, i);
+        AddEntry(L, source, &out);
+        lua_pop(L, 1);
+      }
+    } else {
+      if (lua_type(L, value) == LUA_TTABLE) lua_pop(L, 1);
+      AddEntry(L, source, &out);
+    }
+    lua_pop(L, 1);
+  }
+  std::sort(out.entries.begin(), out.entries.end(), [](const auto& a, const auto& b) {
+    return a.source != b.source ? a.source < b.source : a.target < b.target;
+  });
+  return out;
+}
+
+bool LooksLikeXml(const char* text) {
+  while (std::isspace(static_cast<unsigned char>(*text))) ++text;
+  return *text == '<';
+}
+
+// Pushes the metrics table of a retargeted clip.
+void PushMetrics(lua_State* L, const retarget::RetargetMetrics& q,
+                 const std::vector<std::string>& warnings) {
+  lua_createtable(L, 0, 32);
+  const auto integer = [&](const char* k, int v) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+  };
+  const auto number = [&](const char* k, double v) {
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+  };
+  const auto boolean = [&](const char* k, bool v) {
+    lua_pushboolean(L, v);
+    lua_setfield(L, -2, k);
+  };
+  integer("frames", q.frames);
+  integer("mapped_joints", q.mapped_joints);
+  integer("bones", q.bones);
+  number("hip_height_ratio", q.hip_height_ratio);
+  number("source_unit_metres", q.source_unit_metres);
+  number("target_unit_metres", q.target_unit_metres);
+  boolean("source_unit_estimated", q.source_unit_estimated);
+  boolean("target_unit_estimated", q.target_unit_estimated);
+  lua_pushstring(L, q.source_up_axis == 2 ? "z" : "y");
+  lua_setfield(L, -2, "source_up");
+  lua_pushstring(L, q.target_up_axis == 2 ? "z" : "y");
+  lua_setfield(L, -2, "target_up");
+  number("bone_direction_mean_deg", q.bone_direction_mean_deg);
+  number("bone_direction_max_deg", q.bone_direction_max_deg);
+  lua_pushstring(L, q.bone_direction_worst.c_str());
+  lua_setfield(L, -2, "bone_direction_worst");
+  number("branch_direction_mean_deg", q.branch_direction_mean_deg);
+  number("branch_direction_max_deg", q.branch_direction_max_deg);
+  integer("contacts", q.contacts);
+  integer("contact_frames", q.contact_frames);
+  number("foot_slide_mean_mm", q.foot_slide_mean_mm);
+  number("foot_slide_max_mm", q.foot_slide_max_mm);
+  number("foot_error_mean_mm", q.foot_error_mean_mm);
+  number("foot_error_max_mm", q.foot_error_max_mm);
+  number("hand_error_mean_mm", q.hand_error_mean_mm);
+  number("hand_error_max_mm", q.hand_error_max_mm);
+  integer("joint_limit_violations", q.joint_limit_violations);
+  integer("knee_hyperextension_frames", q.knee_hyperextension_frames);
+  integer("ik_unreached", q.ik_unreached);
+  boolean("ik_applied", q.ik_applied);
+  lua_createtable(L, static_cast<int>(q.segments.size()), 0);
+  for (size_t i = 0; i < q.segments.size(); ++i) {
+    const auto& s = q.segments[i];
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, s.name.c_str());
+    lua_setfield(L, -2, "name");
+    boolean("branch", s.branch);
+    number("mean_deg", s.mean_deg);
+    number("max_deg", s.max_deg);
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+  lua_setfield(L, -2, "segments");
+  lua_createtable(L, static_cast<int>(warnings.size()), 0);
+  for (size_t i = 0; i < warnings.size(); ++i) {
+    lua_pushstring(L, warnings[i].c_str());
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+  lua_setfield(L, -2, "warnings");
+}
+
+int w_retarget(lua_State* L) {
+  // rigel.retarget(source_clip_or_scene, target [, options]) -> clip, metrics
+  ClipBox* source_clip = static_cast<ClipBox*>(TestBox(L, 1, kClipType));
+  SceneBox* source_scene = static_cast<SceneBox*>(TestBox(L, 1, kSceneType));
+  if (source_clip == nullptr && source_scene == nullptr) TypeError(L, 1, "Clip or Scene");
+  if (source_clip != nullptr) source_clip = CheckClip(L, 1);
+  if (source_scene != nullptr) {
+    source_scene = CheckScene(L, 1);
+    if (source_scene->scene->clips.empty()) luaL_argerror(L, 1, "the source scene has no clip");
+  }
+  const std::shared_ptr<const Skeleton>* target = SkeletonOf(L, 2);
+  if (target == nullptr) TypeError(L, 2, "Skeleton, Scene or Clip");
+  const ClipBox* target_clip = static_cast<ClipBox*>(TestBox(L, 2, kClipType));
+  const SceneBox* target_scene = static_cast<SceneBox*>(TestBox(L, 2, kSceneType));
+  const int opt = lua_isnoneornil(L, 3) ? 0 : 3;
+  if (opt != 0) {
+    CheckTable(L, 3);
+    CheckOptionKeys(L, 3, kRetargetOptions);
+  }
+  CheckMaxArgs(L, 3);
+  const std::shared_ptr<const Skeleton>& source_skeleton =
+      source_clip != nullptr ? source_clip->skeleton : source_scene->scene->skeleton;
+  const Clip& clip =
+      source_clip != nullptr ? *source_clip->clip : source_scene->scene->clips.front();
+  const Clip* reference_target =
+      target_clip != nullptr ? target_clip->clip.get()
+                             : (target_scene != nullptr && !target_scene->scene->clips.empty()
+                                    ? &target_scene->scene->clips.front()
+                                    : nullptr);
+  if (clip.num_frames() == 0) luaL_argerror(L, 1, "the source clip has no frames");
+
+  retarget::RetargetOptions o;
+  if (HasField(L, opt, "root_motion")) {
+    o.root_motion = kRootMotionValues[OptionField(L, opt, "root_motion", kRootMotions)];
+  }
+  o.pin_feet = BoolField(L, opt, "pin_feet", false);
+  o.pin_hands = BoolField(L, opt, "pin_hands", false);
+  o.follow_source_between_contacts = BoolField(L, opt, "follow_source", false);
+  o.source_reference_frame =
+      IntegerField(L, opt, "source_reference_frame", 0, 1, clip.num_frames()) - 1;
+  if (HasField(L, opt, "target_reference_frame")) {
+    if (reference_target == nullptr || reference_target->num_frames() == 0) {
+      luaL_argerror(L, opt,
+                    "field 'target_reference_frame' needs a target with a clip (a Scene or Clip)");
+    }
+    o.target_reference_frame =
+        IntegerField(L, opt, "target_reference_frame", 0, 1, reference_target->num_frames()) - 1;
+  }
+  const char* const up_fields[] = {"source_up", "target_up"};
+  int* const up_values[] = {&o.source_up_axis, &o.target_up_axis};
+  for (int i = 0; i < 2; ++i) {
+    if (HasField(L, opt, up_fields[i])) {
+      *up_values[i] = 1 + OptionField(L, opt, up_fields[i], kUpAxes) % 2;
+    }
+  }
+  o.source_unit_metres = NumberField(L, opt, "source_unit",
+                                     source_scene != nullptr ? UnitOf(*source_scene->scene) : 0.0);
+  o.target_unit_metres = NumberField(L, opt, "target_unit",
+                                     target_scene != nullptr ? UnitOf(*target_scene->scene) : 0.0);
+  if (o.source_unit_metres < 0 || o.target_unit_metres < 0) {
+    luaL_argerror(L, opt, "units are metres per unit and must be > 0 (0 = estimate)");
+  }
+  o.contact_height = NumberField(L, opt, "contact_height", o.contact_height);
+  o.contact_speed = NumberField(L, opt, "contact_speed", o.contact_speed);
+  o.contact_min_frames = IntegerField(L, opt, "contact_min_frames", o.contact_min_frames, 1, 1000);
+  o.contact_blend_seconds = NumberField(L, opt, "contact_blend", o.contact_blend_seconds);
+  o.knee_hyperextension_degrees =
+      NumberField(L, opt, "knee_hyperextension", o.knee_hyperextension_degrees);
+  if (o.contact_height < 0 || o.contact_speed < 0 || o.contact_blend_seconds < 0) {
+    luaL_argerror(L, opt, "contact_height, contact_speed and contact_blend must be >= 0");
+  }
+
+  // The map: nil (automatic), a path or XML text, or a table checked here.
+  int map_table = 0;
+  const char* map_text = nullptr;
+  if (HasField(L, opt, "map")) {
+    lua_getfield(L, opt, "map");  // stays on the stack
+    const int m = lua_gettop(L);
+    if (lua_type(L, m) == LUA_TTABLE) {
+      CheckMapTable(L, opt, m);
+      map_table = m;
+    } else if (lua_type(L, m) == LUA_TSTRING) {
+      map_text = lua_tostring(L, m);
+      if (!LooksLikeXml(map_text)) CheckPathAccess(L, opt, map_text);
+    } else {
+      FieldError(L, opt, "map", "path, XML text or table");
+    }
+  }
+
+  bool bad_map = false;
+  bool failed = false;
+  catch_exceptions(L, [&] {
+    retarget::BoneMap map;
+    if (map_table != 0) {
+      map = MapFromTable(L, map_table);
+    } else if (map_text != nullptr) {
+      map = LooksLikeXml(map_text) ? ParseBoneMap(map_text, "map") : ReadBoneMap(map_text);
+    }
+    for (const retarget::BoneMapEntry& e : map.entries) {
+      const std::string where =
+          e.line > 0 ? map.origin + ":" + std::to_string(e.line) + ": " : std::string();
+      if (PushMissingJoint(L, *source_skeleton, "source", e.source, where) ||
+          PushMissingJoint(L, **target, "target", e.target, where)) {
+        bad_map = true;
+        return;
+      }
+    }
+    std::string error;
+    auto r = retarget::Retargeter::Create(source_skeleton, *target, map, o, &error, &clip,
+                                          reference_target);
+    if (!r) {
+      lua_pushstring(L, error.c_str());
+      failed = true;
+      return;
+    }
+    retarget::RetargetResult result = r->Run(clip);
+    PushClip(L, *target, std::make_shared<Clip>(std::move(result.clip)));
+    PushMetrics(L, result.metrics, result.warnings);
+  });
+  if (bad_map) return luaL_argerror(L, opt, lua_pushfstring(L, "map: %s", lua_tostring(L, -1)));
+  if (failed) return luaL_error(L, "%s", lua_tostring(L, -1));
+  return 2;
+}
+
+int w_suggest_map(lua_State* L) {
+  // rigel.suggest_map(source, target) -> map {source = target | {targets}}, notes, xml
+  const std::shared_ptr<const Skeleton>* source = SkeletonOf(L, 1);
+  if (source == nullptr) TypeError(L, 1, "Skeleton, Scene, Clip or Pose");
+  const std::shared_ptr<const Skeleton>* target = SkeletonOf(L, 2);
+  if (target == nullptr) TypeError(L, 2, "Skeleton, Scene, Clip or Pose");
+  CheckMaxArgs(L, 2);
+  catch_exceptions(L, [&] {
+    std::vector<std::string> notes;
+    const retarget::BoneMap map = retarget::AutoMap(**source, **target, &notes);
+    lua_createtable(L, 0, static_cast<int>(map.entries.size()));
+    const int t = lua_gettop(L);
+    for (const retarget::BoneMapEntry& e : map.entries) {
+      const int existing = lua_getfield(L, t, e.source.c_str());
+      if (existing == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_pushstring(L, e.target.c_str());
+      } else if (existing == LUA_TSTRING) {  // a second target: make a list
+        lua_createtable(L, 2, 0);
+        lua_insert(L, -2);
+        lua_rawseti(L, -2, 1);
+        lua_pushstring(L, e.target.c_str());
+        lua_rawseti(L, -2, 2);
+      } else {
+        lua_pushstring(L, e.target.c_str());
+        lua_rawseti(L, -2, luaL_len(L, -2) + 1);
+      }
+      lua_setfield(L, t, e.source.c_str());
+    }
+    lua_createtable(L, static_cast<int>(notes.size()), 0);
+    for (size_t i = 0; i < notes.size(); ++i) {
+      lua_pushstring(L, notes[i].c_str());
+      lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    }
+    lua_pushstring(L, FormatBoneMap(map, notes).c_str());
+  });
+  return 3;
+}
+
+}  // namespace
+
+void OpenRetarget(lua_State* L) {
+  lua_pushcfunction(L, w_retarget);
+  lua_setfield(L, -2, "retarget");
+  lua_pushcfunction(L, w_suggest_map);
+  lua_setfield(L, -2, "suggest_map");
+}
+
+}  // namespace rigel::lua

@@ -1,0 +1,182 @@
+-- rigel.retarget / rigel.suggest_map on real mocap (../shared/data, skipped when absent) and on
+-- the fixtures: metrics, maps as tables / XML text / files, options and error texts.
+-- (tests/lua/retarget_binding_test.cc checks the results equal the C++ API's exactly.)
+local rigel = require("rigel")
+local t = require("harness")
+local dir, data, samples = arg[1], arg[2], arg[3]
+local chain = rigel.load(dir .. "/fixtures/chain.bvh")
+
+local function exists(path)
+  local f = io.open(path, "r")
+  if f then f:close() end
+  return f ~= nil
+end
+local cmu_path = data .. "/cmu_cgspeed/01_01.bvh"
+local boxing_path = data .. "/assimp_misc/Boxing_Toes.bvh"
+local makehuman_path = data .. "/makehuman/tpose.bvh"
+local have_data = exists(cmu_path) and exists(boxing_path) and exists(makehuman_path)
+if not have_data then print("skip: ../shared/data not found (" .. data .. "): real-data checks skipped") end
+
+local tests = {
+  errors_without_data = function()
+    local clip = chain:clip()
+    t.raises("bad argument #1 to 'rigel.retarget' (Clip or Scene expected, got Skeleton)", "source type",
+      rigel.retarget, chain.skeleton, chain)
+    t.raises("bad argument #2 to 'rigel.retarget' (Skeleton, Scene or Clip expected, got no value)", "target type",
+      rigel.retarget, clip)
+    t.raises("bad argument #3 to 'rigel.retarget' (table expected, got string)", "options type",
+      rigel.retarget, clip, chain, "pin")
+    t.raises("unknown option 'pin_fet' (expected one of: map, root_motion, pin_feet, pin_hands, "
+      .. "follow_source, source_reference_frame, target_reference_frame, source_up, target_up, "
+      .. "source_unit, target_unit, contact_height, contact_speed, contact_min_frames, "
+      .. "contact_blend, knee_hyperextension)", "unknown options list the valid ones",
+      rigel.retarget, clip, chain, { pin_fet = true })
+    t.raises("field 'pin_feet': boolean expected, got number", "option types",
+      rigel.retarget, clip, chain, { pin_feet = 1 })
+    t.raises("bad argument #3 to 'rigel.retarget' (field 'root_motion': invalid value 'fly', expected one of: "
+      .. "scale, keep, in-place)", "root motion policies listed",
+      rigel.retarget, clip, chain, { root_motion = "fly" })
+    t.raises("field 'target_up': invalid value 'x', expected one of: y, z, Y, Z", "up axes",
+      rigel.retarget, clip, chain, { target_up = "x" })
+    t.raises("field 'source_reference_frame': integer in [1, 4] expected", "1-based frames",
+      rigel.retarget, clip, chain, { source_reference_frame = 0 })
+    t.raises("field 'target_reference_frame' needs a target with a clip", "target frame needs a clip",
+      rigel.retarget, clip, chain.skeleton, { target_reference_frame = 1 })
+    t.raises("bad argument #3 to 'rigel.retarget' (map: no source joint 'Uper' (closest: Upper, Lower, Root))", "closest source names",
+      rigel.retarget, clip, chain, { map = { Uper = "Upper" } })
+    t.raises("map: no target joint 'Lowr' (closest: Lower", "closest target names",
+      rigel.retarget, clip, chain, { map = { Root = "Root", Upper = "Lowr" } })
+    t.raises("map: 'Root' must map to a joint name, a list of them or {target = ...}, got number",
+      "entry types", rigel.retarget, clip, chain, { map = { Root = 1 } })
+    t.raises("map: unknown field 'rotation' in the entry of 'Root' (expected one of: target, role, "
+      .. "rotate, order)", "entry fields", rigel.retarget, clip, chain,
+      { map = { Root = { target = "Root", rotation = { 0, 0, 0 } } } })
+    t.raises("map: invalid role 'Hip' for 'Root'", "roles checked", rigel.retarget, clip, chain,
+      { map = { Root = { target = "Root", role = "Hip" } } })
+    t.raises("map: keys must be source joint names, got number", "keys checked",
+      rigel.retarget, clip, chain, { map = { "Root" } })
+    t.raises("field 'map': path, XML text or table expected, got boolean", "map type",
+      rigel.retarget, clip, chain, { map = true })
+    t.raises("map:2: <bone> needs a non-empty target attribute", "XML errors name the line",
+      rigel.retarget, clip, chain,
+      { map = '<rigel-bone-map version="1">\n  <bone source="Root"/>\n</rigel-bone-map>' })
+    t.raises("map: map:3: no source joint 'Nope' (closest:", "XML joint errors name the line",
+      rigel.retarget, clip, chain, { map = '<rigel-bone-map version="1">\n'
+        .. '  <bone source="Root" target="Root"/>\n  <bone source="Nope" target="Upper"/>\n'
+        .. '</rigel-bone-map>' })
+    t.raises("wrong number of arguments to '?' (expected at most 3, got 4)", "count checked",
+      rigel.retarget, clip, chain, {}, 1)
+    t.raises("bad argument #2 to 'rigel.suggest_map' (Skeleton, Scene, Clip or Pose expected, got no value)",
+      "suggest_map needs two skeletons", rigel.suggest_map, chain)
+  end,
+
+  onto_itself = function()
+    -- A clip onto its own skeleton with an explicit identity map reproduces the clip.
+    local clip = chain:clip()
+    local map = { Root = "Root", Upper = "Upper", Lower = "Lower", Tip = "Tip", Side = "Side" }
+    local out, m = rigel.retarget(clip, chain, { map = map, root_motion = "keep" })
+    t.eq(out.num_frames, 4, "every frame")
+    t.ok(out.skeleton == chain.skeleton, "on the target skeleton")
+    t.eq(m.frames, 4, "metrics frames")
+    t.eq(m.mapped_joints, 5, "mapped joints")
+    for f = 1, 4 do
+      t.vnear(out:pose(f):world_position("Tip"), clip:pose(f):world_position("Tip"), 1e-9,
+        "frame " .. f .. " Tip")
+    end
+    t.near(m.bone_direction_max_deg, 0, 1e-6, "no direction error")
+    t.eq(type(m.segments), "table", "segments listed")
+    t.eq(type(m.warnings), "table", "warnings listed")
+  end,
+}
+
+if have_data then
+  local cmu = rigel.load(cmu_path)
+  local clip = cmu:clip():slice(1, 240)
+  local boxing = rigel.load(boxing_path)
+
+  tests.cmu_onto_motion_analysis = function()
+    local out, m = rigel.retarget(clip, boxing, { pin_feet = true })
+    t.eq(out.num_frames, 240, "240 frames")
+    t.ok(out.skeleton == boxing.skeleton, "baked on the target skeleton")
+    t.eq(m.frames, 240, "metrics frames")
+    t.ok(m.bone_direction_mean_deg < 2, "bone direction mean < 2 deg (" .. m.bone_direction_mean_deg .. ")")
+    t.ok(m.bone_direction_max_deg >= m.bone_direction_mean_deg, "max >= mean")
+    t.ok(m.contacts > 0 and m.contact_frames > 0, "contacts found (" .. m.contacts .. ")")
+    t.ok(m.foot_slide_max_mm < 5, "foot slide < 5 mm (" .. m.foot_slide_max_mm .. ")")
+    t.ok(m.ik_applied, "IK pass ran")
+    t.eq(m.source_up, "y", "CMU is Y-up")
+    t.eq(m.target_up, "y", "Boxing_Toes is Y-up")
+    -- Boxing_Toes is in cm, CMU in its own ~5.6 cm unit: the target's hips are more units high.
+    t.ok(m.hip_height_ratio > 1, "hip ratio in units " .. m.hip_height_ratio)
+    t.ok(#m.segments >= m.bones, "a row per segment")
+    t.ok(m.bone_direction_worst:find(" -> ", 1, true) ~= nil, "worst bone named")
+    -- Without pinning the feet are where the rotations put them.
+    local _, free = rigel.retarget(clip, boxing)
+    t.eq(free.ik_applied, false, "no IK without pin_feet")
+    t.ok(free.bone_direction_mean_deg < 1e-6, "rotations alone reproduce the directions ("
+      .. free.bone_direction_mean_deg .. ")")
+    t.ok(free.bone_direction_mean_deg <= m.bone_direction_mean_deg, "pinning bends the legs")
+    -- Root motion: in-place keeps the hips' horizontal position.
+    local still = rigel.retarget(clip, boxing, { root_motion = "in-place" })
+    local a, b = still:pose(1):world_position("Hips"), still:pose(240):world_position("Hips")
+    t.near(a.x, b.x, 1e-9, "in-place x")
+    t.near(a.z, b.z, 1e-9, "in-place z")
+  end
+
+  tests.maps_as_table_xml_and_file = function()
+    local map, notes, xml = rigel.suggest_map(cmu, boxing)
+    t.eq(map.LeftUpLeg, "LeftHip", "CMU LeftUpLeg -> Motion Analysis LeftHip")
+    t.eq(map.LeftArm, "LeftShoulder", "CMU LeftArm -> LeftShoulder")
+    t.eq(map.Hips, "Hips", "hips")
+    t.eq(type(notes), "table", "notes")
+    t.ok(xml:find('<bone source="LeftUpLeg" target="LeftHip"', 1, true) ~= nil, "XML text")
+    local _, auto = rigel.retarget(clip, boxing, { pin_feet = true })
+    local _, from_xml = rigel.retarget(clip, boxing, { pin_feet = true, map = xml })
+    local _, from_table = rigel.retarget(clip, boxing, { pin_feet = true, map = map })
+    t.eq(from_xml.bone_direction_mean_deg, auto.bone_direction_mean_deg, "XML map = automatic")
+    t.eq(from_table.bone_direction_mean_deg, auto.bone_direction_mean_deg, "table map = automatic")
+    t.eq(from_table.foot_slide_max_mm, auto.foot_slide_max_mm, "same pinning")
+    local file = samples .. "/retarget/cmu_to_motion_analysis.xml"
+    local _, from_file = rigel.retarget(clip, boxing, { pin_feet = true, map = file })
+    t.ok(from_file.bone_direction_mean_deg < 2, "sample map file works")
+    -- Entries with roles, rotate offsets and several targets for one source.
+    local rich = {}
+    for k, v in pairs(map) do rich[k] = v end
+    rich.LeftHand = { target = "LeftWrist", role = "LeftHand", rotate = { 10, 0, 0 }, order = "XYZ" }
+    local turned = rigel.retarget(clip, boxing, { map = rich })
+    local plain = rigel.retarget(clip, boxing, { map = map })
+    local angle = turned:pose(1):world_rotation("LeftWrist"):angle_to(plain:pose(1):world_rotation("LeftWrist"))
+    t.near(angle, 10, 1e-6, "rotate turns the wrist by 10 degrees")
+    t.raises("map: " .. file:gsub("cmu_to_motion_analysis", "cmu_to_makehuman")
+      .. ":7: no target joint 'root' (closest:", "a map for another target names file and line",
+      rigel.retarget, clip, boxing, { map = file:gsub("cmu_to_motion_analysis", "cmu_to_makehuman") })
+  end
+
+  tests.cmu_onto_makehuman_z_up = function()
+    -- MakeHuman: Z-up, decimetres, other names; the scene's reference frame as target pose.
+    local makehuman = rigel.load(makehuman_path)
+    local out, m = rigel.retarget(clip, makehuman, { pin_feet = true, source_reference_frame = 1,
+      target_reference_frame = 1 })
+    t.eq(out.num_frames, 240, "frames")
+    t.eq(m.target_up, "z", "MakeHuman is Z-up")
+    t.ok(m.bone_direction_mean_deg < 2, "bone direction mean < 2 deg (" .. m.bone_direction_mean_deg .. ")")
+    t.ok(m.foot_slide_max_mm < 5, "foot slide < 5 mm (" .. m.foot_slide_max_mm .. ")")
+    t.near(m.target_unit_metres, 0.1, 1e-9, "decimetres found")
+    local _, sample = rigel.retarget(clip, makehuman, { pin_feet = true,
+      map = samples .. "/retarget/cmu_to_makehuman.xml" })
+    print(("MakeHuman, sample map: bone direction mean %.3f deg, foot slide max %.3f mm"):format(
+      sample.bone_direction_mean_deg, sample.foot_slide_max_mm))
+    -- (samples/retarget/cmu_to_makehuman.xml gives 2.4 deg on this slice where the automatic map
+    -- above stays below 2; see notes/issue-6-lua.md.)
+    local f = io.open(samples .. "/retarget/cmu_to_makehuman.xml", "r")
+    local _, same = rigel.retarget(clip, makehuman, { pin_feet = true, map = f:read("a") })
+    f:close()
+    t.eq(same.bone_direction_mean_deg, sample.bone_direction_mean_deg, "file = its XML text")
+    t.ok(sample.foot_slide_max_mm < 5, "sample map: slide < 5 mm (" .. sample.foot_slide_max_mm .. ")")
+    local _, given = rigel.retarget(clip, makehuman, { target_unit = 0.1, source_unit = 0.0564 })
+    t.eq(given.target_unit_estimated, false, "units given")
+    t.near(given.source_unit_metres, 0.0564, 1e-12, "source unit used")
+  end
+end
+
+t.run(tests)
