@@ -167,7 +167,11 @@ struct StageWork {
   // Priority levels taking part in the steps (all, until a higher level stalls above tolerance
   // while lower ones pull: then the lower ones are dropped and the higher ones finish alone).
   int active_levels = 1;
-  std::vector<int> tasks;  // Rig task indices, sorted by (priority, index).
+  // True while the joint frames of the last ChainFk match the channels (false after a rejected
+  // trial or a restored restart): Solve then reuses them for pose.world.
+  bool frames_valid = false;
+  std::vector<std::uint8_t> joint_in_stage;  // Per skeleton joint.
+  std::vector<int> tasks;                    // Rig task indices, sorted by (priority, index).
   std::vector<int> task_row;
   std::vector<int> task_dim;
   std::vector<Eigen::Matrix3d> task_offset_rotation;
@@ -285,6 +289,22 @@ Vector3d ScaledAxis(Eigen::Quaterniond q) {
   return v * (2.0 * std::atan2(s, q.w()) / s);
 }
 
+// Scaled axis of R_d R_e^T (R_d from the unit quaternion q_d): from the matrix's skew part and
+// trace, sin(angle) axis = vee(R - R^T) / 2, cos(angle) = (trace - 1) / 2, away from a half
+// turn; through quaternions near it (where the skew part vanishes).
+Vector3d RotationError(const Eigen::Quaterniond& q_d, const Eigen::Matrix3d& r_e) {
+  const Eigen::Matrix3d r_d = q_d.toRotationMatrix();
+  const Eigen::Matrix3d r = r_d * r_e.transpose();
+  const Vector3d v(0.5 * (r(2, 1) - r(1, 2)), 0.5 * (r(0, 2) - r(2, 0)), 0.5 * (r(1, 0) - r(0, 1)));
+  const double c = 0.5 * (r.trace() - 1.0);
+  if (c > -0.5) {
+    const double sn = v.norm();
+    if (sn < 1e-300) return v;
+    return v * (std::atan2(sn, c) / sn);
+  }
+  return ScaledAxis(q_d * Eigen::Quaterniond(r_e).conjugate());
+}
+
 // Rotation vector taking unit vector a onto unit vector d.
 Vector3d AimRotation(const Vector3d& a, const Vector3d& d) {
   const Vector3d axis = a.cross(d);
@@ -347,6 +367,7 @@ void ChainFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double*
     }
     w.rot[f.joint] = r;
   }
+  st.frames_valid = true;
 }
 
 // Fills the stage's error vector e (weighted) and, when `jacobian`, its Jacobian J (weighted,
@@ -402,8 +423,7 @@ double FillSystem(const Rig& rig, std::span<const Target> targets, Workspace::Im
     }
     if (task.type == TaskType::kOrientation || task.type == TaskType::kPose) {
       const Eigen::Matrix3d r_e = rj * st.task_offset_rotation[k];
-      const Eigen::Quaterniond q_e(r_e);
-      const Vector3d err = ScaledAxis(target.orientation * q_e.conjugate());
+      const Vector3d err = RotationError(target.orientation, r_e);
       ang_err = err.norm();
       for (int axis = 0; axis < 3; ++axis) st.e[row + axis] = weight * err[axis];
       if (jacobian) {
@@ -736,48 +756,53 @@ void AssembleNormal(StageWork& st, double damp) {
 
 // In-place Cholesky of the lower triangle of the column-major n x n matrix `a`. False when a
 // pivot is not positive (the caller damps and retries).
-bool Cholesky(double* a, int n) {
+template <int N = 0>
+bool Cholesky(double* a, int n_runtime, double* inv_diag) {
+  const int n = N > 0 ? N : n_runtime;
+  // Left-looking, column by column: every inner loop runs down a contiguous column.
   for (int k = 0; k < n; ++k) {
     double* col_k = a + static_cast<size_t>(k) * n;
-    double d = col_k[k];
     for (int p = 0; p < k; ++p) {
-      const double l = a[static_cast<size_t>(p) * n + k];
-      d -= l * l;
+      const double* col_p = a + static_cast<size_t>(p) * n;
+      const double l = col_p[k];
+      if (l == 0.0) continue;
+      for (int i = k; i < n; ++i) col_k[i] -= l * col_p[i];
     }
+    const double d = col_k[k];
     if (!(d > 0) || !std::isfinite(d)) return false;
-    d = std::sqrt(d);
-    col_k[k] = d;
-    const double inv = 1.0 / d;
-    for (int i = k + 1; i < n; ++i) {
-      double v = col_k[i];
-      for (int p = 0; p < k; ++p) {
-        const double* col_p = a + static_cast<size_t>(p) * n;
-        v -= col_p[i] * col_p[k];
-      }
-      col_k[i] = v * inv;
-    }
+    const double root = std::sqrt(d);
+    col_k[k] = root;
+    const double inv = 1.0 / root;
+    inv_diag[k] = inv;
+    for (int i = k + 1; i < n; ++i) col_k[i] *= inv;
   }
   return true;
 }
 
 // Solves L L^T x = x in place (L from Cholesky).
-void CholeskySolve(const double* l, int n, double* x) {
+template <int N = 0>
+void CholeskySolve(const double* l, int n_runtime, const double* inv_diag, double* x) {
+  const int n = N > 0 ? N : n_runtime;
   for (int i = 0; i < n; ++i) {
-    double v = x[i];
-    for (int p = 0; p < i; ++p) v -= l[static_cast<size_t>(p) * n + i] * x[p];
-    x[i] = v / l[static_cast<size_t>(i) * n + i];
+    const double* col_i = l + static_cast<size_t>(i) * n;
+    const double v = x[i] * inv_diag[i];
+    x[i] = v;
+    if (v == 0.0) continue;
+    for (int r = i + 1; r < n; ++r) x[r] -= col_i[r] * v;
   }
   for (int i = n - 1; i >= 0; --i) {
     const double* col_i = l + static_cast<size_t>(i) * n;
     double v = x[i];
     for (int p = i + 1; p < n; ++p) v -= col_i[p] * x[p];
-    x[i] = v / col_i[i];
+    x[i] = v * inv_diag[i];
   }
 }
 
 // st.x = J^T (J J^T + lambda^2 I)^-1 rhs over the free columns (st.x on clamped columns is left
 // to the caller), with the null-space bias of SolveLevels when `bias`.
-void FastDlsStep(StageWork& st, double lambda, bool bias) {
+// N > 0: one task of N rows (compile-time sizes for the 3- and 6-row chains).
+template <int N>
+void FastDlsStepN(StageWork& st, double lambda, bool bias) {
   Level& lv = st.levels[0];
   const int m = st.rows;
   const double* j = st.j.data();
@@ -787,7 +812,7 @@ void FastDlsStep(StageWork& st, double lambda, bool bias) {
     // Seeds 000/003 eq. 4.28-4.30: (J J^T) beta = V + J z, theta' = J^T beta - z.
     for (size_t k = 0; k < st.tasks.size(); ++k) {
       const int r0 = st.task_row[k];
-      const int dim = st.task_dim[k];
+      const int dim = N > 0 ? N : st.task_dim[k];
       for (const int c : st.task_cols[k]) {
         if (st.clamped[c] || st.z[c] == 0.0) continue;
         const double* jc = j + static_cast<size_t>(c) * lj + r0;
@@ -796,22 +821,22 @@ void FastDlsStep(StageWork& st, double lambda, bool bias) {
     }
   }
   AssembleNormal(st, lambda * lambda);
-  if (!Cholesky(lv.m.data(), m)) {
+  if (!Cholesky<N>(lv.m.data(), m, lv.tmp_m.data())) {
     // Singular (lambda = 0 at a singular pose): damp slightly so the step stays finite.
     AssembleNormal(st, lambda * lambda);
     double largest = 0.0;
     for (int i = 0; i < m; ++i) largest = std::max(largest, lv.m(i, i));
     AssembleNormal(st, lambda * lambda + 1e-10 * std::max(largest, 1e-300));
-    if (!Cholesky(lv.m.data(), m)) {
+    if (!Cholesky<N>(lv.m.data(), m, lv.tmp_m.data())) {
       st.x.setZero();
       return;
     }
   }
-  CholeskySolve(lv.m.data(), m, lv.beta.data());
+  CholeskySolve<N>(lv.m.data(), m, lv.tmp_m.data(), lv.beta.data());
   st.x.setZero();
   for (size_t k = 0; k < st.tasks.size(); ++k) {
     const int r0 = st.task_row[k];
-    const int dim = st.task_dim[k];
+    const int dim = N > 0 ? N : st.task_dim[k];
     const double* beta = lv.beta.data() + r0;
     for (const int c : st.task_cols[k]) {
       if (st.clamped[c]) continue;
@@ -822,6 +847,16 @@ void FastDlsStep(StageWork& st, double lambda, bool bias) {
     }
   }
   if (bias) st.x -= st.z;
+}
+
+void FastDlsStep(StageWork& st, double lambda, bool bias) {
+  if (st.tasks.size() == 1 && st.rows == 6) {
+    FastDlsStepN<6>(st, lambda, bias);
+  } else if (st.tasks.size() == 1 && st.rows == 3) {
+    FastDlsStepN<3>(st, lambda, bias);
+  } else {
+    FastDlsStepN<0>(st, lambda, bias);
+  }
 }
 
 // x = step in scaled variables for the current (clamped) system.
@@ -898,6 +933,17 @@ void ComputeStep(const Rig& rig, StageWork& st, Method method, double lambda, co
                  const double* theta) {
   std::fill(st.clamped.begin(), st.clamped.end(), 0);
   st.fixed.setZero();
+  {
+    // Warm active set: a channel on a limit that the descent direction J^T e pushes outward
+    // starts pinned (saves the pass that would find it).
+    for (int c = 0; c < st.cols; ++c) {
+      const int ch = st.col_channel[c];
+      const bool at_max = theta[ch] >= rig.max[ch], at_min = theta[ch] <= rig.min[ch];
+      if (!at_max && !at_min) continue;
+      const double g = st.j.col(c).dot(st.e);
+      if ((g > 0 && at_max) || (g < 0 && at_min)) st.clamped[c] = 1;
+    }
+  }
   for (int pass = 0; pass <= st.cols; ++pass) {
     st.e_work = st.e;
     if (pass > 0) {
@@ -984,6 +1030,7 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
   double err = DrivingError(rig, targets, st, set);
   const bool adaptive = method == Method::kDlsAdaptive || method == Method::kTranspose;
   double lambda = set.lambda;
+  double nu = 2;
   double transpose_scale = 1.0;
   int stall = 0;
   int it = 0;
@@ -1023,6 +1070,12 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
       break;
     }
     ComputeStep(rig, st, method, lambda, set, theta);
+    double predicted = 0.0;
+    if (method == Method::kDlsAdaptive && st.levels.size() == 1) {
+      st.e_work = st.e;
+      st.e_work.noalias() -= st.j * st.x;
+      predicted = err - st.e_work.squaredNorm();
+    }
     if (method == Method::kTranspose) st.dtheta *= transpose_scale;
     for (int c = 0; c < st.cols; ++c) {
       const int ch = st.col_channel[c];
@@ -1043,11 +1096,17 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
         for (int c = 0; c < st.cols; ++c) theta[st.col_channel[c]] = st.theta_prev[c];
         swap_saved();
         j_valid = true;
+        st.frames_valid = false;
         if (method == Method::kTranspose) {
           transpose_scale *= 0.5;
           if (transpose_scale < 1e-12) stall = set.stall_iterations;
         } else {
-          lambda = std::max(lambda, 1e-6) * 10.0;
+          if (method == Method::kDlsAdaptive && st.levels.size() == 1) {
+            lambda = std::max(lambda, 1e-6) * std::sqrt(nu);
+            nu *= 2;
+          } else {
+            lambda = std::max(lambda, 1e-6) * 10.0;
+          }
           if (lambda > set.lambda_max) {
             lambda = set.lambda_max;
             stall = set.stall_iterations;
@@ -1058,7 +1117,14 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
       if (method == Method::kTranspose) {
         transpose_scale = std::min(1.0, transpose_scale * 2.0);
       } else {
-        lambda = std::max(lambda * 0.1, set.lambda_min);
+        if (method == Method::kDlsAdaptive && st.levels.size() == 1 && predicted > 0) {
+          const double rho = (err - next) / predicted;
+          const double t = 2 * rho - 1;
+          lambda = std::max(lambda * std::sqrt(std::max(1.0 / 3, 1 - t * t * t)), set.lambda_min);
+          nu = 2;
+        } else {
+          lambda = std::max(lambda * 0.1, set.lambda_min);
+        }
       }
     }
     stall = next > err * (1.0 - set.stall_fraction) ? stall + 1 : 0;
@@ -1108,6 +1174,7 @@ Status RunIterative(const Rig& rig, int stage_index, std::span<const Target> tar
     }
   }
   for (int c = 0; c < st.cols; ++c) theta[st.col_channel[c]] = st.best[c];
+  st.frames_valid = false;
   return best_status;
 }
 
@@ -1365,6 +1432,9 @@ bool Workspace::Prepare(const Rig& rig, std::string* error) {
     }
     st.cols = static_cast<int>(st.col_channel.size());
     const int ncols = st.cols;
+    st.frames_valid = false;
+    st.joint_in_stage.assign(nj, 0);
+    for (const int j : st.joints) st.joint_in_stage[j] = 1;
     st.fk.clear();
     st.fk_channels.clear();
     for (const int j : st.joints) {
@@ -1625,6 +1695,50 @@ bool ValidateStageJob(const Job& job, bool iterative, std::string* error) {
   return ValidateFrame(*job.rig, job.targets, *job.pose, error);
 }
 
+// pose.world for every joint: the last stage's joint frames when they are current (they are
+// computed exactly as ForwardKinematics does), forward kinematics for the other joints.
+void UpdateWorldAfterSolve(const Skeleton& s, const Workspace::Impl& w, Pose& pose) {
+  const StageWork& last = w.stages.back();
+  if (!last.frames_valid) {
+    pose.UpdateWorld(s);
+    return;
+  }
+  const int nj = s.num_joints();
+  for (int j = 0; j < nj; ++j) {
+    Eigen::Isometry3d& out = pose.world[j];
+    if (last.joint_in_stage[j]) {
+      out.linear() = w.rot[j];
+      out.translation() = w.pos[j];
+      out.makeAffine();
+      continue;
+    }
+    Vector3d t = s.rest_translation(j);
+    for (int axis = 0; axis < 3; ++axis) {
+      const int c = s.translation_channel(j, axis);
+      if (c >= 0) t[axis] += pose.channels[c];
+    }
+    const int p = s.parent(j);
+    Eigen::Matrix3d r;
+    if (p == Skeleton::kNoParent) {
+      r = w.rest_identity[j] ? Eigen::Matrix3d::Identity() : w.rest_rot[j];
+      out.translation() = t;
+    } else {
+      const Eigen::Isometry3d& pw = pose.world[p];
+      r = w.rest_identity[j] ? Eigen::Matrix3d(pw.linear())
+                             : Eigen::Matrix3d(pw.linear() * w.rest_rot[j]);
+      out.translation() = pw.translation() + pw.linear() * t;
+    }
+    const std::span<const ChannelType> layout = s.channels();
+    for (const int c : s.rotation_channels(j)) {
+      double sn, cs;
+      internal::SinCos(pose.channels[c], &sn, &cs);
+      RotateColumns(r, ChannelAxis(layout[c]), cs, sn);
+    }
+    out.linear() = r;
+    out.makeAffine();
+  }
+}
+
 void FillReport(const Rig& rig, std::span<const Target> targets, const Pose& pose,
                 SolveReport* report) {
   const Skeleton& s = rig.skeleton();
@@ -1722,7 +1836,7 @@ bool Solve(const Rig& rig, std::span<const Target> targets, Pose& pose, Workspac
     }
     if (st == Status::kUnreachable) any_unreachable = true;
   }
-  pose.UpdateWorld(s);
+  UpdateWorldAfterSolve(s, w, pose);
   if (report) {
     report->status = all_converged     ? Status::kConverged
                      : any_unreachable ? Status::kUnreachable
