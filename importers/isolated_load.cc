@@ -71,19 +71,26 @@ void PrepareChildArena() {
   std::free(probe);
 }
 
-// Runs `read` and encodes the reply: "S" + scene, "E" + ImportError message, "R" + other failure.
+// `reply` after room for its length (filled in by ChildMain).
+std::string Framed(const std::string& reply) {
+  return std::string(sizeof(std::uint64_t), '\0') + reply;
+}
+
+// Runs `read` and encodes the reply, after room for its length: "S" + scene, "E" + ImportError
+// message, "R" + other failure.
 std::string ReadAndEncode(const LoadOptions& options, const std::function<Scene()>& read) {
   try {
     PrepareChildArena();
-    return "S" + EncodeScene(read());
+    // Room for the length (filled in by ChildMain) and the tag, then the scene: one buffer.
+    return EncodeScene(read(), std::string(sizeof(std::uint64_t), '\0') + "S");
   } catch (const ImportError& e) {
-    return std::string("E") + e.what();
+    return Framed(std::string("E") + e.what());
   } catch (const std::bad_alloc&) {
-    return fmt::format("Rran out of memory (limit {} MiB)", options.memory_limit_mib);
+    return Framed(fmt::format("Rran out of memory (limit {} MiB)", options.memory_limit_mib));
   } catch (const std::exception& e) {
-    return std::string("R") + e.what();
+    return Framed(std::string("R") + e.what());
   } catch (...) {
-    return "Runknown exception";
+    return Framed("Runknown exception");
   }
 }
 
@@ -106,8 +113,8 @@ std::string ReadAndEncode(const LoadOptions& options, const std::function<Scene(
     reply = ReadAndEncode(options, read);
   }
   // Length first, so the parent allocates the buffer once; then the reply in one write.
-  const std::uint64_t length = reply.size();
-  reply.insert(0, reinterpret_cast<const char*>(&length), sizeof(length));
+  const std::uint64_t length = reply.size() - sizeof(std::uint64_t);
+  std::memcpy(reply.data(), &length, sizeof(length));
   WriteAll(data_fd, reply);
   close(data_fd);
   _exit(0);

@@ -20,7 +20,9 @@ constexpr std::uint32_t kVersion = 1;
 
 class Writer {
  public:
-  explicit Writer(std::size_t reserve) { out_.reserve(reserve); }
+  Writer(std::string prefix, std::size_t reserve) : out_(std::move(prefix)) {
+    out_.reserve(out_.size() + reserve);
+  }
   template <typename T>
   void Pod(const T& value) {
     static_assert(std::is_trivially_copyable_v<T>);
@@ -119,13 +121,15 @@ RawSkeleton ToRawSkeleton(const Skeleton& skeleton) {
   return raw;
 }
 
-std::string EncodeScene(const Scene& scene) {
+std::string EncodeScene(const Scene& scene) { return EncodeScene(scene, std::string()); }
+
+std::string EncodeScene(const Scene& scene, std::string prefix) {
   std::size_t estimate = 4096 + scene.source.size();
   for (const std::string& s : scene.warnings) estimate += s.size() + 8;
   if (scene.skeleton) estimate += 128 * static_cast<std::size_t>(scene.skeleton->num_joints());
   for (const Clip& clip : scene.clips)
     estimate += 64 + clip.name().size() + 8 * clip.values().size();
-  Writer w(estimate);
+  Writer w(std::move(prefix), estimate);
   w.Pod(kMagic);
   w.Pod(kVersion);
   w.String(scene.source);

@@ -14,6 +14,8 @@ namespace rigel {
 
 // The skeleton, clips, source, warnings and unit fields of `scene`.
 std::string EncodeScene(const Scene& scene);
+// `prefix` followed by EncodeScene(scene), built in one buffer (no copy of a large scene).
+std::string EncodeScene(const Scene& scene, std::string prefix);
 
 // The inverse of EncodeScene. Throws ImportError ("<context>: ...") when `bytes` is truncated or
 // malformed, or the skeleton does not build.
