@@ -219,6 +219,13 @@ t.run({
     t.raises("effector 2 out of range [1, 1]", "handles checked", rig.target, rig, 2, 1, 2, 3)
     t.raises("wrong number of arguments to '?' (expected at most 6, got 7)", "count checked",
       rig.target, rig, 1, 1, 2, 3, rigel.quat(), 1)
+    -- An invalid rig can be solved again (and fixed) without crashing.
+    local empty = rigel.rig(clip.skeleton)
+    local p0 = clip:pose(1)
+    t.raises("no task to solve", "empty rig refused", empty.solve, empty, p0)
+    t.raises("no task to solve", "and refused again", empty.solve, empty, p0)
+    empty:effector("Outer", { end_site = true, axes = "xy" })
+    t.ok(empty:solve(p0).iterations >= 0, "solves once it has an effector")
     -- A pose whose world transforms are stale solves like a refreshed one.
     rig:target(tip, -10, 8, 0)
     local stale, fresh = clip:pose(1), clip:pose(1)
