@@ -170,6 +170,8 @@ struct StageWork {
   // True while the joint frames of the last ChainFk match the channels (false after a rejected
   // trial or a restored restart): Solve then reuses them for pose.world.
   bool frames_valid = false;
+  bool last_bias = false;                    // The last step used the preferred-angle bias.
+  bool step_scaled = false;                  // The last step was scaled down to the max step.
   std::vector<std::uint8_t> joint_in_stage;  // Per skeleton joint.
   std::vector<int> tasks;                    // Rig task indices, sorted by (priority, index).
   std::vector<int> task_row;
@@ -849,6 +851,53 @@ void FastDlsStepN(StageWork& st, double lambda, bool bias) {
   if (bias) st.x -= st.z;
 }
 
+// Chord step: x = J_k^T (J_k J_k^T + lambda^2 I)^-1 e with the Jacobian (st.j_saved), active set
+// and factorization of the last full step, for the current residual st.e. Free columns only.
+template <int N>
+void ChordStepN(StageWork& st) {
+  Level& lv = st.levels[0];
+  const int m = st.rows;
+  const double* j = st.j_saved.data();
+  const int lj = static_cast<int>(st.j_saved.rows());
+  lv.beta = st.e;
+  CholeskySolve<N>(lv.m.data(), m, lv.tmp_m.data(), lv.beta.data());
+  st.x.setZero();
+  for (size_t k = 0; k < st.tasks.size(); ++k) {
+    const int r0 = st.task_row[k];
+    const int dim = N > 0 ? N : st.task_dim[k];
+    const double* beta = lv.beta.data() + r0;
+    for (const int c : st.task_cols[k]) {
+      if (st.clamped[c]) continue;
+      const double* jc = j + static_cast<size_t>(c) * lj + r0;
+      double v = 0.0;
+      for (int p = 0; p < dim; ++p) v += jc[p] * beta[p];
+      st.x[c] += v;
+    }
+  }
+}
+
+// One chord step in channel units (st.dtheta). False when it would cross a limit or exceed the
+// max step (the caller then takes a full step).
+bool ChordStep(const Rig& rig, StageWork& st, const Settings& set, const double* theta) {
+  if (st.tasks.size() == 1 && st.rows == 6) {
+    ChordStepN<6>(st);
+  } else if (st.tasks.size() == 1 && st.rows == 3) {
+    ChordStepN<3>(st);
+  } else {
+    ChordStepN<0>(st);
+  }
+  if (!st.x.allFinite()) return false;
+  st.dtheta = st.x.cwiseProduct(st.scale);
+  if (set.max_step > 0 && st.dtheta.cwiseAbs().maxCoeff() > set.max_step) return false;
+  for (int c = 0; c < st.cols; ++c) {
+    if (st.clamped[c]) continue;
+    const int ch = st.col_channel[c];
+    const double next = theta[ch] + st.dtheta[c];
+    if (next < rig.min[ch] || next > rig.max[ch]) return false;
+  }
+  return true;
+}
+
 void FastDlsStep(StageWork& st, double lambda, bool bias) {
   if (st.tasks.size() == 1 && st.rows == 6) {
     FastDlsStepN<6>(st, lambda, bias);
@@ -863,6 +912,7 @@ void FastDlsStep(StageWork& st, double lambda, bool bias) {
 void SolveLevels(const Rig& rig, StageWork& st, Method method, double lambda, const Settings& set,
                  const double* theta) {
   const bool bias = method != Method::kTranspose && BiasGradient(rig, st, theta, set, st.z);
+  st.last_bias = bias;
   if (st.fast) {
     FastDlsStep(st, lambda, bias);
     return;
@@ -933,6 +983,7 @@ void ComputeStep(const Rig& rig, StageWork& st, Method method, double lambda, co
                  const double* theta) {
   std::fill(st.clamped.begin(), st.clamped.end(), 0);
   st.fixed.setZero();
+  st.step_scaled = false;
   {
     // Warm active set: a channel on a limit that the descent direction J^T e pushes outward
     // starts pinned (saves the pass that would find it).
@@ -960,6 +1011,7 @@ void ComputeStep(const Rig& rig, StageWork& st, Method method, double lambda, co
     if (set.max_step > 0) {
       const double largest = st.dtheta.cwiseAbs().maxCoeff();
       if (largest > set.max_step) {
+        st.step_scaled = true;
         const double f = set.max_step / largest;
         st.dtheta *= f;
         st.x *= f;
@@ -1031,6 +1083,7 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
   const bool adaptive = method == Method::kDlsAdaptive || method == Method::kTranspose;
   double lambda = set.lambda;
   double nu = 2;
+  bool chord_ok = false;
   double transpose_scale = 1.0;
   int stall = 0;
   int it = 0;
@@ -1059,6 +1112,35 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
         stall = 0;
         lambda = set.lambda;
         transpose_scale = 1.0;
+      }
+    }
+    if (chord_ok && it < set.max_iterations && stall < set.stall_iterations) {
+      // Reuse the last full step's Jacobian and factorization for the new residual (cheap:
+      // no Jacobian, no factorization); kept only when it lowers the error.
+      chord_ok = false;
+      if (ChordStep(rig, st, set, theta)) {
+        for (int c = 0; c < st.cols; ++c) {
+          const int ch = st.col_channel[c];
+          st.theta_prev[c] = theta[ch];
+          theta[ch] = std::clamp(theta[ch] + st.dtheta[c], rig.min[ch], rig.max[ch]);
+        }
+        ++it;
+        swap_saved();
+        ChainFk(s, w, st, theta);
+        FillSystem(rig, targets, w, st, false);
+        const double next = DrivingError(rig, targets, st, set);
+        if (next < err) {
+          // st.j holds the old Jacobian: stale for the new pose (filled lazily).
+          chord_ok = next < 0.25 * err;
+          std::swap(st.j, st.j_saved);  // Keep the factorized Jacobian in j_saved.
+          stall = next > err * (1.0 - set.stall_fraction) ? stall + 1 : 0;
+          err = next;
+          j_valid = false;
+          continue;
+        }
+        for (int c = 0; c < st.cols; ++c) theta[st.col_channel[c]] = st.theta_prev[c];
+        swap_saved();
+        st.frames_valid = false;
       }
     }
     if (!j_valid) {
@@ -1114,6 +1196,11 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
         }
         continue;
       }
+      // After an accepted full step the next step may reuse its Jacobian and factorization (a
+      // chord step, kept only if it lowers the error). Only for larger systems (several
+      // effectors), where the Jacobian and its factorization cost more than the FK: on a single
+      // 3/6-row chain a full Gauss-Newton step is cheap and converges faster.
+      chord_ok = st.fast && st.rows > 6 && !st.last_bias;
       if (method == Method::kTranspose) {
         transpose_scale = std::min(1.0, transpose_scale * 2.0);
       } else {
