@@ -710,8 +710,8 @@ class Converter {
     std::string name;
     double fps = 30;
     int frames = 0;
-    std::vector<double> values;  // frames x joints x 6
-    std::vector<char> moved;     // per joint: the translation left the rest on some frame
+    std::unique_ptr<double[]> values;  // frames x joints x 6 (every value written: no zeroing)
+    std::vector<char> moved;           // per joint: the translation left the rest on some frame
   };
 
   // A transform: translation `o`, and either a rotation `q` times a positive uniform scale `s`
@@ -877,7 +877,7 @@ class Converter {
     out.name = name;
     out.fps = timing.fps;
     out.frames = timing.frames;
-    out.values.resize(static_cast<std::size_t>(timing.frames) * num_joints * 6);
+    out.values.reset(new double[static_cast<std::size_t>(timing.frames) * num_joints * 6]);
     out.moved.assign(num_joints, 0);
     const double moved_tolerance = translation_tolerance_ * translation_tolerance_;
     // Joints whose transform relative to their joint parent has no channel on the way (LHipJoint,
@@ -930,8 +930,7 @@ class Converter {
             w = Eigen::Quaterniond(ToFrame(affine, &nonuniform).rotation);
             if (nonuniform) NoteNonuniform(j);
           }
-          double* v =
-              out.values.data() + (static_cast<std::size_t>(first + b) * num_joints + k) * 6;
+          double* v = out.values.get() + (static_cast<std::size_t>(first + b) * num_joints + k) * 6;
           double* const constant_v = constant_values.data() + 6 * static_cast<std::size_t>(k);
           const bool similar = g.s > 0 && (p < 0 || global[at(p, b)].s > 0);
           if (constant[k] && similar && cached[k]) {
@@ -986,7 +985,7 @@ class Converter {
       std::span<double> row = clip.frame(f);
       for (int k = 0; k < num_joints; ++k) {
         const int j = frame_index_[joints_[k]];
-        const double* v = s.values.data() + (static_cast<std::size_t>(f) * num_joints + k) * 6;
+        const double* v = s.values.get() + (static_cast<std::size_t>(f) * num_joints + k) * 6;
         const std::span<const int> rc = skeleton.rotation_channels(j);
         // Channels are Zrotation Yrotation Xrotation.
         row[rc[0]] = v[2];
@@ -1037,6 +1036,10 @@ Scene ReadWithAssimp(const std::string& path) {
   Assimp::Importer importer;
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, true);
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_ALL_GEOMETRY_LAYERS, false);
+  // Materials and (embedded) textures are never used: not reading them saves time and memory on
+  // character files.
+  importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_MATERIALS, false);
+  importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_TEXTURES, false);
   const aiScene* scene = nullptr;
   try {
     scene = importer.ReadFile(path, 0);
