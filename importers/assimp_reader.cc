@@ -892,6 +892,7 @@ class Converter {
       }
     }
     std::vector<double> constant_values(static_cast<std::size_t>(num_joints) * 6);
+    std::vector<double> cached_scale(num_joints, 0.0);
     std::vector<Eigen::Quaterniond> world(static_cast<std::size_t>(n) * kBlock);
     std::vector<Eigen::Vector3d> previous(num_joints, Eigen::Vector3d::Zero());
     const double snap = 0.01 * timing.ticks_per_frame;
@@ -932,8 +933,10 @@ class Converter {
           }
           double* v = out.values.get() + (static_cast<std::size_t>(first + b) * num_joints + k) * 6;
           double* const constant_v = constant_values.data() + 6 * static_cast<std::size_t>(k);
-          const bool similar = g.s > 0 && (p < 0 || global[at(p, b)].s > 0);
-          if (constant[k] && similar && cached[k]) {
+          // The offset to the parent scales with the parent's (possibly animated) global scale.
+          const double parent_scale = p < 0 ? 1.0 : global[at(p, b)].s;
+          const bool similar = g.s > 0 && parent_scale > 0;
+          if (constant[k] && similar && cached[k] && cached_scale[k] == parent_scale) {
             std::copy(constant_v, constant_v + 6, v);
             continue;
           }
@@ -957,6 +960,7 @@ class Converter {
           if (constant[k] && similar) {
             std::copy(v, v + 6, constant_v);
             cached[k] = 1;
+            cached_scale[k] = parent_scale;
           }
         }
       }

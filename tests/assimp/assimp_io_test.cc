@@ -312,6 +312,61 @@ TEST(AssimpImport, ChannelForAMissingNodeNamesFileAndNode) {
   }
 }
 
+// glTF: Root scales from 1 to 2 (uniform), Arm (its child, 1 up) is keyed with one constant
+// rotation, Hand (1 above Arm) turns. Arm's offset from Root doubles with Root's scale, so Arm
+// needs position channels and the world positions scale, although Arm's own keys never change.
+TEST(AssimpImport, AnimatedUniformScaleMovesAConstantlyKeyedChild) {
+  TempDir dir;
+  const float data[] = {0.0f, 1.0f / 30,                            // times
+                        1,    1,         1, 2, 2, 2,                // Root scale
+                        0,    0,         0, 1, 0, 0, 0,         1,  // Arm rotation (constant)
+                        0,    0,         0, 1, 0, 0, 0.258819f, 0.9659258f};  // Hand rotation
+  {
+    std::ofstream bin(dir.file("scale.bin"), std::ios::binary);
+    bin.write(reinterpret_cast<const char*>(data), sizeof(data));
+  }
+  const std::string path = dir.file("scale.gltf");
+  {
+    std::ofstream gltf(path);
+    gltf << R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
+  "nodes": [{"name": "Root", "children": [1]},
+            {"name": "Arm", "translation": [0, 1, 0], "children": [2]},
+            {"name": "Hand", "translation": [0, 1, 0]}],
+  "buffers": [{"uri": "scale.bin", "byteLength": 96}],
+  "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 8},
+                  {"buffer": 0, "byteOffset": 8, "byteLength": 24},
+                  {"buffer": 0, "byteOffset": 32, "byteLength": 32},
+                  {"buffer": 0, "byteOffset": 64, "byteLength": 32}],
+  "accessors": [
+    {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0], "max": [0.0333333]},
+    {"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC3"},
+    {"bufferView": 2, "componentType": 5126, "count": 2, "type": "VEC4"},
+    {"bufferView": 3, "componentType": 5126, "count": 2, "type": "VEC4"}],
+  "animations": [{"name": "grow", "samplers": [
+      {"input": 0, "output": 1, "interpolation": "LINEAR"},
+      {"input": 0, "output": 2, "interpolation": "LINEAR"},
+      {"input": 0, "output": 3, "interpolation": "LINEAR"}],
+    "channels": [{"sampler": 0, "target": {"node": 0, "path": "scale"}},
+                 {"sampler": 1, "target": {"node": 1, "path": "rotation"}},
+                 {"sampler": 2, "target": {"node": 2, "path": "rotation"}}]}]})";
+  }
+  const Scene scene = LoadScene(path);
+  const Skeleton& sk = *scene.skeleton;
+  ASSERT_EQ(sk.num_joints(), 3);
+  const int arm = sk.FindJoint("Arm"), hand = sk.FindJoint("Hand");
+  ASSERT_GE(arm, 0);
+  ASSERT_GE(hand, 0);
+  EXPECT_GE(sk.translation_channel(arm, 1), 0);
+  ASSERT_EQ(scene.clips.size(), 1u);
+  ASSERT_EQ(scene.clips[0].num_frames(), 2);
+  for (int f = 0; f < 2; ++f) {
+    SCOPED_TRACE(fmt::format("frame {}", f));
+    const auto world = testing::WorldPositions(sk, scene.clips[0], f);
+    EXPECT_VEC3_NEAR(world[arm], Eigen::Vector3d(0, 1 + f, 0), 1e-6);
+    EXPECT_VEC3_NEAR(world[hand], Eigen::Vector3d(0, 2 * (1 + f), 0), 1e-6);
+  }
+}
+
 // Collada 4x4 matrix (row-major text) of Rz(z degrees) * Rx(x degrees) with translation t.
 std::string DaeMatrix(double z_deg, double x_deg, const Eigen::Vector3d& t) {
   Eigen::Affine3d m = Eigen::Affine3d::Identity();
