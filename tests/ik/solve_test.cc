@@ -11,6 +11,7 @@
 #include <new>
 #include <random>
 
+#include "bench/ik/bench_skeletons.h"
 #include "core/ik/two_bone.h"
 #include "core/pose.h"
 #include "ik_test_util.h"
@@ -746,6 +747,109 @@ TEST(Allocation, NoneOncePreparedTwoLevels) {
     ASSERT_TRUE(Solve(rig, targets, pose, ws, &report));
     EXPECT_EQ(g_allocations.load() - before, 0) << MethodName(m);
   }
+}
+
+// ---- Restarts ----
+
+TEST(Restarts, ReportedDeterministicAndInsideLimits) {
+  Rig rig = ArmRig(TaskType::kPose, Method::kDlsAdaptive);
+  std::mt19937_64 rng(21);
+  std::vector<Target> targets;
+  auto mid_pose = [&] {
+    Pose pose(rig.skeleton());
+    for (int c = 0; c < 7; ++c) pose.channels[c] = 0.5 * (rig.min[c] + rig.max[c]);
+    return pose;
+  };
+  Workspace ws;
+  SolveReport report;
+  bool found = false;
+  for (int i = 0; i < 200 && !found; ++i) {
+    targets = {FrameTarget(rig.skeleton(), RandomInside(rig, rng), 2, kTip)};
+    Pose pose = mid_pose();
+    ASSERT_TRUE(Solve(rig, targets, pose, ws, &report));
+    found = report.status != Status::kConverged;
+    EXPECT_EQ(report.restarts, 0);
+  }
+  ASSERT_TRUE(found) << "no target that fails without restarts";
+  rig.stages[0].settings.restarts = 10;
+  std::vector<Pose> runs;
+  for (int run = 0; run < 2; ++run) {
+    Pose pose = mid_pose();
+    Workspace fresh;
+    ASSERT_TRUE(Solve(rig, targets, pose, fresh, &report));
+    EXPECT_EQ(report.status, Status::kConverged) << report.message;
+    EXPECT_GE(report.restarts, 1);
+    EXPECT_LE(report.restarts, 10);
+    for (int c = 0; c < 7; ++c) {
+      EXPECT_GE(pose.channels[c], rig.min[c]);
+      EXPECT_LE(pose.channels[c], rig.max[c]);
+    }
+    runs.push_back(pose);
+  }
+  for (int c = 0; c < 7; ++c) {
+    EXPECT_EQ(std::memcmp(&runs[0].channels[c], &runs[1].channels[c], sizeof(double)), 0);
+  }
+}
+
+// ---- Several effectors (block-sparse normal equations, chord steps) ----
+
+TEST(MultiEffector, HumanoidFourPoseTasksWarmStart) {
+  const bench::Humanoid h = bench::MakeHumanoid();
+  const Skeleton& s = *h.skeleton;
+  Rig rig(h.skeleton);
+  for (size_t c = 0; c < h.lo.size(); ++c) rig.SetLimits(static_cast<int>(c), h.lo[c], h.hi[c]);
+  for (const int j : {h.hands[0], h.hands[1], h.feet[0], h.feet[1]}) {
+    Task t;
+    t.type = TaskType::kPose;
+    t.joint = j;
+    rig.AddTask(t);
+  }
+  rig.stages.push_back(Stage{});
+  const int nc = s.num_channels();
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> mid(nc), amp(nc), phase(nc);
+  for (int c = 0; c < nc; ++c) {
+    mid[c] = 0.5 * (std::max(h.lo[c], -1.0) + std::min(h.hi[c], 1.0));
+    amp[c] = 0.3 * u(rng);
+    phase[c] = 6.28 * u(rng);
+  }
+  std::vector<std::vector<double>> runs;
+  for (int run = 0; run < 2; ++run) {
+    Pose pose(s);
+    Workspace ws;
+    SolveReport report;
+    std::vector<double> q(nc);
+    std::vector<Eigen::Isometry3d> world(s.num_joints());
+    std::vector<Target> targets(4);
+    long allocations = 0;
+    for (int f = 0; f < 120; ++f) {
+      for (int c = 0; c < nc; ++c) q[c] = mid[c] + amp[c] * std::sin(0.02 * f + phase[c]);
+      ForwardKinematics(s, q, world);
+      for (int k = 0; k < 4; ++k) {
+        targets[k].position = world[rig.tasks[k].joint].translation();
+        targets[k].orientation = Eigen::Quaterniond(world[rig.tasks[k].joint].linear());
+      }
+      const long before = g_allocations.load();
+      ASSERT_TRUE(Solve(rig, targets, pose, ws, &report));
+      if (f > 0) allocations += g_allocations.load() - before;
+      EXPECT_EQ(report.status, Status::kConverged) << f;
+      for (int k = 0; k < 4; ++k) EXPECT_LE(report.position_error[k], 1e-6) << f;
+      for (int c = 0; c < nc; ++c) {
+        ASSERT_GE(pose.channels[c], rig.min[c]);
+        ASSERT_LE(pose.channels[c], rig.max[c]);
+      }
+      // pose.world matches forward kinematics of the answer.
+      std::vector<Eigen::Isometry3d> check(s.num_joints());
+      ForwardKinematics(s, pose.channels, check);
+      for (int j = 0; j < s.num_joints(); ++j) {
+        EXPECT_LE((check[j].matrix() - pose.world[j].matrix()).cwiseAbs().maxCoeff(), 1e-12);
+      }
+    }
+    EXPECT_EQ(allocations, 0);
+    runs.push_back(pose.channels);
+  }
+  EXPECT_EQ(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(double)), 0);
 }
 
 // ---- Success rates on random reachable targets ----
