@@ -48,7 +48,7 @@ struct BakeConfig {
   std::string out_dir;
   bool allow_io = false;
   size_t memory_limit = size_t{2} << 30;  // bytes of Lua heap per clip
-  double timeout = 0;                      // seconds per clip, 0 = none
+  double timeout = 0;                     // seconds per clip, 0 = none
 };
 
 // Lua allocator with a ceiling: a runaway script fails its clip with "not enough memory"
@@ -154,7 +154,8 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   if (luaL_loadfilex(L, config.rig.c_str(), "t") != LUA_OK) {
     throw std::runtime_error(FirstLine(lua_tostring(L, -1)));
   }
-  if (lua_pcall(L, 0, 1, handler) != LUA_OK) throw std::runtime_error(FirstLine(lua_tostring(L, -1)));
+  if (lua_pcall(L, 0, 1, handler) != LUA_OK)
+    throw std::runtime_error(FirstLine(lua_tostring(L, -1)));
   if (lua_istable(L, -1)) lua_getfield(L, -1, "bake");
   if (!lua_isfunction(L, -1)) {
     throw std::runtime_error(fmt::format(
@@ -171,7 +172,8 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   lua_setfield(L, -2, "input");
   lua_pushstring(L, output.c_str());
   lua_setfield(L, -2, "output");
-  if (lua_pcall(L, 3, 2, handler) != LUA_OK) throw std::runtime_error(FirstLine(lua_tostring(L, -1)));
+  if (lua_pcall(L, 3, 2, handler) != LUA_OK)
+    throw std::runtime_error(FirstLine(lua_tostring(L, -1)));
   const int result = lua_gettop(L) - 1;
   auto* box = static_cast<lua::ClipBox*>(luaL_testudata(L, result, lua::kClipType));
   if (box == nullptr || !box->alive || !box->clip || !box->skeleton) {
@@ -239,14 +241,23 @@ Runner AddBakeCommand(CLI::App& app) {
   auto o = std::make_shared<Options>();
   sub->add_option("--rig", o->rig, "Rig script (Lua) that bakes one clip");
   sub->add_option("--out", o->out, "Output folder (default: out)");
-  sub->add_option("-j,--jobs", o->jobs, "Worker threads (default: all cores)")->check(CLI::NonNegativeNumber);
-  sub->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"bvh", "glb", "gltf", "fbx"}));
+  sub->add_option("-j,--jobs", o->jobs, "Worker threads (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"bvh", "glb", "gltf", "fbx"}));
   sub->add_option("--shard", o->shard, "Only shard K of N (K/N, 0 <= K < N), for farms");
-  sub->add_flag("--resume", o->resume, "Skip outputs whose manifest matches input, rig and version");
-  sub->add_option("--report", o->report, "Write a JSON report (per clip: status, reason, frames, seconds, solver statistics)");
-  sub->add_option("--merge-reports", o->merge, "Merge shard reports into --report and exit")->expected(1, -1);
-  sub->add_option("--timeout", o->clip_timeout, "Seconds a clip's script may run (0 = no limit)")->check(CLI::NonNegativeNumber);
-  sub->add_option("--lua-memory-mb", o->lua_memory_mb, "Lua heap limit per clip in MB (default 2048)")->check(CLI::PositiveNumber);
+  sub->add_flag("--resume", o->resume,
+                "Skip outputs whose manifest matches input, rig and version");
+  sub->add_option(
+      "--report", o->report,
+      "Write a JSON report (per clip: status, reason, frames, seconds, solver statistics)");
+  sub->add_option("--merge-reports", o->merge, "Merge shard reports into --report and exit")
+      ->expected(1, -1);
+  sub->add_option("--timeout", o->clip_timeout, "Seconds a clip's script may run (0 = no limit)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--lua-memory-mb", o->lua_memory_mb,
+                  "Lua heap limit per clip in MB (default 2048)")
+      ->check(CLI::PositiveNumber);
   sub->add_flag("--allow-io", o->allow_io, "Lift the script sandbox");
   sub->add_flag("--no-progress", o->no_progress, "No progress bar even on a terminal");
   sub->add_option("INPUTS", o->inputs, "Clips: files, folders or @list.txt");
@@ -275,20 +286,22 @@ Runner AddBakeCommand(CLI::App& app) {
       SetDurableWritesByDefault(false);  // see exporters/atomic_file.h: manifests carry hashes
       const int stale = batch::RemoveStaleTemporaries(o->out);
       if (stale > 0) {
-        fmt::print(stderr, "rigel bake: removed {} partial file(s) left by an interrupted run\n", stale);
+        fmt::print(stderr, "rigel bake: removed {} partial file(s) left by an interrupted run\n",
+                   stale);
       }
 
       batch::RunOptions run;
       run.out_dir = o->out;
       run.extension = "." + o->format;
-      run.jobs = o->jobs > 0 ? o->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      run.jobs = o->jobs > 0 ? o->jobs
+                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
       run.resume = o->resume;
       run.recipe.version = RIGEL_VERSION;
       run.recipe.recipe_hash = batch::HashBytes(batch::HashFile(o->rig) + "|" + o->format);
       run.progress = !o->no_progress && isatty(STDERR_FILENO);
       run.command = "bake";
-      const std::vector<batch::ClipReport> reports = batch::Run(
-          inputs, run, [&config](const batch::Input& input, const std::string& output) {
+      const std::vector<batch::ClipReport> reports =
+          batch::Run(inputs, run, [&config](const batch::Input& input, const std::string& output) {
             return BakeOne(input, output, config);
           });
       int failed = 0;
@@ -303,7 +316,8 @@ Runner AddBakeCommand(CLI::App& app) {
           }
         }
       }
-      if (!o->report.empty()) WriteFileAtomically(o->report, batch::ReportJson(reports, run).dump(2) + "\n");
+      if (!o->report.empty())
+        WriteFileAtomically(o->report, batch::ReportJson(reports, run).dump(2) + "\n");
       return failed ? kExitBadInput : kExitOk;
     } catch (const batch::UsageError& e) {
       fmt::print(stderr, "rigel bake: error: {}\n", e.what());

@@ -176,7 +176,8 @@ int Run(const RetargetArgs& a) {
   batch::RunOptions run;
   run.out_dir = a.out;
   run.extension = ext;
-  run.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  run.jobs =
+      a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   run.resume = a.resume;
   run.recipe.version = RIGEL_VERSION;
   run.progress = !a.no_progress && isatty(STDERR_FILENO);

@@ -1,7 +1,7 @@
 #include "core/euler.h"
 
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace rigel {

@@ -5,8 +5,8 @@
 namespace rigel {
 
 namespace {
-constexpr std::array<std::string_view, 6> kChannelNames = {
-    "Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation"};
+constexpr std::array<std::string_view, 6> kChannelNames = {"Xposition", "Yposition", "Zposition",
+                                                           "Xrotation", "Yrotation", "Zrotation"};
 }  // namespace
 
 std::string_view ChannelName(ChannelType c) { return kChannelNames[static_cast<int>(c)]; }

@@ -51,7 +51,8 @@ std::unique_ptr<Skeleton> SkeletonBuilder::Build(const RawSkeleton& raw, std::st
       return nullptr;
     }
     if (item.depth > Skeleton::kMaxDepth) {
-      Fail(error, where + ": nested deeper than " + std::to_string(Skeleton::kMaxDepth) + " levels");
+      Fail(error,
+           where + ": nested deeper than " + std::to_string(Skeleton::kMaxDepth) + " levels");
       return nullptr;
     }
     if (j.name.empty()) {
@@ -62,8 +63,8 @@ std::unique_ptr<Skeleton> SkeletonBuilder::Build(const RawSkeleton& raw, std::st
     }
     if (s->index_by_name_.count(j.name)) {
       Fail(error, where + ": name used twice (joints #" +
-                      std::to_string(s->index_by_name_[j.name]) + " and #" +
-                      std::to_string(index) + ")");
+                      std::to_string(s->index_by_name_[j.name]) + " and #" + std::to_string(index) +
+                      ")");
       return nullptr;
     }
     if (!j.rest_translation.allFinite()) {
@@ -76,8 +77,8 @@ std::unique_ptr<Skeleton> SkeletonBuilder::Build(const RawSkeleton& raw, std::st
       return nullptr;
     }
     if (j.channels.size() > 6) {
-      Fail(error, where + ": " + std::to_string(j.channels.size()) +
-                      " channels, at most 6 expected");
+      Fail(error,
+           where + ": " + std::to_string(j.channels.size()) + " channels, at most 6 expected");
       return nullptr;
     }
     std::array<int, 3> translation = {-1, -1, -1};

@@ -26,8 +26,8 @@ void CheckExportable(const Skeleton& skeleton, const Clip& clip, const std::stri
   }
   if (clip.num_frames() < 1) throw ExportError(fmt::format("{}: clip has no frame", target));
   if (!std::isfinite(clip.frame_time()) || clip.frame_time() <= 0) {
-    throw ExportError(fmt::format("{}: frame time {} is not a finite number > 0", target,
-                                  clip.frame_time()));
+    throw ExportError(
+        fmt::format("{}: frame time {} is not a finite number > 0", target, clip.frame_time()));
   }
   for (int j = 0; j < skeleton.num_joints(); ++j) {
     if (!skeleton.rest_orientation(j).isApprox(Eigen::Quaterniond::Identity(), 1e-12)) {

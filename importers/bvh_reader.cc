@@ -2,6 +2,7 @@
 
 #include <fast_float/fast_float.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <charconv>
 #include <cmath>
@@ -9,8 +10,6 @@
 #include <cstring>
 #include <memory>
 #include <unordered_map>
-
-#include <sys/stat.h>
 
 #include "core/euler.h"
 #include "core/raw_skeleton.h"
@@ -86,9 +85,7 @@ class LineReader {
   int line_ = 0;
 };
 
-inline bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
+inline bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 std::string Quote(std::string_view s) {
   constexpr size_t kMax = 40;
@@ -103,8 +100,8 @@ enum class NumberStatus { kOk, kNotNumber, kComma, kNotFinite };
 constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                              1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-[[gnu::always_inline]] inline NumberStatus ParseNumber(const char* p, const char* end, double* value,
-                                                     const char** next) {
+[[gnu::always_inline]] inline NumberStatus ParseNumber(const char* p, const char* end,
+                                                       double* value, const char** next) {
   // Fast path for the plain decimals mocap files are made of ("-12.345678", ".5", "90"): at most
   // 15 significant digits, no exponent. mantissa and 10^k are exact doubles, so one division is
   // correctly rounded (Clinger's fast path): the same bits fast_float gives. Anything else
@@ -271,7 +268,8 @@ class BvhParser {
     const int line = line_no_;
     for (int k = 0; k < 3; ++k) {
       // OFFSET values sit on the OFFSET line.
-      if (!(pos_ < line_.size() && line_.find_first_not_of(" \t\r\v\f", pos_) != std::string::npos)) {
+      if (!(pos_ < line_.size() &&
+            line_.find_first_not_of(" \t\r\v\f", pos_) != std::string::npos)) {
         Fail(line, "3 numbers after OFFSET", fmt::format("{} (end of line)", k));
       }
       v[k] = TakeNumber("a number (OFFSET)");
@@ -309,7 +307,9 @@ class BvhParser {
         ParseChannels(joint);
         has_channels = true;
       } else if (t == "JOINT") {
-        if (!has_offset) Fail(line, fmt::format("OFFSET in joint '{}' before its children", joint->name), "'JOINT'");
+        if (!has_offset)
+          Fail(line, fmt::format("OFFSET in joint '{}' before its children", joint->name),
+               "'JOINT'");
         joint->children.emplace_back();
         ParseJoint(&joint->children.back(), depth + 1);
       } else if (t == "End") {
@@ -323,10 +323,12 @@ class BvhParser {
         if (!has_offset) Fail(line, fmt::format("OFFSET in joint '{}'", joint->name), "'}'");
         return;
       } else if (t.empty() && at_eof_) {
-        Fail(line_no_, fmt::format("'}}' closing joint '{}' (opened at line {})", joint->name, open_line),
+        Fail(line_no_,
+             fmt::format("'}}' closing joint '{}' (opened at line {})", joint->name, open_line),
              "end of file (hierarchy cut short)");
       } else if (t == "MOTION" || t == "ROOT") {
-        Fail(line, fmt::format("'}}' closing joint '{}' (opened at line {})", joint->name, open_line),
+        Fail(line,
+             fmt::format("'}}' closing joint '{}' (opened at line {})", joint->name, open_line),
              Quote(t) + " (unbalanced braces)");
       } else if (ParseChannelName(t)) {
         Fail(line, "JOINT, End Site, OFFSET, CHANNELS or '}'",
@@ -341,7 +343,8 @@ class BvhParser {
     const std::string t = Take();
     int count = -1;
     const auto r = std::from_chars(t.data(), t.data() + t.size(), count);
-    if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size() || count < 0 || count > 6) {
+    if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size() || count < 0 ||
+        count > 6) {
       Fail(line_no_, "a channel count from 0 to 6", Found(t));
     }
     unsigned used = 0;
@@ -391,8 +394,10 @@ class BvhParser {
     const uint64_t min_row_bytes = std::max<uint64_t>(1, 2ull * channels);
     const uint64_t capacity = reader_->remaining() / min_row_bytes;
     if (static_cast<uint64_t>(frames) > capacity) {
-      Fail(frames_line, fmt::format("at most {} frames (the rest of the file holds {} bytes, {} values per frame)",
-                                    capacity, reader_->remaining(), channels),
+      Fail(frames_line,
+           fmt::format(
+               "at most {} frames (the rest of the file holds {} bytes, {} values per frame)",
+               capacity, reader_->remaining(), channels),
            fmt::format("'Frames: {}'", frames));
     }
 
@@ -417,7 +422,8 @@ class BvhParser {
         if (p == end) break;
         if (n == channels) {
           Fail(reader_->line(), fmt::format("{} values in motion row {}", channels, done + 1),
-               fmt::format("more (extra value {})", Quote(std::string_view(p, TokenEnd(p, end) - p))));
+               fmt::format("more (extra value {})",
+                           Quote(std::string_view(p, TokenEnd(p, end) - p))));
         }
         double v;
         const char* next;

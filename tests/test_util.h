@@ -3,10 +3,9 @@
 #define RIGEL_TESTS_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
-
-#include <Eigen/Geometry>
 #include <unistd.h>
 
+#include <Eigen/Geometry>
 #include <algorithm>
 #include <filesystem>
 #include <string>
@@ -32,9 +31,9 @@ inline std::vector<std::string> SharedFiles(const std::string& ext) {
   return files;
 }
 
-#define RIGEL_REQUIRE_SHARED_DATA()                                                    \
-  do {                                                                                 \
-    if (::rigel::testing::SharedData().empty())                                        \
+#define RIGEL_REQUIRE_SHARED_DATA()                                                               \
+  do {                                                                                            \
+    if (::rigel::testing::SharedData().empty())                                                   \
       GTEST_SKIP() << "../shared/data not found (" RIGEL_SHARED_DATA "): real-data test skipped"; \
   } while (0)
 
@@ -43,9 +42,9 @@ class TempDir {
  public:
   TempDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::temp_directory_path() /
-            ("rigel_" + std::string(info ? info->name() : "test") + "_" +
-             std::to_string(::getpid()));
+    path_ =
+        std::filesystem::temp_directory_path() /
+        ("rigel_" + std::string(info ? info->name() : "test") + "_" + std::to_string(::getpid()));
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
@@ -59,14 +58,16 @@ class TempDir {
 
 }  // namespace rigel::testing
 
-#define EXPECT_VEC3_NEAR(a, b, tol)                                                  \
-  EXPECT_LE(((a) - (b)).norm(), (tol)) << "expected " << (b).transpose() << "\n got " \
-                                       << (a).transpose()
+#define EXPECT_VEC3_NEAR(a, b, tol)    \
+  EXPECT_LE(((a) - (b)).norm(), (tol)) \
+      << "expected " << (b).transpose() << "\n got " << (a).transpose()
 
-#define EXPECT_TRANSFORM_NEAR(a, b, tol)                                                   \
-  do {                                                                                     \
-    EXPECT_LE(((a).matrix() - (b).matrix()).cwiseAbs().maxCoeff(), (tol))                 \
-        << "expected\n" << (b).matrix() << "\n got\n" << (a).matrix();                     \
+#define EXPECT_TRANSFORM_NEAR(a, b, tol)                                  \
+  do {                                                                    \
+    EXPECT_LE(((a).matrix() - (b).matrix()).cwiseAbs().maxCoeff(), (tol)) \
+        << "expected\n"                                                   \
+        << (b).matrix() << "\n got\n"                                     \
+        << (a).matrix();                                                  \
   } while (0)
 
 #endif  // RIGEL_TESTS_TEST_UTIL_H_

@@ -114,7 +114,8 @@ void RunBake(benchmark::State& state, int jobs) {
   state.counters["max_residual"] = residual;
   state.counters["frames_unreachable"] = unreachable;
   if (jobs == 1) g_rigel_fps_j1 = frames / seconds;
-  if (jobs == 2 && g_rigel_fps_j1 > 0) state.counters["speedup_vs_j1"] = frames / seconds / g_rigel_fps_j1;
+  if (jobs == 2 && g_rigel_fps_j1 > 0)
+    state.counters["speedup_vs_j1"] = frames / seconds / g_rigel_fps_j1;
 }
 
 void BM_Bake_j1(benchmark::State& state) { RunBake(state, 1); }

@@ -111,7 +111,8 @@ void BM_WriteBvh_Rigel(benchmark::State& state) {
   for (auto _ : state) {
     rigel::WriteBvh(*scene.skeleton, scene.clips[0], out);
   }
-  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(std::filesystem::file_size(out)));
+  state.SetBytesProcessed(state.iterations() *
+                          static_cast<int64_t>(std::filesystem::file_size(out)));
   std::filesystem::remove(out);
 }
 
@@ -150,7 +151,8 @@ void BM_PeakMemory(benchmark::State& state) {
   state.counters["empty_process_MB"] = none;
   state.counters["rigel_peak_MB"] = rigel;
   state.counters["assimp_peak_MB"] = assimp;
-  state.counters["file_MB"] = static_cast<double>(std::filesystem::file_size(FilePath())) / 1048576.0;
+  state.counters["file_MB"] =
+      static_cast<double>(std::filesystem::file_size(FilePath())) / 1048576.0;
 }
 
 BENCHMARK(BM_ReadBvh_Rigel)->Unit(benchmark::kMillisecond)->MinTime(2.0);

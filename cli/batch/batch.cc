@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -75,7 +75,8 @@ std::vector<Input> CollectInputs(const std::vector<std::string>& args,
       int number = 0;
       while (std::getline(in, line)) {
         ++number;
-        while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) {
+        while (!line.empty() &&
+               (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) {
           line.pop_back();
         }
         const size_t start = line.find_first_not_of(" \t");
@@ -100,8 +101,8 @@ std::vector<Input> CollectInputs(const std::vector<std::string>& args,
   for (const Input& i : inputs) {
     auto [it, fresh] = by_stem.emplace(i.stem, i.path);
     if (!fresh) {
-      throw UsageError(fmt::format("{} and {} would both write the output '{}'", it->second,
-                                   i.path, i.stem));
+      throw UsageError(
+          fmt::format("{} and {} would both write the output '{}'", it->second, i.path, i.stem));
     }
   }
   return inputs;
@@ -204,8 +205,7 @@ int RemoveStaleTemporaries(const std::string& folder) {
   for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     const size_t tmp = name.rfind(".tmp.");
-    if (name.size() > 1 && name[0] == '.' && tmp != std::string::npos &&
-        name.size() - tmp == 11) {
+    if (name.size() > 1 && name[0] == '.' && tmp != std::string::npos && name.size() - tmp == 11) {
       stale.push_back(it->path());
     }
   }
@@ -248,8 +248,8 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
       std::fprintf(stderr, "rigel %s: %d/%zu clips, %d failed, %.0f frames/s, %s\n",
                    options.command.c_str(), d, inputs.size(), failed.load(), fps, Clock(t).c_str());
     } else {
-      std::fprintf(stderr, "\r\033[K[%s] %d/%zu clips  %.0f frames/s  ETA %s  failed %d", bar.c_str(),
-                   d, inputs.size(), fps, Clock(eta).c_str(), failed.load());
+      std::fprintf(stderr, "\r\033[K[%s] %d/%zu clips  %.0f frames/s  ETA %s  failed %d",
+                   bar.c_str(), d, inputs.size(), fps, Clock(eta).c_str(), failed.load());
     }
     std::fflush(stderr);
   };
@@ -282,7 +282,8 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
       }
       report.input = input.path;
       report.output = output;
-      report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - clip_start).count();
+      report.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - clip_start).count();
       if (report.status == "failed") ++failed;
       frames += report.frames;
       reports[i] = std::move(report);
@@ -305,8 +306,8 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
 namespace {
 
 nlohmann::json ToJson(const ClipReport& r) {
-  nlohmann::json j = {{"input", r.input},     {"output", r.output},   {"status", r.status},
-                      {"reason", r.reason},   {"frames", r.frames},   {"seconds", r.seconds}};
+  nlohmann::json j = {{"input", r.input},   {"output", r.output}, {"status", r.status},
+                      {"reason", r.reason}, {"frames", r.frames}, {"seconds", r.seconds}};
   j["solver"] = {{"frames", r.solver.frames},
                  {"residual_mean", r.solver.residual_mean},
                  {"residual_max", r.solver.residual_max},
@@ -330,7 +331,7 @@ nlohmann::json Summary(const nlohmann::json& clips) {
     frames += c.at("frames").get<long long>();
     seconds += c.at("seconds").get<double>();
   }
-  return {{"clips", clips.size()}, {"ok", ok},          {"failed", failed},
+  return {{"clips", clips.size()}, {"ok", ok},         {"failed", failed},
           {"skipped", skipped},    {"frames", frames}, {"clip_seconds", seconds}};
 }
 
@@ -364,7 +365,9 @@ nlohmann::json MergeReports(const std::vector<std::string>& paths) {
   std::sort(clips.begin(), clips.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
     return a.at("input").get<std::string>() < b.at("input").get<std::string>();
   });
-  return {{"rigel_version", version}, {"command", command}, {"clips", clips},
+  return {{"rigel_version", version},
+          {"command", command},
+          {"clips", clips},
           {"summary", Summary(clips)}};
 }
 

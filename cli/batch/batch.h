@@ -67,8 +67,8 @@ int RemoveStaleTemporaries(const std::string& folder);
 
 // Solver statistics of one clip (all zero when the processor solved nothing).
 struct SolverStats {
-  int frames = 0;                 // frames solved
-  double residual_mean = 0;       // mean over frames of the largest task residual
+  int frames = 0;            // frames solved
+  double residual_mean = 0;  // mean over frames of the largest task residual
   double residual_max = 0;
   double iterations_mean = 0;
   int iterations_max = 0;

@@ -38,10 +38,9 @@ TEST(Batch, CollectsFilesFoldersAndLists) {
   Touch(root / "single.bvh");
   Touch(root / "other/c.bvh");
   Touch(root / "list.txt", "# clips\n\nother/c.bvh\r\n  single.bvh  \n");
-  const std::vector<Input> inputs =
-      CollectInputs({(root / "lib").string(), "@" + (root / "list.txt").string(),
-                     (root / "single.bvh").string()},
-                    {".bvh"});
+  const std::vector<Input> inputs = CollectInputs(
+      {(root / "lib").string(), "@" + (root / "list.txt").string(), (root / "single.bvh").string()},
+      {".bvh"});
   ASSERT_EQ(inputs.size(), 4u);  // single.bvh given twice counts once
   std::set<std::string> stems;
   for (const Input& i : inputs) stems.insert(i.stem);
@@ -62,11 +61,11 @@ TEST(Batch, InputErrors) {
   EXPECT_EQ(listed[0].path, (root / "missing.bvh").string());
   EXPECT_EQ(Message([&] { CollectInputs({"@" + (root / "nolist.txt").string()}, {".bvh"}); }),
             (root / "nolist.txt").string() + ": cannot read the input list");
-  EXPECT_NE(Message([&] {
-              CollectInputs({(root / "x/walk.bvh").string(), (root / "y/walk.bvh").string()},
-                            {".bvh"});
-            }).find("would both write the output 'walk'"),
-            std::string::npos);
+  EXPECT_NE(
+      Message([&] {
+        CollectInputs({(root / "x/walk.bvh").string(), (root / "y/walk.bvh").string()}, {".bvh"});
+      }).find("would both write the output 'walk'"),
+      std::string::npos);
   Touch(root / "empty/readme.txt");
   EXPECT_EQ(Message([&] { CollectInputs({(root / "empty").string()}, {".bvh"}); }),
             "no input files");

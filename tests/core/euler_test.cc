@@ -25,15 +25,17 @@ TEST(Euler, NamesParseAndAxes) {
 // The product is in listed order: ZXY means Rz * Rx * Ry (last axis acts first on a vector).
 TEST(Euler, ProductOrderGolden) {
   const Eigen::Vector3d xyz(0.3, -0.7, 1.1);
-  const Eigen::Matrix3d expected = Eigen::AngleAxisd(1.1, Eigen::Vector3d::UnitZ()) *
-                                   Eigen::AngleAxisd(0.3, Eigen::Vector3d::UnitX()) *
-                                   Eigen::AngleAxisd(-0.7, Eigen::Vector3d::UnitY()).toRotationMatrix();
+  const Eigen::Matrix3d expected =
+      Eigen::AngleAxisd(1.1, Eigen::Vector3d::UnitZ()) *
+      Eigen::AngleAxisd(0.3, Eigen::Vector3d::UnitX()) *
+      Eigen::AngleAxisd(-0.7, Eigen::Vector3d::UnitY()).toRotationMatrix();
   EXPECT_TRUE(EulerToMatrix(EulerOrder::kZXY, xyz).isApprox(expected, 1e-15));
   // A 90 degree turn about Z then X: (1,0,0) -> Rz(90) * Rx(90) * (1,0,0) = (0,1,0).
   const Eigen::Vector3d v = EulerToMatrix(EulerOrder::kZXY, Eigen::Vector3d(kPi / 2, 0, kPi / 2)) *
                             Eigen::Vector3d::UnitX();
   EXPECT_LT((v - Eigen::Vector3d::UnitY()).norm(), 1e-15);
-  EXPECT_TRUE(EulerToQuaternion(EulerOrder::kZXY, xyz).toRotationMatrix().isApprox(expected, 1e-14));
+  EXPECT_TRUE(
+      EulerToQuaternion(EulerOrder::kZXY, xyz).toRotationMatrix().isApprox(expected, 1e-14));
 }
 
 TEST(Euler, RoundTripAllOrdersRandom) {
@@ -89,7 +91,7 @@ TEST(Euler, ContinuityThroughManyTurns) {
     Eigen::Vector3d previous = Eigen::Vector3d::Zero();
     for (int f = 0; f <= 720; ++f) {
       Eigen::Vector3d truth;
-      truth[a[0]] = 0.02 * f;         // three and more turns
+      truth[a[0]] = 0.02 * f;  // three and more turns
       truth[a[1]] = 0.5 * std::sin(0.01 * f);
       truth[a[2]] = -0.015 * f;
       const Eigen::Quaterniond q = EulerToQuaternion(o, truth);

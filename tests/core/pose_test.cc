@@ -82,10 +82,9 @@ TEST(Pose, PosedGolden) {
   row[3] = kPi / 2;
   row[4] = kPi / 2;
   pose.SetFromRow(*s, row);
-  const Eigen::Matrix3d expected =
-      (Eigen::AngleAxisd(kPi / 2, Eigen::Vector3d::UnitZ()) *
-       Eigen::AngleAxisd(kPi / 2, Eigen::Vector3d::UnitX()))
-          .toRotationMatrix();
+  const Eigen::Matrix3d expected = (Eigen::AngleAxisd(kPi / 2, Eigen::Vector3d::UnitZ()) *
+                                    Eigen::AngleAxisd(kPi / 2, Eigen::Vector3d::UnitX()))
+                                       .toRotationMatrix();
   EXPECT_TRUE(pose.world[0].linear().isApprox(expected, 1e-12));
   EXPECT_TRUE(LocalRotation(*s, 0, row).isApprox(expected, 1e-12));
 }

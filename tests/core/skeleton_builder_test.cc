@@ -70,14 +70,16 @@ TEST(SkeletonBuilder, ValidityMatrix) {
   {  // Too deep.
     RawSkeleton raw;
     J chain = Make("j" + std::to_string(Skeleton::kMaxDepth));
-    for (int d = Skeleton::kMaxDepth - 1; d >= 0; --d) chain = Make("j" + std::to_string(d), {}, {chain});
+    for (int d = Skeleton::kMaxDepth - 1; d >= 0; --d)
+      chain = Make("j" + std::to_string(d), {}, {chain});
     raw.roots.push_back(chain);
     ExpectInvalid(raw, "nested deeper than");
   }
   {  // Too many joints.
     RawSkeleton raw;
     J root = Make("root");
-    for (int i = 0; i < Skeleton::kMaxJoints; ++i) root.children.push_back(Make("c" + std::to_string(i)));
+    for (int i = 0; i < Skeleton::kMaxJoints; ++i)
+      root.children.push_back(Make("c" + std::to_string(i)));
     raw.roots.push_back(root);
     ExpectInvalid(raw, "too many joints");
   }
@@ -101,10 +103,10 @@ TEST(SkeletonBuilder, FlattensDepthFirstWithLayout) {
   J leg = Make("LeftLeg", {C::kZrotation, C::kYrotation, C::kXrotation});
   leg.end_sites.push_back(Eigen::Vector3d(0, -4, 0));
   J spine = Make("Spine", {C::kXrotation, C::kZposition}, {Make("Head")});
-  raw.roots.push_back(Make("Hips",
-                           {C::kXposition, C::kYposition, C::kZposition, C::kZrotation,
-                            C::kXrotation, C::kYrotation},
-                           {leg, spine}));
+  raw.roots.push_back(Make(
+      "Hips",
+      {C::kXposition, C::kYposition, C::kZposition, C::kZrotation, C::kXrotation, C::kYrotation},
+      {leg, spine}));
   EXPECT_EQ(raw.num_joints(), 4);
   auto s = SkeletonBuilder().Build(raw);
   ASSERT_NE(s, nullptr);

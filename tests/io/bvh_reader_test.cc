@@ -1,11 +1,12 @@
 // BVH reader: layouts and number forms it must accept, and the malformed-file corpus it must
 // reject with "file:line: expected X, found Y".
+#include "importers/bvh_reader.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 
 #include "core/pose.h"
-#include "importers/bvh_reader.h"
 #include "test_util.h"
 
 namespace rigel {
@@ -14,27 +15,30 @@ namespace {
 using C = ChannelType;
 
 // Line numbers in the comments are the ones the malformed cases below refer to.
-const char* const kBase =
-    "HIERARCHY\n"                                                                 // 1
-    "ROOT Hips\n"                                                                 // 2
-    "{\n"                                                                         // 3
-    "  OFFSET 0 0 0\n"                                                            // 4
-    "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"  // 5
-    "  JOINT Chest\n"                                                             // 6
-    "  {\n"                                                                       // 7
-    "    OFFSET 0 5 0\n"                                                          // 8
-    "    CHANNELS 3 Zrotation Xrotation Yrotation\n"                              // 9
-    "    End Site\n"                                                              // 10
-    "    {\n"                                                                     // 11
-    "      OFFSET 0 3 0\n"                                                        // 12
-    "    }\n"                                                                     // 13
-    "  }\n"                                                                       // 14
-    "}\n"                                                                         // 15
-    "MOTION\n"                                                                    // 16
-    "Frames: 2\n"                                                                 // 17
-    "Frame Time: 0.0333333\n"                                                     // 18
-    "10.000000 11.000000 12.000000 13.000000 14.000000 15.000000 16.000000 17.000000 18.000000\n"  // 19
-    "20.000000 21.000000 22.000000 23.000000 24.000000 25.000000 26.000000 27.000000 28.000000\n";  // 20
+const char* const
+    kBase =
+        "HIERARCHY\n"                                                                 // 1
+        "ROOT Hips\n"                                                                 // 2
+        "{\n"                                                                         // 3
+        "  OFFSET 0 0 0\n"                                                            // 4
+        "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"  // 5
+        "  JOINT Chest\n"                                                             // 6
+        "  {\n"                                                                       // 7
+        "    OFFSET 0 5 0\n"                                                          // 8
+        "    CHANNELS 3 Zrotation Xrotation Yrotation\n"                              // 9
+        "    End Site\n"                                                              // 10
+        "    {\n"                                                                     // 11
+        "      OFFSET 0 3 0\n"                                                        // 12
+        "    }\n"                                                                     // 13
+        "  }\n"                                                                       // 14
+        "}\n"                                                                         // 15
+        "MOTION\n"                                                                    // 16
+        "Frames: 2\n"                                                                 // 17
+        "Frame Time: 0.0333333\n"                                                     // 18
+        "10.000000 11.000000 12.000000 13.000000 14.000000 15.000000 16.000000 17.000000 "
+        "18.000000\n"  // 19
+        "20.000000 21.000000 22.000000 23.000000 24.000000 25.000000 26.000000 27.000000 "
+        "28.000000\n";  // 20
 
 // kBase with `line` (1-based) replaced by `text` (several lines allowed, "" deletes it).
 std::string Edit(int line, const std::string& text) {
@@ -72,8 +76,8 @@ TEST(BvhReader, BaseParses) {
   const Clip& clip = scene.clips[0];
   EXPECT_EQ(clip.num_frames(), 2);
   EXPECT_DOUBLE_EQ(clip.frame_time(), 0.0333333);
-  EXPECT_DOUBLE_EQ(clip.at(0, 0), 10.0);                // position: file units
-  EXPECT_DOUBLE_EQ(clip.at(0, 3), 13.0 * kRadPerDeg);   // rotation: radians
+  EXPECT_DOUBLE_EQ(clip.at(0, 0), 10.0);               // position: file units
+  EXPECT_DOUBLE_EQ(clip.at(0, 3), 13.0 * kRadPerDeg);  // rotation: radians
   EXPECT_DOUBLE_EQ(clip.at(1, 8), 28.0 * kRadPerDeg);
   EXPECT_TRUE(scene.warnings.empty());
 }
@@ -109,7 +113,8 @@ TEST(BvhReader, MalformedCorpus) {
       {"bad channel name", Edit(9, "    CHANNELS 3 Zrotation Xrot Yrotation"),
        "case.bvh:9: expected channel name 2 of 3 (Xposition, Yposition, Zposition, Xrotation, "
        "Yrotation or Zrotation), found 'Xrot'"},
-      {"fewer channel names than the count", Edit(9, "    CHANNELS 4 Zrotation Xrotation Yrotation"),
+      {"fewer channel names than the count",
+       Edit(9, "    CHANNELS 4 Zrotation Xrotation Yrotation"),
        "case.bvh:10: expected channel name 4 of 4 (Xposition, Yposition, Zposition, Xrotation, "
        "Yrotation or Zrotation), found 'End'"},
       {"more channel names than the count", Edit(9, "    CHANNELS 2 Zrotation Xrotation Yrotation"),
@@ -135,8 +140,7 @@ TEST(BvhReader, MalformedCorpus) {
        "case.bvh:8: expected a number (OFFSET) with '.' as decimal separator, found '5,5'"},
       {"motion cut short", Edit(17, "Frames: 3"),
        "case.bvh:21: expected 3 motion rows (Frames: 3), found 2 (motion cut short)"},
-      {"non-numeric value",
-       Edit(19, "10 11 abc 13 14 15 16 17 18"),
+      {"non-numeric value", Edit(19, "10 11 abc 13 14 15 16 17 18"),
        "case.bvh:19: expected a number at row 1, value 3 (Hips Zposition), found 'abc'"},
       {"NaN", Edit(20, "20 21 22 23 24 nan 26 27 28"),
        "case.bvh:20: expected a finite number at row 2, value 6 (Hips Yrotation), found 'nan'"},
@@ -168,7 +172,8 @@ TEST(BvhReader, MalformedCorpus) {
        "case.bvh:18: expected a frame time in seconds (finite), found 'nan'"},
       {"Frame Time: Inf", Edit(18, "Frame Time: inf"),
        "case.bvh:18: expected a frame time in seconds (finite), found 'inf'"},
-      {"empty file", "", "case.bvh:0: expected 'HIERARCHY', found end of file (hierarchy cut short)"},
+      {"empty file", "",
+       "case.bvh:0: expected 'HIERARCHY', found end of file (hierarchy cut short)"},
       {"nesting too deep", deep,
        "case.bvh:" + std::to_string(2 + 3 * Skeleton::kMaxDepth) +
            ": expected joints nested at most 256 deep, found deeper nesting"},
@@ -244,15 +249,25 @@ TEST(BvhReader, AcceptsRealWorldForms) {
   EXPECT_EQ(s.end_sites()[0].parent, 1);
   const Clip& clip = scene.clips[0];
   EXPECT_DOUBLE_EQ(clip.frame_time(), 0.0083333);
-  const std::vector<double> expected = {370.5 * kRadPerDeg, -200 * kRadPerDeg, 0.25 * kRadPerDeg,
-                                        15, -0.002, 7, 181 * kRadPerDeg, -90 * kRadPerDeg, 0.5,
-                                        1, 2, 3};
+  const std::vector<double> expected = {370.5 * kRadPerDeg,
+                                        -200 * kRadPerDeg,
+                                        0.25 * kRadPerDeg,
+                                        15,
+                                        -0.002,
+                                        7,
+                                        181 * kRadPerDeg,
+                                        -90 * kRadPerDeg,
+                                        0.5,
+                                        1,
+                                        2,
+                                        3};
   ASSERT_EQ(clip.num_channels(), static_cast<int>(expected.size()));
   for (int c = 0; c < clip.num_channels(); ++c) EXPECT_DOUBLE_EQ(clip.at(0, c), expected[c]) << c;
   // Position channels listed after rotations still translate in the parent's space.
   Pose pose(s);
   pose.SetFromRow(s, clip.frame(0));
-  EXPECT_VEC3_NEAR(pose.world[0].translation(), Eigen::Vector3d(15.5, -0.002 - 1.87e-05, 10), 1e-12);
+  EXPECT_VEC3_NEAR(pose.world[0].translation(), Eigen::Vector3d(15.5, -0.002 - 1.87e-05, 10),
+                   1e-12);
   EXPECT_VEC3_NEAR(pose.world[4].translation(), Eigen::Vector3d(6, 2, 3), 1e-12);
 }
 
@@ -262,7 +277,8 @@ TEST(BvhReader, FileErrors) {
     ReadBvh(dir.file("missing.bvh"));
     FAIL() << "no error";
   } catch (const ImportError& e) {
-    EXPECT_EQ(std::string(e.what()), dir.file("missing.bvh") + ": cannot open: No such file or directory");
+    EXPECT_EQ(std::string(e.what()),
+              dir.file("missing.bvh") + ": cannot open: No such file or directory");
   }
   try {
     ReadBvh(dir.path().string());
