@@ -16,8 +16,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <new>
+#include <optional>
+#include <string_view>
 #include <thread>
 
 #include "importers/assimp_reader.h"
@@ -165,6 +168,10 @@ Scene RunIsolated(const std::string& path, const LoadOptions& options,
 
   std::string data, err;
   bool length_known = false;
+  std::uint64_t length = 0;
+  // Decoded as soon as the whole reply is in, while the child is still being torn down.
+  std::optional<Scene> early;
+  std::exception_ptr early_error;
   bool timed_out = false;
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(options.time_limit_seconds);
@@ -197,10 +204,17 @@ Scene RunIsolated(const std::string& path, const LoadOptions& options,
       std::string& sink = i == 0 ? data : err;
       sink.append(buffer, static_cast<std::size_t>(n));
       if (i == 0 && !length_known && data.size() >= sizeof(std::uint64_t)) {
-        std::uint64_t length = 0;
         std::memcpy(&length, data.data(), sizeof(length));
         length_known = true;
         if (length < (std::uint64_t{1} << 40)) data.reserve(sizeof(length) + length);
+      }
+      if (i == 0 && length_known && data.size() == sizeof(length) + length && length > 0 &&
+          data[sizeof(length)] == 'S' && !early && !early_error) {
+        try {
+          early = DecodeScene(std::string_view(data).substr(sizeof(length) + 1), path);
+        } catch (...) {
+          early_error = std::current_exception();
+        }
       }
       if (i == 1 && err.size() > 2 * kMaxStderr) err.erase(0, err.size() - kMaxStderr);
     }
@@ -223,24 +237,24 @@ Scene RunIsolated(const std::string& path, const LoadOptions& options,
         "unsupported",
         path, sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", last.empty() ? "" : ": ", last));
   }
+  std::string_view reply;
   if (data.size() >= sizeof(std::uint64_t)) {
-    std::uint64_t length = 0;
     std::memcpy(&length, data.data(), sizeof(length));
     if (length != data.size() - sizeof(length)) {
       throw ImportError(fmt::format("{}: the importer process sent a truncated result{}{}", path,
                                     err.empty() ? "" : ": ", LastLine(err)));
     }
-    data.erase(0, sizeof(length));
-  } else {
-    data.clear();
+    reply = std::string_view(data).substr(sizeof(length));
   }
-  if (data.empty()) {
+  if (reply.empty()) {
     throw ImportError(fmt::format("{}: the importer process exited without a result{}{}", path,
                                   err.empty() ? "" : ": ", LastLine(err)));
   }
-  if (data[0] == 'E') throw ImportError(data.substr(1));
-  if (data[0] == 'R') throw ImportError(fmt::format("{}: {}", path, data.substr(1)));
-  return DecodeScene(std::string_view(data).substr(1), path);
+  if (reply[0] == 'E') throw ImportError(std::string(reply.substr(1)));
+  if (reply[0] == 'R') throw ImportError(fmt::format("{}: {}", path, reply.substr(1)));
+  if (early_error) std::rethrow_exception(early_error);
+  if (early) return std::move(*early);
+  return DecodeScene(reply.substr(1), path);
 }
 
 Scene LoadSceneIsolated(const std::string& path, const LoadOptions& options) {
