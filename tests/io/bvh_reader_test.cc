@@ -15,30 +15,29 @@ namespace {
 using C = ChannelType;
 
 // Line numbers in the comments are the ones the malformed cases below refer to.
-const char* const
-    kBase =
-        "HIERARCHY\n"                                                                 // 1
-        "ROOT Hips\n"                                                                 // 2
-        "{\n"                                                                         // 3
-        "  OFFSET 0 0 0\n"                                                            // 4
-        "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"  // 5
-        "  JOINT Chest\n"                                                             // 6
-        "  {\n"                                                                       // 7
-        "    OFFSET 0 5 0\n"                                                          // 8
-        "    CHANNELS 3 Zrotation Xrotation Yrotation\n"                              // 9
-        "    End Site\n"                                                              // 10
-        "    {\n"                                                                     // 11
-        "      OFFSET 0 3 0\n"                                                        // 12
-        "    }\n"                                                                     // 13
-        "  }\n"                                                                       // 14
-        "}\n"                                                                         // 15
-        "MOTION\n"                                                                    // 16
-        "Frames: 2\n"                                                                 // 17
-        "Frame Time: 0.0333333\n"                                                     // 18
-        "10.000000 11.000000 12.000000 13.000000 14.000000 15.000000 16.000000 17.000000 "
-        "18.000000\n"  // 19
-        "20.000000 21.000000 22.000000 23.000000 24.000000 25.000000 26.000000 27.000000 "
-        "28.000000\n";  // 20
+// clang-format off
+const char* const kBase =
+    "HIERARCHY\n"                                                                 // 1
+    "ROOT Hips\n"                                                                 // 2
+    "{\n"                                                                         // 3
+    "  OFFSET 0 0 0\n"                                                            // 4
+    "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"  // 5
+    "  JOINT Chest\n"                                                             // 6
+    "  {\n"                                                                       // 7
+    "    OFFSET 0 5 0\n"                                                          // 8
+    "    CHANNELS 3 Zrotation Xrotation Yrotation\n"                              // 9
+    "    End Site\n"                                                              // 10
+    "    {\n"                                                                     // 11
+    "      OFFSET 0 3 0\n"                                                        // 12
+    "    }\n"                                                                     // 13
+    "  }\n"                                                                       // 14
+    "}\n"                                                                         // 15
+    "MOTION\n"                                                                    // 16
+    "Frames: 2\n"                                                                 // 17
+    "Frame Time: 0.0333333\n"                                                     // 18
+    "10.000000 11.000000 12.000000 13.000000 14.000000 15.000000 16.000000 17.000000 18.000000\n"  // 19
+    "20.000000 21.000000 22.000000 23.000000 24.000000 25.000000 26.000000 27.000000 28.000000\n";  // 20
+// clang-format on
 
 // kBase with `line` (1-based) replaced by `text` (several lines allowed, "" deletes it).
 std::string Edit(int line, const std::string& text) {
