@@ -83,16 +83,6 @@ void DeadlineHook(lua_State* L, lua_Debug*) {
   }
 }
 
-int Traceback(lua_State* L) {
-  const char* message = lua_tostring(L, 1);
-  if (message == nullptr) {
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
-    message = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-  }
-  luaL_traceback(L, L, message, 1);
-  return 1;
-}
-
 double Field(lua_State* L, int table, const char* name) {
   lua_getfield(L, table, name);
   const double v = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : 0.0;
@@ -149,7 +139,7 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     t_deadline.active = false;
   }
 
-  lua_pushcfunction(L, Traceback);
+  lua_pushcfunction(L, lua::MessageHandler);
   const int handler = lua_gettop(L);
   if (luaL_loadfilex(L, config.rig.c_str(), "t") != LUA_OK) {
     throw std::runtime_error(FirstLine(lua_tostring(L, -1)));

@@ -61,9 +61,6 @@ extern "C" int luaopen_rigel(lua_State* L) {
 
 namespace rigel::lua {
 
-namespace {
-
-// Message handler: adds a traceback to string errors; other values are described.
 int MessageHandler(lua_State* L) {
   const char* message = lua_tostring(L, 1);
   if (message == nullptr) {
@@ -73,6 +70,8 @@ int MessageHandler(lua_State* L) {
   luaL_traceback(L, L, message, 1);
   return 1;
 }
+
+namespace {
 
 void SetPackagePath(lua_State* L, const std::vector<std::string>& folders, bool keep_default) {
   lua_getglobal(L, "package");

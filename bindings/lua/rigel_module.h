@@ -13,6 +13,10 @@ extern "C" int luaopen_rigel(lua_State* L);
 
 namespace rigel::lua {
 
+// lua_pcall message handler: adds a traceback to string errors ("script.lua:12: message\nstack
+// traceback: ..."); other error values are described ("(error object is a table value)").
+int MessageHandler(lua_State* L);
+
 // Makes require("rigel") return the module in `L` (package.preload).
 void PreloadRigel(lua_State* L);
 
