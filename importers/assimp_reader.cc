@@ -794,13 +794,22 @@ class Converter {
     for (const int j : joints_) {
       for (int i = j; i >= 0 && !needed[i]; i = nodes_[i].parent) needed[i] = 1;
     }
-    // Frames are evaluated in blocks of kBlock, node by node within a block: each channel's keys
+    // Frames are evaluated in blocks (64 frames), node by node within a block: each channel's keys
     // are then read as one stream, and the per-node globals of a block stay in cache.
     // Per node and frame of the block: the global transform (quaternion and uniform scale when it
     // is a similarity, else a general linear part that ToFrame decomposes).
-    constexpr int kBlock = 64;
-    std::vector<Xform> global(static_cast<std::size_t>(n) * kBlock);
-    auto at = [](int node, int slot) { return static_cast<std::size_t>(node) * kBlock + slot; };
+    // Storage is per needed node (slots), and the block shrinks for very large hierarchies so
+    // that it stays within about 2^18 transforms (35 MB).
+    std::vector<int> slot(n, -1);
+    int num_slots = 0;
+    for (int i = 0; i < n; ++i) {
+      if (needed[i]) slot[i] = num_slots++;
+    }
+    const int kBlock = std::clamp((1 << 18) / std::max(num_slots, 1), 1, 64);
+    std::vector<Xform> global(static_cast<std::size_t>(num_slots) * kBlock);
+    auto at = [&slot, kBlock](int node, int b) {
+      return static_cast<std::size_t>(slot[node]) * kBlock + b;
+    };
     std::vector<Animated> evaluate;
     for (int i = 0; i < n; ++i) {
       if (!needed[i]) continue;
@@ -893,13 +902,15 @@ class Converter {
     }
     std::vector<double> constant_values(static_cast<std::size_t>(num_joints) * 6);
     std::vector<double> cached_scale(num_joints, 0.0);
-    std::vector<Eigen::Quaterniond> world(static_cast<std::size_t>(n) * kBlock);
+    std::vector<Eigen::Quaterniond> world(static_cast<std::size_t>(num_slots) * kBlock);
     std::vector<Eigen::Vector3d> previous(num_joints, Eigen::Vector3d::Zero());
     const double snap = 0.01 * timing.ticks_per_frame;
     for (int first = 0; first < timing.frames; first += kBlock) {
       const int count = std::min(kBlock, timing.frames - first);
       for (Animated& e : evaluate) {
         const int i = e.node, p = nodes_[i].parent;
+        Xform* const gi = &global[at(i, 0)];
+        const Xform* const gp = p < 0 ? nullptr : &global[at(p, 0)];
         for (int b = 0; b < count; ++b) {
           Xform local_sample;
           const Xform* local = &e.fixed;
@@ -907,20 +918,23 @@ class Converter {
             SampleLocal(e, (first + b) * timing.ticks_per_frame, snap, &local_sample);
             local = &local_sample;
           }
-          if (p < 0) {
-            global[at(i, b)] = *local;
+          if (gp) {
+            Compose(gp[b], *local, &gi[b]);
           } else {
-            Compose(global[at(p, b)], *local, &global[at(i, b)]);
+            gi[b] = *local;
           }
         }
       }
       for (int k = 0; k < num_joints; ++k) {
         const int j = joints_[k];
         const int p = joint_parent_[j];
+        const Xform* const gj = &global[at(j, 0)];
+        const Xform* const gp = p < 0 ? nullptr : &global[at(p, 0)];
+        Eigen::Quaterniond* const wj = &world[at(j, 0)];
+        const Eigen::Quaterniond* const wp = p < 0 ? nullptr : &world[at(p, 0)];
         for (int b = 0; b < count; ++b) {
-          const std::size_t jb = at(j, b);
-          const Xform& g = global[jb];
-          Eigen::Quaterniond& w = world[jb];
+          const Xform& g = gj[b];
+          Eigen::Quaterniond& w = wj[b];
           if (g.s > 0) {
             w = g.q;
           } else {
@@ -934,7 +948,7 @@ class Converter {
           double* v = out.values.get() + (static_cast<std::size_t>(first + b) * num_joints + k) * 6;
           double* const constant_v = constant_values.data() + 6 * static_cast<std::size_t>(k);
           // The offset to the parent scales with the parent's (possibly animated) global scale.
-          const double parent_scale = p < 0 ? 1.0 : global[at(p, b)].s;
+          const double parent_scale = gp ? gp[b].s : 1.0;
           const bool similar = g.s > 0 && parent_scale > 0;
           if (constant[k] && similar && cached[k] && cached_scale[k] == parent_scale) {
             std::copy(constant_v, constant_v + 6, v);
@@ -942,10 +956,10 @@ class Converter {
           }
           Eigen::Quaterniond channel_rotation;
           Eigen::Vector3d translation = g.o;
-          if (p >= 0) {
-            const Eigen::Quaterniond parent_inverse = world[at(p, b)].conjugate();
+          if (gp) {
+            const Eigen::Quaterniond parent_inverse = wp[b].conjugate();
             channel_rotation = rest_inverse[k] * (parent_inverse * w);
-            translation = parent_inverse * (g.o - global[at(p, b)].o);
+            translation = parent_inverse * (g.o - gp[b].o);
           } else {
             channel_rotation = rest_inverse[k] * w;
           }
