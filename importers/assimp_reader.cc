@@ -875,7 +875,7 @@ class Converter {
         for (int b = 0; b < kBlock; ++b) global[at(i, b)] = g;
       }
     }
-    // Per joint: the joint parent's node and the transposed joint-local rest rotation.
+    // Per joint: the inverse of its joint-local rest rotation.
     std::vector<Eigen::Quaterniond> rest_inverse(num_joints);
     for (int k = 0; k < num_joints; ++k) {
       rest_inverse[k] =
