@@ -4,8 +4,10 @@
 //
 // The child gets an address-space limit (RLIMIT_AS: what the caller maps plus
 // LoadOptions::memory_limit_mib), no core dumps, and a wall-clock limit
-// (LoadOptions::time_limit_seconds, then SIGKILL). It sends the Scene back through a pipe
-// (scene_codec.h); its stderr is captured and the last line is quoted in the error when it dies.
+// (LoadOptions::time_limit_seconds, then SIGKILL). The read runs on a second thread of the child
+// (so it allocates from a fresh arena, not from the caller's copy-on-write heap). The child sends
+// the Scene back through a pipe (scene_codec.h); its stderr is captured and the last line is
+// quoted in the error when it dies.
 // Safe to call from several threads at once (each call forks its own child).
 #ifndef RIGEL_IMPORTERS_ISOLATED_LOAD_H_
 #define RIGEL_IMPORTERS_ISOLATED_LOAD_H_
