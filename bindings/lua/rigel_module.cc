@@ -1,6 +1,7 @@
 // The `rigel` Lua module and the script runner. See rigel_module.h.
 #include "bindings/lua/rigel_module.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 
@@ -95,6 +96,62 @@ void SetPackagePath(lua_State* L, const std::vector<std::string>& folders, bool 
 // uninitialised for the main thread.
 void ClearExtraSpace(lua_State* L) { *static_cast<void**>(lua_getextraspace(L)) = nullptr; }
 
+// Allocator of the states made here: blocks of up to kMaxPooled bytes freed by the state go to a
+// free list per exact size and are reused for the next block of that size, so short-lived
+// values (a vec3 per operation in rig callbacks) do not go through malloc/free each time. Blocks
+// come from malloc, so they are interchangeable with those luaL_newstate's allocator made before
+// the switch. The lists (bounded by the state's peak small-block use) are returned to malloc when
+// the state frees its main block, the last thing lua_close does.
+struct BlockPool {
+  static constexpr size_t kMaxPooled = 256;
+  void* main_block = nullptr;  // the state's global block (lua_getextraspace of the main thread)
+  void* lists[kMaxPooled + 1] = {};
+};
+
+void* PooledAlloc(void* ud, void* ptr, size_t osize, size_t nsize) noexcept {
+  auto* pool = static_cast<BlockPool*>(ud);
+  if (nsize == 0) {
+    if (ptr == pool->main_block) {  // lua_close is done: release everything
+      std::free(ptr);
+      for (void* head : pool->lists) {
+        while (head != nullptr) {
+          void* next = *static_cast<void**>(head);
+          std::free(head);
+          head = next;
+        }
+      }
+      delete pool;
+      return nullptr;
+    }
+    if (ptr != nullptr && osize >= sizeof(void*) && osize <= BlockPool::kMaxPooled) {
+      *static_cast<void**>(ptr) = pool->lists[osize];
+      pool->lists[osize] = ptr;
+      return nullptr;
+    }
+    std::free(ptr);
+    return nullptr;
+  }
+  // For a new block, osize is the kind of object, not a size.
+  if (ptr == nullptr && nsize <= BlockPool::kMaxPooled && pool->lists[nsize] != nullptr) {
+    void* block = pool->lists[nsize];
+    pool->lists[nsize] = *static_cast<void**>(block);
+    return block;
+  }
+  return std::realloc(ptr, nsize);
+}
+
+// luaL_newstate (its panic and warning functions) with the pooled allocator.
+lua_State* NewPooledState() {
+  lua_State* L = luaL_newstate();
+  if (L == nullptr) return nullptr;
+  auto* pool = new (std::nothrow) BlockPool();
+  if (pool != nullptr) {
+    pool->main_block = lua_getextraspace(L);
+    lua_setallocf(L, PooledAlloc, pool);
+  }
+  return L;
+}
+
 struct StateCloser {
   void operator()(lua_State* L) const { lua_close(L); }
 };
@@ -109,7 +166,7 @@ void PreloadRigel(lua_State* L) {
 }
 
 lua_State* NewRigelState(const std::string& scripts_dir) {
-  lua_State* L = luaL_newstate();
+  lua_State* L = NewPooledState();
   if (L == nullptr) return nullptr;
   ClearExtraSpace(L);
   luaL_openlibs(L);
@@ -122,7 +179,7 @@ lua_State* NewRigelState(const std::string& scripts_dir) {
 int RunScript(const RunOptions& options, std::FILE* err) {
   // Declared before the state: __gc metamethods run by lua_close may still consult it.
   std::unique_ptr<Sandbox> sandbox;
-  std::unique_ptr<lua_State, StateCloser> state(luaL_newstate());
+  std::unique_ptr<lua_State, StateCloser> state(NewPooledState());
   lua_State* L = state.get();
   if (L == nullptr) {
     std::fprintf(err, "rigel run: cannot create a Lua state (out of memory)\n");

@@ -148,14 +148,13 @@ int catch_exceptions(lua_State* L, const F& body) {
   return 0;
 }
 
-// vec3 / quat values (defined in wrap_vec3.cc, wrap_quat.cc).
+// vec3 / quat values (defined in wrap_vec3.cc, wrap_quat.cc): plain data without __gc, kept as
+// small as the value (a userdata block per result, so size is GC pressure).
 struct Vec3Box {
   Eigen::Vector3d v;
-  bool alive = true;
 };
 struct QuatBox {
   Eigen::Quaterniond q;
-  bool alive = true;
 };
 void PushVec3(lua_State* L, const Eigen::Vector3d& v);
 void PushQuat(lua_State* L, const Eigen::Quaterniond& q);

@@ -228,7 +228,9 @@ int w_Rig_target(lua_State* L) {
     if (!lua_isnoneornil(L, 6)) orientation = CheckQuat(L, 6);
     CheckMaxArgs(L, 6);
   } else {
-    if (TestBox(L, 3, kQuatType) != nullptr) {
+    if (auto* vec3 = static_cast<const Vec3Box*>(TestBox(L, 3, kVec3Type))) {
+      position = vec3->v;  // the common case first: one metatable check
+    } else if (TestBox(L, 3, kQuatType) != nullptr) {
       orientation = CheckQuat(L, 3);
     } else if (!lua_isnoneornil(L, 3)) {
       position = CheckVec3(L, 3);
