@@ -17,7 +17,6 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
-#include <thread>
 
 #include "bindings/lua/boxes.h"
 #include "bindings/lua/rigel_module.h"
@@ -272,19 +271,11 @@ Runner AddBakeCommand(CLI::App& app) {
       config.allow_io = o->allow_io;
       config.timeout = o->clip_timeout;
       config.memory_limit = static_cast<size_t>(o->lua_memory_mb) << 20;
-      fs::create_directories(o->out);
-      SetDurableWritesByDefault(false);  // see exporters/atomic_file.h: manifests carry hashes
-      const int stale = batch::RemoveStaleTemporaries(o->out);
-      if (stale > 0) {
-        fmt::print(stderr, "rigel bake: removed {} partial file(s) left by an interrupted run\n",
-                   stale);
-      }
 
       batch::RunOptions run;
       run.out_dir = o->out;
       run.extension = "." + o->format;
-      run.jobs = o->jobs > 0 ? o->jobs
-                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      run.jobs = o->jobs;
       run.resume = o->resume;
       run.recipe.version = RIGEL_VERSION;
       run.recipe.recipe_hash = batch::HashBytes(batch::HashFile(o->rig) + "|" + o->format);

@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #ifndef RIGEL_VERSION
@@ -176,8 +175,7 @@ int Run(const RetargetArgs& a) {
   batch::RunOptions run;
   run.out_dir = a.out;
   run.extension = ext;
-  run.jobs =
-      a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  run.jobs = a.jobs;
   run.resume = a.resume;
   run.recipe.version = RIGEL_VERSION;
   run.progress = !a.no_progress && isatty(STDERR_FILENO);
@@ -191,11 +189,6 @@ int Run(const RetargetArgs& a) {
   } catch (const std::exception& e) {
     fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
     return kExitBadInput;
-  }
-  SetDurableWritesByDefault(false);  // manifests carry output hashes (exporters/atomic_file.h)
-  if (const int stale = batch::RemoveStaleTemporaries(a.out); stale > 0) {
-    fmt::print(stderr, "rigel retarget: removed {} partial file(s) left by an interrupted run\n",
-               stale);
   }
   auto process = [&](const batch::Input& input, const std::string& out_path) {
     std::error_code same_ec;

@@ -197,19 +197,31 @@ void WriteManifest(const std::string& output, const Provenance& provenance) {
   WriteFileAtomically(ManifestPath(output), m.dump(2) + "\n", /*durable=*/false);
 }
 
-int RemoveStaleTemporaries(const std::string& folder) {
-  int removed = 0;
-  std::error_code ec;
-  if (!fs::is_directory(folder, ec)) return 0;
-  std::vector<fs::path> stale;
-  for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    const size_t tmp = name.rfind(".tmp.");
-    if (name.size() > 1 && name[0] == '.' && tmp != std::string::npos && name.size() - tmp == 11) {
-      stale.push_back(it->path());
+int RemoveStaleTemporaries(const std::vector<std::string>& outputs) {
+  // Temporaries AtomicFile makes for an output and for its manifest, per folder.
+  std::map<fs::path, std::vector<std::string>> prefixes;
+  for (const std::string& output : outputs) {
+    const fs::path p(output);
+    for (const fs::path& target : {p, fs::path(ManifestPath(output))}) {
+      prefixes[p.parent_path()].push_back("." + target.filename().string() + ".tmp.");
     }
   }
-  for (const fs::path& p : stale) removed += fs::remove(p, ec) ? 1 : 0;
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& [folder, names] : prefixes) {
+    std::vector<fs::path> stale;
+    for (fs::directory_iterator it(folder.empty() ? fs::path(".") : folder, ec), end;
+         !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      for (const std::string& prefix : names) {
+        if (name.size() == prefix.size() + 6 && name.compare(0, prefix.size(), prefix) == 0) {
+          stale.push_back(it->path());
+          break;
+        }
+      }
+    }
+    for (const fs::path& p : stale) removed += fs::remove(p, ec) ? 1 : 0;
+  }
   return removed;
 }
 
@@ -224,8 +236,21 @@ std::string Clock(double seconds) {
 
 }  // namespace
 
+std::string OutputPath(const RunOptions& options, const Input& input) {
+  return (fs::path(options.out_dir) / (input.stem + options.extension)).string();
+}
+
 std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& options,
                             const Processor& process) {
+  std::error_code folder_ec;
+  fs::create_directories(options.out_dir, folder_ec);
+  SetDurableWritesByDefault(false);
+  std::vector<std::string> outputs;
+  for (const Input& input : inputs) outputs.push_back(OutputPath(options, input));
+  if (const int stale = RemoveStaleTemporaries(outputs); stale > 0) {
+    std::fprintf(stderr, "rigel %s: removed %d partial file(s) left by an interrupted run\n",
+                 options.command.c_str(), stale);
+  }
   std::vector<ClipReport> reports(inputs.size());
   std::atomic<size_t> next{0};
   std::atomic<int> done{0}, failed{0};
@@ -258,8 +283,7 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
       const size_t i = next.fetch_add(1);
       if (i >= inputs.size()) return;
       const Input& input = inputs[i];
-      const std::string output =
-          (fs::path(options.out_dir) / (input.stem + options.extension)).string();
+      const std::string& output = outputs[i];
       ClipReport report;
       const auto clip_start = std::chrono::steady_clock::now();
       try {
@@ -294,7 +318,9 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
       }
     }
   };
-  const int jobs = std::max(1, std::min<int>(options.jobs, static_cast<int>(inputs.size())));
+  const int wanted =
+      options.jobs > 0 ? options.jobs : static_cast<int>(std::thread::hardware_concurrency());
+  const int jobs = std::max(1, std::min<int>(wanted, static_cast<int>(inputs.size())));
   std::vector<std::thread> threads;
   for (int t = 1; t < jobs; ++t) threads.emplace_back(work);
   work();

@@ -62,8 +62,10 @@ struct Provenance {
 std::string ManifestPath(const std::string& output);
 bool ManifestMatches(const std::string& output, const Provenance& provenance);
 void WriteManifest(const std::string& output, const Provenance& provenance);
-// Removes temporary files (".*.tmp.XXXXXX") a killed run left in `folder`, recursively.
-int RemoveStaleTemporaries(const std::string& folder);
+// Removes the temporary files (".NAME.tmp.XXXXXX") a killed run left for these outputs and their
+// manifests. Only these: other runs writing other outputs into the same folder (farm shards)
+// keep their files in progress.
+int RemoveStaleTemporaries(const std::vector<std::string>& outputs);
 
 // Solver statistics of one clip (all zero when the processor solved nothing).
 struct SolverStats {
@@ -95,7 +97,7 @@ using Processor = std::function<ClipReport(const Input& input, const std::string
 struct RunOptions {
   std::string out_dir;
   std::string extension;  // ".bvh", ".glb", ...
-  int jobs = 1;
+  int jobs = 1;           // worker threads; 0 = one per core
   bool resume = false;
   Provenance recipe;  // recipe_hash and version; input_hash is filled per input
   // Progress bar on stderr (a terminal); otherwise only the final line.
@@ -104,8 +106,14 @@ struct RunOptions {
 };
 
 // Runs `process` over `inputs` on `options.jobs` threads. Reports come back in input order.
+// First it prepares the output folder: creates it, removes the temporary files an interrupted
+// run left there (saying so on stderr), and turns off fsync for atomic writes (the manifests
+// record each output's hash, see exporters/atomic_file.h).
 std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& options,
                             const Processor& process);
+
+// DIR/<stem><extension>: where Run writes an input's output.
+std::string OutputPath(const RunOptions& options, const Input& input);
 
 // The JSON report: {"rigel_version", "command", "clips": [...], "summary": {...}}.
 nlohmann::json ReportJson(const std::vector<ClipReport>& reports, const RunOptions& options);

@@ -112,7 +112,13 @@ TEST(Batch, RemovesOnlyStaleTemporaries) {
   Touch(dir.path() / "walk.bvh");
   Touch(dir.path() / ".walk.bvh.rigel-manifest");
   Touch(dir.path() / "notes.tmp.txt");
-  EXPECT_EQ(RemoveStaleTemporaries(dir.path().string()), 2);
+  Touch(dir.path() / ".other_shard.bvh.tmp.Zz99Yy");           // another run's output in progress
+  Touch(dir.path() / "..walk.bvh.rigel-manifest.tmp.Qq11Ww");  // AtomicFile temp of the manifest
+  EXPECT_EQ(RemoveStaleTemporaries(
+                {(dir.path() / "walk.bvh").string(), (dir.path() / "sub/run.glb").string()}),
+            3);
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / ".other_shard.bvh.tmp.Zz99Yy"))
+      << "temporaries of outputs this run does not make are left alone";
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "walk.bvh"));
   EXPECT_TRUE(std::filesystem::exists(dir.path() / ".walk.bvh.rigel-manifest"));
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "notes.tmp.txt"));
