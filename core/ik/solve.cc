@@ -196,6 +196,9 @@ struct StageWork {
   };
   bool fast = false;
   std::vector<Block> blocks;
+  // 3 or 6 when the stage may take the serial path (one kPosition/kPose task on all axes,
+  // DLS, no alternate Jacobian; see IterateSerial), else 0.
+  int serial_rows = 0;
   // Per iteration.
   std::vector<Vector3d> axis;
   std::vector<Vector3d> pivot;
@@ -232,12 +235,14 @@ struct Workspace::Impl {
   std::vector<Target> no_targets;
   // Restarts run by the current solve.
   int restarts = 0;
+  bool fast_paths = true;
 };
 
 Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
 Workspace::~Workspace() = default;
 Workspace::Workspace(Workspace&&) noexcept = default;
 Workspace& Workspace::operator=(Workspace&&) noexcept = default;
+void Workspace::SetFastPaths(bool enabled) { impl_->fast_paths = enabled; }
 
 namespace {
 
@@ -1069,10 +1074,347 @@ double RestartUnit(int restart, int col) {
   return static_cast<double>(z >> 11) * 0x1.0p-53;
 }
 
+// ---- Serial fast path ----
+// A stage with one position task (3 rows) or pose task (6 rows) on all axes, solved by damped
+// least squares without the preferred-angle bias: the common case of one chain and one effector
+// (an arm, a leg, a spine). IterateSerial<N> runs the same iteration as Iterate (same steps,
+// damping schedule, active set, max step and stopping rules) on N x N systems held in
+// fixed-size arrays, with J J^T factorized by LDL^T (no square roots).
+
+// True when stage `st` may take the serial path for this frame.
+bool SerialEligible(const Rig& rig, std::span<const Target> targets, const StageWork& st) {
+  if (st.serial_rows == 0) return false;
+  const int t = st.tasks[0];
+  if (!(rig.tasks[t].weight * targets[t].weight > 0.0)) return false;
+  for (int c = 0; c < st.cols; ++c) {
+    if (rig.preferred_gain[st.col_channel[c]] != 0.0) return false;
+  }
+  return true;
+}
+
+// In-place LDL^T of the lower triangle of the column-major N x N matrix `a` (strictly lower part
+// becomes L, inv_d receives 1 / D). False when a pivot is not positive.
+template <int N>
+bool Ldlt(double* a, double* inv_d) {
+  double d[N];
+  for (int k = 0; k < N; ++k) {
+    double w[N];
+    double dk = a[k * N + k];
+    for (int p = 0; p < k; ++p) {
+      w[p] = a[p * N + k] * d[p];
+      dk -= a[p * N + k] * w[p];
+    }
+    if (!(dk > 0) || !std::isfinite(dk)) return false;
+    d[k] = dk;
+    const double inv = 1.0 / dk;
+    inv_d[k] = inv;
+    for (int i = k + 1; i < N; ++i) {
+      double v = a[k * N + i];
+      for (int p = 0; p < k; ++p) v -= a[p * N + i] * w[p];
+      a[k * N + i] = v * inv;
+    }
+  }
+  return true;
+}
+
+// Solves L D L^T x = x in place.
+template <int N>
+void LdltSolve(const double* l, const double* inv_d, double* x) {
+  for (int i = 1; i < N; ++i) {
+    double v = x[i];
+    for (int p = 0; p < i; ++p) v -= l[p * N + i] * x[p];
+    x[i] = v;
+  }
+  for (int i = 0; i < N; ++i) x[i] *= inv_d[i];
+  for (int i = N - 2; i >= 0; --i) {
+    double v = x[i];
+    for (int p = i + 1; p < N; ++p) v -= l[i * N + p] * x[p];
+    x[i] = v;
+  }
+}
+
+// The task's error at the current joint frames: st.e (weighted), st.pos_err[0], st.ang_err[0].
+// Returns |e|^2.
+template <int N>
+double SerialError(const Task& task, const Target& target, const Eigen::Matrix3d& r_d,
+                   double weight, const Workspace::Impl& w, StageWork& st) {
+  const Eigen::Matrix3d& rj = w.rot[task.joint];
+  const Vector3d err = target.position - (w.pos[task.joint] + rj * task.offset);
+  double* e = st.e.data();
+  double total = 0.0;
+  for (int i = 0; i < 3; ++i) {
+    e[i] = weight * err[i];
+    total += e[i] * e[i];
+  }
+  st.pos_err[0] = err.norm();
+  if constexpr (N == 6) {
+    // RotationError with R_d precomputed for the solve.
+    const Eigen::Matrix3d r_e = rj * st.task_offset_rotation[0];
+    const Eigen::Matrix3d r = r_d * r_e.transpose();
+    Vector3d v(0.5 * (r(2, 1) - r(1, 2)), 0.5 * (r(0, 2) - r(2, 0)), 0.5 * (r(1, 0) - r(0, 1)));
+    const double c = 0.5 * (r.trace() - 1.0);
+    if (c > -0.5) {
+      const double sn = v.norm();
+      if (sn >= 1e-300) v *= std::atan2(sn, c) / sn;
+    } else {
+      v = RotationError(target.orientation, r_e);
+    }
+    st.ang_err[0] = v.norm();
+    for (int i = 0; i < 3; ++i) {
+      e[3 + i] = weight * v[i];
+      total += e[3 + i] * e[3 + i];
+    }
+  } else {
+    st.ang_err[0] = 0.0;
+  }
+  return total;
+}
+
+// J (N x cols, column-major, weighted and strength-scaled) at the current joint frames.
+template <int N>
+void SerialJacobian(const Task& task, double weight, const Workspace::Impl& w, StageWork& st) {
+  const Vector3d p_e = w.pos[task.joint] + w.rot[task.joint] * task.offset;
+  double* out = st.j.data();
+  for (int c = 0; c < st.cols; ++c, out += N) {
+    const Vector3d& a = st.axis[c];
+    const double f = weight * st.scale[c];
+    if (st.col_rotation[c]) {
+      const Vector3d v = a.cross(p_e - st.pivot[c]);
+      out[0] = f * v.x();
+      out[1] = f * v.y();
+      out[2] = f * v.z();
+      if constexpr (N == 6) {
+        out[3] = f * a.x();
+        out[4] = f * a.y();
+        out[5] = f * a.z();
+      }
+    } else {
+      out[0] = f * a.x();
+      out[1] = f * a.y();
+      out[2] = f * a.z();
+      if constexpr (N == 6) out[3] = out[4] = out[5] = 0.0;
+    }
+  }
+}
+
+// ComputeStep for the serial system: st.x (scaled variables) and st.dtheta (channel units).
+template <int N>
+void SerialStep(const Rig& rig, StageWork& st, double lambda, const Settings& set,
+                const double* theta) {
+  const int n = st.cols;
+  const double* j = st.j.data();
+  const double* e = st.e.data();
+  std::uint8_t* clamped = st.clamped.data();
+  double* fixed = st.fixed.data();
+  double* x = st.x.data();
+  double* dtheta = st.dtheta.data();
+  const double* scale = st.scale.data();
+  st.step_scaled = false;
+  for (int c = 0; c < n; ++c) {
+    clamped[c] = 0;
+    fixed[c] = 0.0;
+    const int ch = st.col_channel[c];
+    const bool at_max = theta[ch] >= rig.max[ch], at_min = theta[ch] <= rig.min[ch];
+    if (!at_max && !at_min) continue;
+    double g = 0.0;
+    for (int r = 0; r < N; ++r) g += j[c * N + r] * e[r];
+    if ((g > 0 && at_max) || (g < 0 && at_min)) clamped[c] = 1;
+  }
+  for (int pass = 0; pass <= n; ++pass) {
+    double rhs[N];
+    for (int r = 0; r < N; ++r) rhs[r] = e[r];
+    if (pass > 0) {
+      for (int c = 0; c < n; ++c) {
+        if (!clamped[c]) continue;
+        for (int r = 0; r < N; ++r) rhs[r] -= j[c * N + r] * fixed[c];
+      }
+    }
+    // Lower triangle of J J^T + damp I over the free columns.
+    double m[N * N];
+    auto assemble = [&](double damp) {
+      for (int q = 0; q < N; ++q) {
+        for (int p = q; p < N; ++p) m[q * N + p] = 0.0;
+      }
+      for (int c = 0; c < n; ++c) {
+        if (clamped[c]) continue;
+        const double* jc = j + c * N;
+        for (int q = 0; q < N; ++q) {
+          for (int p = q; p < N; ++p) m[q * N + p] += jc[p] * jc[q];
+        }
+      }
+      for (int i = 0; i < N; ++i) m[i * N + i] += damp;
+    };
+    assemble(lambda * lambda);
+    double inv_d[N];
+    bool ok = Ldlt<N>(m, inv_d);
+    if (!ok) {
+      // Singular (lambda = 0 at a singular pose): damp slightly so the step stays finite. Ldlt
+      // leaves the diagonal as assembled.
+      double largest = 0.0;
+      for (int i = 0; i < N; ++i) largest = std::max(largest, m[i * N + i]);
+      assemble(lambda * lambda + 1e-10 * std::max(largest, 1e-300));
+      ok = Ldlt<N>(m, inv_d);
+    }
+    bool finite = true;
+    if (ok) {
+      LdltSolve<N>(m, inv_d, rhs);
+      for (int c = 0; c < n; ++c) {
+        if (clamped[c]) {
+          x[c] = fixed[c];
+          continue;
+        }
+        const double* jc = j + c * N;
+        double v = 0.0;
+        for (int r = 0; r < N; ++r) v += jc[r] * rhs[r];
+        x[c] = v;
+        finite = finite && std::isfinite(v);
+      }
+    } else {
+      for (int c = 0; c < n; ++c) x[c] = clamped[c] ? fixed[c] : 0.0;
+    }
+    if (!finite) {
+      for (int c = 0; c < n; ++c) x[c] = 0.0;
+    }
+    double largest = 0.0;
+    for (int c = 0; c < n; ++c) {
+      dtheta[c] = x[c] * scale[c];
+      largest = std::max(largest, std::abs(dtheta[c]));
+    }
+    if (set.max_step > 0 && largest > set.max_step) {
+      st.step_scaled = true;
+      const double f = set.max_step / largest;
+      for (int c = 0; c < n; ++c) {
+        dtheta[c] *= f;
+        x[c] *= f;
+      }
+    }
+    bool violated = false;
+    for (int c = 0; c < n; ++c) {
+      if (clamped[c]) continue;
+      const int ch = st.col_channel[c];
+      const double next = theta[ch] + dtheta[c];
+      if (next < rig.min[ch] || next > rig.max[ch]) {
+        const double bound = next < rig.min[ch] ? rig.min[ch] : rig.max[ch];
+        clamped[c] = 1;
+        fixed[c] = (bound - theta[ch]) / scale[c];
+        violated = true;
+      }
+    }
+    if (!violated) break;
+    for (int c = 0; c < n; ++c) {
+      if (clamped[c]) x[c] = fixed[c];
+    }
+  }
+}
+
+// Iterate for the serial system (see Iterate for the rules).
+template <int N>
+Status IterateSerial(const Rig& rig, const Settings& set, std::span<const Target> targets,
+                     Workspace::Impl& w, StageWork& st, double* theta, int* iterations) {
+  const Skeleton& s = rig.skeleton();
+  const Method method = st.method;
+  const Task& task = rig.tasks[st.tasks[0]];
+  const Target& target = targets[st.tasks[0]];
+  const double weight = task.weight * target.weight;
+  Eigen::Matrix3d r_d = Eigen::Matrix3d::Identity();
+  if constexpr (N == 6) r_d = target.orientation.toRotationMatrix();
+  const bool adaptive = method == Method::kDlsAdaptive;
+  const int n = st.cols;
+  auto converged = [&] {
+    return st.pos_err[0] <= set.position_tolerance && st.ang_err[0] <= set.angle_tolerance &&
+           set.position_tolerance > 0 && set.angle_tolerance > 0;
+  };
+  auto swap_saved = [&st] {
+    std::swap(st.j, st.j_saved);
+    std::swap(st.e, st.e_saved);
+    std::swap(st.pos_err, st.pos_err_saved);
+    std::swap(st.ang_err, st.ang_err_saved);
+  };
+  ChainFk(s, w, st, theta);
+  double err = SerialError<N>(task, target, r_d, weight, w, st);
+  bool j_valid = false;
+  double lambda = set.lambda;
+  if (adaptive) lambda = std::max(lambda, 0.1 * std::sqrt(err));
+  double nu = 2;
+  int stall = 0;
+  int it = 0;
+  Status status = Status::kNotConverged;
+  st.active_levels = 1;
+  st.last_bias = false;
+  if (n == 0) return converged() ? Status::kConverged : Status::kUnreachable;
+  while (true) {
+    if (converged()) {
+      status = Status::kConverged;
+      break;
+    }
+    if (!j_valid) {
+      SerialJacobian<N>(task, weight, w, st);
+      j_valid = true;
+    }
+    if (it >= set.max_iterations || stall >= set.stall_iterations) {
+      status = Stationary(rig, st, theta) ? Status::kUnreachable : Status::kNotConverged;
+      break;
+    }
+    SerialStep<N>(rig, st, lambda, set, theta);
+    double predicted = 0.0;
+    if (adaptive) {
+      const double* j = st.j.data();
+      double r[N];
+      for (int i = 0; i < N; ++i) r[i] = st.e[i];
+      for (int c = 0; c < n; ++c) {
+        const double xc = st.x[c];
+        for (int i = 0; i < N; ++i) r[i] -= j[c * N + i] * xc;
+      }
+      double r2 = 0.0;
+      for (int i = 0; i < N; ++i) r2 += r[i] * r[i];
+      predicted = err - r2;
+    }
+    for (int c = 0; c < n; ++c) {
+      const int ch = st.col_channel[c];
+      st.theta_prev[c] = theta[ch];
+      theta[ch] = std::clamp(theta[ch] + st.dtheta[c], rig.min[ch], rig.max[ch]);
+    }
+    ++it;
+    if (adaptive) swap_saved();
+    ChainFk(s, w, st, theta);
+    const double next = SerialError<N>(task, target, r_d, weight, w, st);
+    j_valid = false;
+    if (adaptive) {
+      if (!(next < err)) {
+        for (int c = 0; c < n; ++c) theta[st.col_channel[c]] = st.theta_prev[c];
+        swap_saved();
+        j_valid = true;
+        st.frames_valid = false;
+        lambda = std::max(lambda, 1e-6) * std::sqrt(nu);
+        nu *= 2;
+        if (lambda > set.lambda_max) {
+          lambda = set.lambda_max;
+          stall = set.stall_iterations;
+        }
+        continue;
+      }
+      if (predicted > 0) {
+        const double rho = (err - next) / predicted;
+        const double t = 2 * rho - 1;
+        lambda = std::max(lambda * std::sqrt(std::max(1.0 / 3, 1 - t * t * t)), set.lambda_min);
+        nu = 2;
+      }
+    }
+    stall = next > err * (1.0 - set.stall_fraction) ? stall + 1 : 0;
+    err = next;
+  }
+  *iterations += it;
+  return status;
+}
+
 // One run of the iteration from the current channel values. Leaves st.j/st.e/pos_err/ang_err
 // for the returned (accepted) values.
 Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targets,
                Workspace::Impl& w, StageWork& st, double* theta, int* iterations) {
+  if (w.fast_paths && SerialEligible(rig, targets, st)) {
+    return st.serial_rows == 6 ? IterateSerial<6>(rig, set, targets, w, st, theta, iterations)
+                               : IterateSerial<3>(rig, set, targets, w, st, theta, iterations);
+  }
   const Skeleton& s = rig.skeleton();
   const Method method = st.method;
   ChainFk(s, w, st, theta);
@@ -1589,6 +1931,14 @@ bool Workspace::Prepare(const Rig& rig, std::string* error) {
     }
     st.fast = (stage.method == Method::kDls || stage.method == Method::kDlsAdaptive) &&
               st.levels.size() == 1;
+    st.serial_rows = 0;
+    if (st.fast && ntasks == 1) {
+      const Task& t = rig.tasks[st.tasks[0]];
+      if ((t.position_axes & 7) == 7 && !t.alternate_jacobian &&
+          (t.type == TaskType::kPosition || t.type == TaskType::kPose)) {
+        st.serial_rows = t.type == TaskType::kPose ? 6 : 3;
+      }
+    }
     st.blocks.clear();
     if (st.fast) {
       for (size_t a = 0; a < ntasks; ++a) {

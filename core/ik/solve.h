@@ -53,6 +53,12 @@ class Workspace {
   // locks, relaxed joints, stages) has not changed since.
   bool IsPreparedFor(const Rig& rig) const;
 
+  // The serial fast path (a stage with one position or pose task on all axes, solved by DLS
+  // without the preferred-angle bias, runs on fixed-size systems) is on by default. Off sends
+  // every stage through the general iteration, which computes the same steps with other
+  // rounding: for cross-checks.
+  void SetFastPaths(bool enabled);
+
   // Opaque storage (defined in solve.cc).
   struct Impl;
   Impl& impl() { return *impl_; }
