@@ -328,13 +328,26 @@ void FullBody(benchmark::State& state) {
   BodyRun one, two_a, two_b;
   double two_seconds = 0;
   for (auto _ : state) {
-    one = RunBody(rig, a);
-    const auto t0 = std::chrono::steady_clock::now();
-    std::thread ta([&] { two_a = RunBody(rig, a); });
-    std::thread tb([&] { two_b = RunBody(rig, b); });
-    ta.join();
-    tb.join();
-    two_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // One thread: the median of 5 runs of clip a (a shared VM's neighbours move single runs by
+    // several percent).
+    std::vector<BodyRun> runs;
+    for (int r = 0; r < 5; ++r) runs.push_back(RunBody(rig, a));
+    std::sort(runs.begin(), runs.end(),
+              [](const BodyRun& x, const BodyRun& y) { return x.seconds < y.seconds; });
+    one = runs[2];
+    // Two threads on two clips: the median of 3 runs.
+    std::vector<double> pair_seconds;
+    for (int r = 0; r < 3; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      std::thread ta([&] { two_a = RunBody(rig, a); });
+      std::thread tb([&] { two_b = RunBody(rig, b); });
+      ta.join();
+      tb.join();
+      pair_seconds.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(pair_seconds.begin(), pair_seconds.end());
+    two_seconds = pair_seconds[1];
   }
   const double fps1 = frames / one.seconds;
   const double fps2 = 2.0 * frames / two_seconds;

@@ -189,7 +189,7 @@ struct StageWork {
   // kPole: per entry of task_cols, bit 0 = the column moves pole_mid, bit 1 = pole_root.
   std::vector<std::vector<std::uint8_t>> task_col_moves;
   // Single-level damped least squares (kDls, kDlsAdaptive): J J^T is assembled block by block
-  // from the columns two tasks share (J is sparse on a tree), factorized by a plain Cholesky.
+  // from the columns two tasks share (J is sparse on a tree), factorized by LDL^T.
   struct Block {
     int row_a = 0, dim_a = 0, row_b = 0, dim_b = 0;  // row_a >= row_b: the lower triangle.
     std::vector<int> cols;                           // Columns both tasks depend on.
@@ -761,47 +761,47 @@ void AssembleNormal(StageWork& st, double damp) {
   for (int i = 0; i < ld; ++i) data[static_cast<size_t>(i) * ld + i] += damp;
 }
 
-// In-place Cholesky of the lower triangle of the column-major n x n matrix `a`. False when a
-// pivot is not positive (the caller damps and retries).
+// In-place LDL^T of the lower triangle of the column-major n x n matrix `a`: its strictly lower
+// part becomes L (unit diagonal implied), its diagonal D, and inv_d receives 1 / D. No square
+// roots; every inner loop runs down a contiguous column. False when a pivot is not positive
+// (the caller damps and retries).
 template <int N = 0>
-bool Cholesky(double* a, int n_runtime, double* inv_diag) {
+bool Ldlt(double* a, int n_runtime, double* inv_d) {
   const int n = N > 0 ? N : n_runtime;
-  // Left-looking, column by column: every inner loop runs down a contiguous column.
   for (int k = 0; k < n; ++k) {
     double* col_k = a + static_cast<size_t>(k) * n;
     for (int p = 0; p < k; ++p) {
       const double* col_p = a + static_cast<size_t>(p) * n;
       const double l = col_p[k];
       if (l == 0.0) continue;
-      for (int i = k; i < n; ++i) col_k[i] -= l * col_p[i];
+      const double w = l * col_p[p];
+      for (int i = k; i < n; ++i) col_k[i] -= w * col_p[i];
     }
     const double d = col_k[k];
     if (!(d > 0) || !std::isfinite(d)) return false;
-    const double root = std::sqrt(d);
-    col_k[k] = root;
-    const double inv = 1.0 / root;
-    inv_diag[k] = inv;
+    const double inv = 1.0 / d;
+    inv_d[k] = inv;
     for (int i = k + 1; i < n; ++i) col_k[i] *= inv;
   }
   return true;
 }
 
-// Solves L L^T x = x in place (L from Cholesky).
+// Solves L D L^T x = x in place (L, D from Ldlt). Both triangular sweeps update a column (or a
+// row) of x at a time, so no long chain of dependent operations forms.
 template <int N = 0>
-void CholeskySolve(const double* l, int n_runtime, const double* inv_diag, double* x) {
+void LdltSolve(const double* l, int n_runtime, const double* inv_d, double* x) {
   const int n = N > 0 ? N : n_runtime;
   for (int i = 0; i < n; ++i) {
     const double* col_i = l + static_cast<size_t>(i) * n;
-    const double v = x[i] * inv_diag[i];
-    x[i] = v;
+    const double v = x[i];
     if (v == 0.0) continue;
     for (int r = i + 1; r < n; ++r) x[r] -= col_i[r] * v;
   }
-  for (int i = n - 1; i >= 0; --i) {
-    const double* col_i = l + static_cast<size_t>(i) * n;
-    double v = x[i];
-    for (int p = i + 1; p < n; ++p) v -= col_i[p] * x[p];
-    x[i] = v * inv_diag[i];
+  for (int i = 0; i < n; ++i) x[i] *= inv_d[i];
+  for (int i = n - 1; i > 0; --i) {
+    const double v = x[i];
+    if (v == 0.0) continue;
+    for (int r = 0; r < i; ++r) x[r] -= l[static_cast<size_t>(r) * n + i] * v;
   }
 }
 
@@ -828,18 +828,18 @@ void FastDlsStepN(StageWork& st, double lambda, bool bias) {
     }
   }
   AssembleNormal(st, lambda * lambda);
-  if (!Cholesky<N>(lv.m.data(), m, lv.tmp_m.data())) {
+  if (!Ldlt<N>(lv.m.data(), m, lv.tmp_m.data())) {
     // Singular (lambda = 0 at a singular pose): damp slightly so the step stays finite.
     AssembleNormal(st, lambda * lambda);
     double largest = 0.0;
     for (int i = 0; i < m; ++i) largest = std::max(largest, lv.m(i, i));
     AssembleNormal(st, lambda * lambda + 1e-10 * std::max(largest, 1e-300));
-    if (!Cholesky<N>(lv.m.data(), m, lv.tmp_m.data())) {
+    if (!Ldlt<N>(lv.m.data(), m, lv.tmp_m.data())) {
       st.x.setZero();
       return;
     }
   }
-  CholeskySolve<N>(lv.m.data(), m, lv.tmp_m.data(), lv.beta.data());
+  LdltSolve<N>(lv.m.data(), m, lv.tmp_m.data(), lv.beta.data());
   st.x.setZero();
   for (size_t k = 0; k < st.tasks.size(); ++k) {
     const int r0 = st.task_row[k];
@@ -865,7 +865,7 @@ void ChordStepN(StageWork& st) {
   const double* j = st.j_saved.data();
   const int lj = static_cast<int>(st.j_saved.rows());
   lv.beta = st.e;
-  CholeskySolve<N>(lv.m.data(), m, lv.tmp_m.data(), lv.beta.data());
+  LdltSolve<N>(lv.m.data(), m, lv.tmp_m.data(), lv.beta.data());
   st.x.setZero();
   for (size_t k = 0; k < st.tasks.size(); ++k) {
     const int r0 = st.task_row[k];
@@ -1079,7 +1079,7 @@ double RestartUnit(int restart, int col) {
 // least squares without the preferred-angle bias: the common case of one chain and one effector
 // (an arm, a leg, a spine). IterateSerial<N> runs the same iteration as Iterate (same steps,
 // damping schedule, active set, max step and stopping rules) on N x N systems held in
-// fixed-size arrays, with J J^T factorized by LDL^T (no square roots).
+// fixed-size arrays.
 
 // True when stage `st` may take the serial path for this frame.
 bool SerialEligible(const Rig& rig, std::span<const Target> targets, const StageWork& st) {
@@ -1090,47 +1090,6 @@ bool SerialEligible(const Rig& rig, std::span<const Target> targets, const Stage
     if (rig.preferred_gain[st.col_channel[c]] != 0.0) return false;
   }
   return true;
-}
-
-// In-place LDL^T of the lower triangle of the column-major N x N matrix `a` (strictly lower part
-// becomes L, inv_d receives 1 / D). False when a pivot is not positive.
-template <int N>
-bool Ldlt(double* a, double* inv_d) {
-  double d[N];
-  for (int k = 0; k < N; ++k) {
-    double w[N];
-    double dk = a[k * N + k];
-    for (int p = 0; p < k; ++p) {
-      w[p] = a[p * N + k] * d[p];
-      dk -= a[p * N + k] * w[p];
-    }
-    if (!(dk > 0) || !std::isfinite(dk)) return false;
-    d[k] = dk;
-    const double inv = 1.0 / dk;
-    inv_d[k] = inv;
-    for (int i = k + 1; i < N; ++i) {
-      double v = a[k * N + i];
-      for (int p = 0; p < k; ++p) v -= a[p * N + i] * w[p];
-      a[k * N + i] = v * inv;
-    }
-  }
-  return true;
-}
-
-// Solves L D L^T x = x in place.
-template <int N>
-void LdltSolve(const double* l, const double* inv_d, double* x) {
-  for (int i = 1; i < N; ++i) {
-    double v = x[i];
-    for (int p = 0; p < i; ++p) v -= l[p * N + i] * x[p];
-    x[i] = v;
-  }
-  for (int i = 0; i < N; ++i) x[i] *= inv_d[i];
-  for (int i = N - 2; i >= 0; --i) {
-    double v = x[i];
-    for (int p = i + 1; p < N; ++p) v -= l[i * N + p] * x[p];
-    x[i] = v;
-  }
 }
 
 // The task's error at the current joint frames: st.e (weighted), st.pos_err[0], st.ang_err[0].
@@ -1246,18 +1205,18 @@ void SerialStep(const Rig& rig, StageWork& st, double lambda, const Settings& se
     };
     assemble(lambda * lambda);
     double inv_d[N];
-    bool ok = Ldlt<N>(m, inv_d);
+    bool ok = Ldlt<N>(m, N, inv_d);
     if (!ok) {
-      // Singular (lambda = 0 at a singular pose): damp slightly so the step stays finite. Ldlt
-      // leaves the diagonal as assembled.
+      // Singular (lambda = 0 at a singular pose): damp slightly so the step stays finite.
+      assemble(lambda * lambda);
       double largest = 0.0;
       for (int i = 0; i < N; ++i) largest = std::max(largest, m[i * N + i]);
       assemble(lambda * lambda + 1e-10 * std::max(largest, 1e-300));
-      ok = Ldlt<N>(m, inv_d);
+      ok = Ldlt<N>(m, N, inv_d);
     }
     bool finite = true;
     if (ok) {
-      LdltSolve<N>(m, inv_d, rhs);
+      LdltSolve<N>(m, N, inv_d, rhs);
       for (int c = 0; c < n; ++c) {
         if (clamped[c]) {
           x[c] = fixed[c];
