@@ -5,6 +5,7 @@
 #include <Eigen/QR>
 #include <Eigen/SVD>
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <iterator>
 #include <tuple>
@@ -164,6 +165,8 @@ struct StageWork {
   Method method = Method::kDlsAdaptive;
   std::vector<FkJoint> fk;
   std::vector<FkChannel> fk_channels;
+  // The channel values (per fk_channels entry) of the last ChainFk.
+  std::vector<double> fk_theta;
   // Priority levels taking part in the steps (all, until a higher level stalls above tolerance
   // while lower ones pull: then the lower ones are dropped and the higher ones finish alone).
   int active_levels = 1;
@@ -341,6 +344,7 @@ void ChainFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double*
     Vector3d local_t = f.rest_t;
     for (int i = f.t_begin; i < f.t_end; ++i) {
       const internal::FkChannel& t = st.fk_channels[i];
+      st.fk_theta[i] = theta[t.channel];
       local_t[t.axis] += theta[t.channel];
     }
     Eigen::Matrix3d r;
@@ -364,6 +368,7 @@ void ChainFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double*
     w.pos[f.joint] = pos;
     for (int i = f.t_end; i < f.r_end; ++i) {
       const internal::FkChannel& rc = st.fk_channels[i];
+      st.fk_theta[i] = theta[rc.channel];
       double sn, cs;
       internal::SinCos(theta[rc.channel], &sn, &cs);
       RotateColumns(r, rc.axis, cs, sn);
@@ -375,6 +380,21 @@ void ChainFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double*
     w.rot[f.joint] = r;
   }
   st.frames_valid = true;
+}
+
+// Forward kinematics at the start of an iteration: skipped when the joint frames are those of
+// these exact channel values (a frame-by-frame solve warm-started from the previous answer).
+// Only with one stage: another stage may have overwritten shared joints' frames.
+void StartFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double* theta) {
+  if (st.frames_valid && w.stages.size() == 1) {
+    bool same = true;
+    for (size_t i = 0; i < st.fk_channels.size() && same; ++i) {
+      same = std::bit_cast<std::uint64_t>(theta[st.fk_channels[i].channel]) ==
+             std::bit_cast<std::uint64_t>(st.fk_theta[i]);
+    }
+    if (same) return;
+  }
+  ChainFk(s, w, st, theta);
 }
 
 // Fills the stage's error vector e (weighted) and, when `jacobian`, its Jacobian J (weighted,
@@ -1289,7 +1309,7 @@ Status IterateSerial(const Rig& rig, const Settings& set, std::span<const Target
     std::swap(st.pos_err, st.pos_err_saved);
     std::swap(st.ang_err, st.ang_err_saved);
   };
-  ChainFk(s, w, st, theta);
+  StartFk(s, w, st, theta);
   double err = SerialError<N>(task, target, r_d, weight, w, st);
   bool j_valid = false;
   double lambda = set.lambda;
@@ -1376,7 +1396,7 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
   }
   const Skeleton& s = rig.skeleton();
   const Method method = st.method;
-  ChainFk(s, w, st, theta);
+  StartFk(s, w, st, theta);
   // The Jacobian is filled lazily: not for a pose that turns out converged or a rejected trial.
   FillSystem(rig, targets, w, st, false);
   bool j_valid = false;
@@ -1849,6 +1869,7 @@ bool Workspace::Prepare(const Rig& rig, std::string* error) {
       f.r_end = static_cast<int>(st.fk_channels.size());
       st.fk.push_back(f);
     }
+    st.fk_theta.assign(st.fk_channels.size(), 0.0);
     auto cols_of = [&](int joint) {
       std::vector<int> out;
       for (int col = 0; col < ncols; ++col) {

@@ -705,6 +705,50 @@ TEST(Determinism, BitIdenticalAndWarmStartHelps) {
 }
 
 // Single priority level (with the preferred-angle bias).
+// A workspace reused frame after frame skips the first forward kinematics when the pose's
+// channels are exactly those of its last solve (warm start). The answers must not depend on it:
+// the same frames solved with a fresh workspace each time (no frames to reuse) give the same
+// bits, also when the pose is nudged by one ulp between frames, and on the multi-effector path.
+TEST(Determinism, ReusedWorkspaceMatchesAFreshOne) {
+  for (const bool multi : {false, true}) {
+    Rig rig = ArmRig(TaskType::kPose, Method::kDlsAdaptive);
+    if (multi) {
+      Task elbow;
+      elbow.type = TaskType::kPosition;
+      elbow.joint = 1;
+      elbow.weight = 0.5;
+      rig.AddTask(elbow);
+    }
+    std::mt19937_64 rng(31);
+    const std::vector<double> q = RandomInside(rig, rng);
+    Pose reused(rig.skeleton()), fresh(rig.skeleton());
+    Workspace ws;
+    SolveReport r1, r2;
+    std::vector<double> qf = q;
+    for (int f = 0; f < 60; ++f) {
+      for (double& v : qf) v += 0.003;
+      std::vector<Target> targets = {FrameTarget(rig.skeleton(), qf, 2, kTip)};
+      if (multi) targets.push_back(FrameTarget(rig.skeleton(), qf, 1, Eigen::Vector3d::Zero()));
+      if (f % 7 == 3) {
+        // Nudge one stage channel by an ulp: the reused frames no longer apply.
+        reused.channels[f % 7] = std::nextafter(reused.channels[f % 7], 10.0);
+        fresh.channels = reused.channels;
+      }
+      Workspace ws_fresh;
+      ASSERT_TRUE(Solve(rig, targets, reused, ws, &r1));
+      ASSERT_TRUE(Solve(rig, targets, fresh, ws_fresh, &r2));
+      ASSERT_EQ(r1.iterations, r2.iterations) << "frame " << f;
+      for (int c = 0; c < 7; ++c) {
+        ASSERT_EQ(std::memcmp(&reused.channels[c], &fresh.channels[c], sizeof(double)), 0)
+            << "frame " << f << " channel " << c;
+      }
+      for (int j = 0; j < rig.skeleton().num_joints(); ++j) {
+        ASSERT_TRUE(reused.world[j].isApprox(fresh.world[j], 0.0)) << "frame " << f;
+      }
+    }
+  }
+}
+
 TEST(Allocation, NoneOncePreparedOneLevel) {
   for (const Method m : {Method::kTranspose, Method::kPseudoInverse, Method::kSvd, Method::kQr,
                          Method::kDls, Method::kDlsAdaptive, Method::kCcd}) {
