@@ -10,16 +10,7 @@ namespace rigel {
 
 namespace {
 
-// r := r * (elementary rotation about `axis` by the angle with cosine c and sine s): only the
-// two columns orthogonal to the axis change.
-inline void RotateColumns(Eigen::Matrix3d& r, int axis, double c, double s) {
-  const int i = (axis + 1) % 3;
-  const int k = (axis + 2) % 3;
-  const Eigen::Vector3d ci = r.col(i);
-  const Eigen::Vector3d ck = r.col(k);
-  r.col(i) = c * ci + s * ck;
-  r.col(k) = c * ck - s * ci;
-}
+using ik::internal::RotateColumns;
 
 bool IsIdentity(const Eigen::Quaterniond& q) {
   return q.w() == 1.0 && q.x() == 0.0 && q.y() == 0.0 && q.z() == 0.0;

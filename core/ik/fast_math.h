@@ -2,6 +2,7 @@
 #ifndef RIGEL_CORE_IK_FAST_MATH_H_
 #define RIGEL_CORE_IK_FAST_MATH_H_
 
+#include <Eigen/Core>
 #include <cmath>
 
 namespace rigel::ik::internal {
@@ -44,6 +45,32 @@ inline void SinCos(double x, double* sin_out, double* cos_out) {
   const int q = static_cast<int>(static_cast<long>(k) & 3);
   *sin_out = kSinSign[q] * v[q & 1];
   *cos_out = kCosSign[q] * v[(q + 1) & 1];
+}
+
+// r := r * (elementary rotation about `axis` (0 = X, 1 = Y, 2 = Z) by the angle with cosine c
+// and sine s): only the two columns orthogonal to the axis change. The columns are compile-time
+// indices per case, so r can stay in registers along a joint chain (a runtime column index
+// sends it through memory, and the next rotation's loads stall on the last one's stores).
+template <int I, int K>
+inline void RotateColumnPair(Eigen::Matrix3d& r, double c, double s) {
+  const Eigen::Vector3d ci = r.col(I);
+  const Eigen::Vector3d ck = r.col(K);
+  r.col(I) = c * ci + s * ck;
+  r.col(K) = c * ck - s * ci;
+}
+
+inline void RotateColumns(Eigen::Matrix3d& r, int axis, double c, double s) {
+  switch (axis) {
+    case 0:
+      RotateColumnPair<1, 2>(r, c, s);
+      break;
+    case 1:
+      RotateColumnPair<2, 0>(r, c, s);
+      break;
+    default:
+      RotateColumnPair<0, 1>(r, c, s);
+      break;
+  }
 }
 
 }  // namespace rigel::ik::internal

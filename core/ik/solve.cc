@@ -325,15 +325,7 @@ Vector3d AimRotation(const Vector3d& a, const Vector3d& d) {
   return AnyPerpendicular(a) * kPi;
 }
 
-// R := R * elementary rotation about `axis` by the angle with cosine c and sine s.
-inline void RotateColumns(Eigen::Matrix3d& r, int axis, double c, double s) {
-  const int i = (axis + 1) % 3;
-  const int k = (axis + 2) % 3;
-  const Vector3d ci = r.col(i);
-  const Vector3d ck = r.col(k);
-  r.col(i) = c * ci + s * ck;
-  r.col(k) = c * ck - s * ci;
-}
+using internal::RotateColumns;
 
 // Forward kinematics over the stage's joints (its flattened program st.fk), filling the joint
 // frames and the columns' world axes and pivots (seed 001 eq. 21-26: axis k is column ak of the
