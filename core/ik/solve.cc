@@ -785,7 +785,9 @@ bool Ldlt(double* a, int n_runtime, double* inv_d) {
     for (int p = 0; p < k; ++p) {
       const double* col_p = a + static_cast<size_t>(p) * n;
       const double l = col_p[k];
-      if (l == 0.0) continue;
+      // Zeros are common in the sparse multi-effector systems; a fixed-size dense one does
+      // better without the branch.
+      if (N == 0 && l == 0.0) continue;
       const double w = l * col_p[p];
       for (int i = k; i < n; ++i) col_k[i] -= w * col_p[i];
     }
@@ -806,13 +808,13 @@ void LdltSolve(const double* l, int n_runtime, const double* inv_d, double* x) {
   for (int i = 0; i < n; ++i) {
     const double* col_i = l + static_cast<size_t>(i) * n;
     const double v = x[i];
-    if (v == 0.0) continue;
+    if (N == 0 && v == 0.0) continue;
     for (int r = i + 1; r < n; ++r) x[r] -= col_i[r] * v;
   }
   for (int i = 0; i < n; ++i) x[i] *= inv_d[i];
   for (int i = n - 1; i > 0; --i) {
     const double v = x[i];
-    if (v == 0.0) continue;
+    if (N == 0 && v == 0.0) continue;
     for (int r = 0; r < i; ++r) x[r] -= l[static_cast<size_t>(r) * n + i] * v;
   }
 }
@@ -2155,11 +2157,31 @@ void UpdateWorldAfterSolve(const Skeleton& s, const Workspace::Impl& w, Pose& po
 }
 
 void FillReport(const Rig& rig, std::span<const Target> targets, const Pose& pose,
-                SolveReport* report) {
+                const Workspace::Impl& w, SolveReport* report) {
   const Skeleton& s = rig.skeleton();
-  report->position_error.resize(rig.tasks.size());
-  report->angle_error.resize(rig.tasks.size());
-  for (size_t i = 0; i < rig.tasks.size(); ++i) {
+  const size_t ntasks = rig.tasks.size();
+  report->position_error.resize(ntasks);
+  report->angle_error.resize(ntasks);
+  // One iterative stage whose last evaluation is of the final pose already holds the position,
+  // orientation and pose tasks' errors (the same quantities as TaskError's, to rounding).
+  const StageWork* st = nullptr;
+  if (w.stages.size() == 1 && w.stages[0].frames_valid && IsIterative(w.stages[0].method)) {
+    st = &w.stages[0];
+  }
+  for (size_t i = 0; i < ntasks; ++i) report->position_error[i] = -1.0;
+  if (st) {
+    for (size_t k = 0; k < st->tasks.size(); ++k) {
+      const int t = st->tasks[k];
+      const TaskType type = rig.tasks[t].type;
+      if (type == TaskType::kPosition || type == TaskType::kPose ||
+          type == TaskType::kOrientation) {
+        report->position_error[t] = st->pos_err[k];
+        report->angle_error[t] = st->ang_err[k];
+      }
+    }
+  }
+  for (size_t i = 0; i < ntasks; ++i) {
+    if (report->position_error[i] >= 0.0) continue;
     TaskError(s, rig.tasks[i], targets[i], pose.world, &report->position_error[i],
               &report->angle_error[i]);
   }
@@ -2265,7 +2287,7 @@ bool Solve(const Rig& rig, std::span<const Target> targets, Pose& pose, Workspac
       report->message += std::to_string(failed_stage);
       report->message += " stopped above tolerance";
     }
-    FillReport(rig, targets, pose, report);
+    FillReport(rig, targets, pose, w, report);
   }
   return true;
 }
