@@ -45,38 +45,42 @@ Eigen::Isometry3d LocalTransform(const Skeleton& skeleton, int joint,
   return local;
 }
 
+void UpdateJointWorld(const Skeleton& skeleton, std::span<const double> channels,
+                      std::span<Eigen::Isometry3d> world, int joint) {
+  Eigen::Vector3d t = skeleton.rest_translation(joint);
+  for (int axis = 0; axis < 3; ++axis) {
+    const int c = skeleton.translation_channel(joint, axis);
+    if (c >= 0) t[axis] += channels[c];
+  }
+  const int p = skeleton.parent(joint);
+  Eigen::Isometry3d& out = world[joint];
+  if (p == Skeleton::kNoParent) {
+    out.linear() = LocalRotation(skeleton, joint, channels);
+    out.translation() = t;
+  } else {
+    // Rotate the parent's frame in place: world = parent * local without a 4x4 product.
+    const Eigen::Isometry3d& pw = world[p];
+    const Eigen::Quaterniond& rest = skeleton.rest_orientation(joint);
+    Eigen::Matrix3d r = IsIdentity(rest) ? Eigen::Matrix3d(pw.linear())
+                                         : Eigen::Matrix3d(pw.linear() * rest.toRotationMatrix());
+    const std::span<const ChannelType> layout = skeleton.channels();
+    for (const int c : skeleton.rotation_channels(joint)) {
+      double sn, cs;
+      ik::internal::SinCos(channels[c], &sn, &cs);
+      RotateColumns(r, ChannelAxis(layout[c]), cs, sn);
+    }
+    out.translation() = pw.translation() + pw.linear() * t;
+    out.linear() = r;
+  }
+  out.makeAffine();
+}
+
 void ForwardKinematics(const Skeleton& skeleton, std::span<const double> channels,
                        std::span<Eigen::Isometry3d> world, int from) {
   assert(static_cast<int>(world.size()) >= skeleton.num_joints() && "world span too small");
   assert(static_cast<int>(channels.size()) >= skeleton.num_channels() && "channel span too small");
-  const std::span<const int> parents = skeleton.parents();
   for (int i = std::max(from, 0); i < skeleton.num_joints(); ++i) {
-    Eigen::Vector3d t = skeleton.rest_translation(i);
-    for (int axis = 0; axis < 3; ++axis) {
-      const int c = skeleton.translation_channel(i, axis);
-      if (c >= 0) t[axis] += channels[c];
-    }
-    const int p = parents[i];
-    Eigen::Isometry3d& out = world[i];
-    if (p == Skeleton::kNoParent) {
-      out.linear() = LocalRotation(skeleton, i, channels);
-      out.translation() = t;
-    } else {
-      // Rotate the parent's frame in place: world = parent * local without a 4x4 product.
-      const Eigen::Isometry3d& pw = world[p];
-      const Eigen::Quaterniond& rest = skeleton.rest_orientation(i);
-      Eigen::Matrix3d r = IsIdentity(rest) ? Eigen::Matrix3d(pw.linear())
-                                           : Eigen::Matrix3d(pw.linear() * rest.toRotationMatrix());
-      const std::span<const ChannelType> layout = skeleton.channels();
-      for (const int c : skeleton.rotation_channels(i)) {
-        double sn, cs;
-        ik::internal::SinCos(channels[c], &sn, &cs);
-        RotateColumns(r, ChannelAxis(layout[c]), cs, sn);
-      }
-      out.translation() = pw.translation() + pw.linear() * t;
-      out.linear() = r;
-    }
-    out.makeAffine();
+    UpdateJointWorld(skeleton, channels, world, i);
   }
 }
 

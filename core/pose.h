@@ -25,6 +25,11 @@ Eigen::Isometry3d LocalTransform(const Skeleton& skeleton, int joint,
 Eigen::Matrix3d LocalRotation(const Skeleton& skeleton, int joint,
                               std::span<const double> channels);
 
+// Computes world_from_joint of one joint from its parent's (which must be up to date in
+// `world`) and the joint's channels: the step ForwardKinematics takes per joint, bit for bit.
+void UpdateJointWorld(const Skeleton& skeleton, std::span<const double> channels,
+                      std::span<Eigen::Isometry3d> world, int joint);
+
 // Computes world_from_joint for joints [from, num_joints) from a whole Clip row. Joints before
 // `from` must already be up to date in `world` (use from = 0 for a full update). `world` must
 // hold num_joints transforms; `channels` num_channels values.

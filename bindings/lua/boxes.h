@@ -81,8 +81,7 @@ struct PoseState {
     if (parent >= 0 && parent >= stale_from && fresh[parent] != generation) {
       RefreshChain(skeleton, parent);
     }
-    const Eigen::Isometry3d local = LocalTransform(skeleton, joint, pose.channels);
-    pose.world[joint] = parent < 0 ? local : pose.world[parent] * local;
+    UpdateJointWorld(skeleton, pose.channels, pose.world, joint);
     fresh[joint] = generation;
   }
 };

@@ -52,14 +52,14 @@ inline void SinCos(double x, double* sin_out, double* cos_out) {
 // indices per case, so r can stay in registers along a joint chain (a runtime column index
 // sends it through memory, and the next rotation's loads stall on the last one's stores).
 template <int I, int K>
-inline void RotateColumnPair(Eigen::Matrix3d& r, double c, double s) {
+[[gnu::always_inline]] inline void RotateColumnPair(Eigen::Matrix3d& r, double c, double s) {
   const Eigen::Vector3d ci = r.col(I);
   const Eigen::Vector3d ck = r.col(K);
   r.col(I) = c * ci + s * ck;
   r.col(K) = c * ck - s * ci;
 }
 
-inline void RotateColumns(Eigen::Matrix3d& r, int axis, double c, double s) {
+[[gnu::always_inline]] inline void RotateColumns(Eigen::Matrix3d& r, int axis, double c, double s) {
   switch (axis) {
     case 0:
       RotateColumnPair<1, 2>(r, c, s);

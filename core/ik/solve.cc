@@ -199,6 +199,8 @@ struct StageWork {
   };
   bool fast = false;
   std::vector<Block> blocks;
+  // Estimated cost of a full step over a chord step (fast stages).
+  double full_over_chord = 1.0;
   // 3 or 6 when the stage may take the serial path (one kPosition/kPose task on all axes,
   // DLS, no alternate Jacobian; see IterateSerial), else 0.
   int serial_rows = 0;
@@ -608,6 +610,27 @@ int DrivingLevel(const Rig& rig, std::span<const Target> targets, const StageWor
     if (!done) return static_cast<int>(li);
   }
   return static_cast<int>(st.levels.size());
+}
+
+// The weighted squared error at which every active task would just be within tolerance: the
+// scale the chord-step rule (Iterate) aims at.
+double ToleranceGoal(const Rig& rig, std::span<const Target> targets, const StageWork& st,
+                     const Settings& settings) {
+  double goal = 0.0;
+  for (size_t k = 0; k < st.tasks.size(); ++k) {
+    const int t = st.tasks[k];
+    const Task& task = rig.tasks[t];
+    const double w = task.weight * targets[t].weight;
+    double tol2 = 0.0;
+    if (task.type == TaskType::kPosition || task.type == TaskType::kPose) {
+      tol2 += settings.position_tolerance * settings.position_tolerance;
+    }
+    if (task.type != TaskType::kPosition) {
+      tol2 += settings.angle_tolerance * settings.angle_tolerance;
+    }
+    goal += w * w * tol2;
+  }
+  return goal;
 }
 
 // Factorizes level.a for `method`. Returns false if the matrix is numerically singular for the
@@ -1452,7 +1475,18 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
         const double next = DrivingError(rig, targets, st, set);
         if (next < err) {
           // st.j holds the old Jacobian: stale for the new pose (filled lazily).
-          chord_ok = next < 0.25 * err;
+          // Chord steps converge linearly (rate r = next / err), a full step quadratically:
+          // take another chord step only while the chord steps still needed to reach the
+          // tolerance, at rate r, cost less than one full step.
+          const double r = next / err;
+          chord_ok = false;
+          if (r < 0.25) {
+            const double goal = ToleranceGoal(rig, targets, st, set);
+            const double needed =
+                next <= goal ? 0.0
+                             : (goal > 0 && r > 0 ? std::log(goal / next) / std::log(r) : kInf);
+            chord_ok = std::ceil(needed) <= st.full_over_chord;
+          }
           std::swap(st.j, st.j_saved);  // Keep the factorized Jacobian in j_saved.
           stall = next > err * (1.0 - set.stall_fraction) ? stall + 1 : 0;
           err = next;
@@ -1928,6 +1962,19 @@ bool Workspace::Prepare(const Rig& rig, std::string* error) {
           if (!blk.cols.empty()) st.blocks.push_back(std::move(blk));
         }
       }
+      // Cost of a full step relative to a chord step, from the operation counts: a chord step
+      // runs the FK (about 40 flops per rotation channel), J^T beta and the two triangular
+      // solves; a full step adds filling J, assembling J J^T and factorizing it.
+      double fk = 0.0, assembly = 0.0;
+      for (const internal::FkChannel& fc : st.fk_channels) fk += fc.col >= 0 ? 40.0 : 20.0;
+      for (const internal::StageWork::Block& blk : st.blocks) {
+        assembly +=
+            static_cast<double>(blk.dim_a) * blk.dim_b * static_cast<double>(blk.cols.size());
+      }
+      const double rc = static_cast<double>(st.rows) * ncols,
+                   r2 = static_cast<double>(st.rows) * st.rows;
+      const double chord = fk + rc + r2;
+      st.full_over_chord = (chord + rc + assembly + r2 * st.rows / 6.0) / chord;
     }
     if (!IsIterative(stage.method) || stage.method == Method::kTranspose) {
       // One stacked system (transpose and CCD ignore priorities).
