@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <tuple>
 
 #include "core/ik/fast_math.h"
@@ -802,43 +803,94 @@ void AssembleNormal(StageWork& st, double damp) {
 // (the caller damps and retries).
 template <int N = 0>
 bool Ldlt(double* a, int n_runtime, double* inv_d) {
-  const int n = N > 0 ? N : n_runtime;
-  for (int k = 0; k < n; ++k) {
-    double* col_k = a + static_cast<size_t>(k) * n;
-    for (int p = 0; p < k; ++p) {
-      const double* col_p = a + static_cast<size_t>(p) * n;
-      const double l = col_p[k];
-      // Zeros are common in the sparse multi-effector systems; a fixed-size dense one does
-      // better without the branch.
-      if (N == 0 && l == 0.0) continue;
-      const double w = l * col_p[p];
-      for (int i = k; i < n; ++i) col_k[i] -= w * col_p[i];
+  if constexpr (N > 0) {
+    // Fixed size: every loop fully unrolled, the matrix in registers.
+    (void)n_runtime;
+    double m[N][N];
+#pragma GCC unroll 16
+    for (int q = 0; q < N; ++q) {
+#pragma GCC unroll 16
+      for (int p = q; p < N; ++p) m[q][p] = a[q * N + p];
     }
-    const double d = col_k[k];
-    if (!(d > 0) || !std::isfinite(d)) return false;
-    const double inv = 1.0 / d;
-    inv_d[k] = inv;
-    for (int i = k + 1; i < n; ++i) col_k[i] *= inv;
+#pragma GCC unroll 16
+    for (int k = 0; k < N; ++k) {
+#pragma GCC unroll 16
+      for (int p = 0; p < k; ++p) {
+        const double w = m[p][k] * m[p][p];
+#pragma GCC unroll 16
+        for (int i = k; i < N; ++i) m[k][i] -= w * m[p][i];
+      }
+      const double d = m[k][k];
+      if (!(d > 0 && d <= std::numeric_limits<double>::max())) return false;
+      const double inv = 1.0 / d;
+      inv_d[k] = inv;
+#pragma GCC unroll 16
+      for (int i = k + 1; i < N; ++i) m[k][i] *= inv;
+    }
+#pragma GCC unroll 16
+    for (int q = 0; q < N; ++q) {
+#pragma GCC unroll 16
+      for (int p = q; p < N; ++p) a[q * N + p] = m[q][p];
+    }
+    return true;
+  } else {
+    const int n = n_runtime;
+    for (int k = 0; k < n; ++k) {
+      double* col_k = a + static_cast<size_t>(k) * n;
+      for (int p = 0; p < k; ++p) {
+        const double* col_p = a + static_cast<size_t>(p) * n;
+        const double l = col_p[k];
+        if (l == 0.0) continue;  // Zeros are common in the sparse multi-effector systems.
+        const double w = l * col_p[p];
+        for (int i = k; i < n; ++i) col_k[i] -= w * col_p[i];
+      }
+      const double d = col_k[k];
+      if (!(d > 0 && d <= std::numeric_limits<double>::max())) return false;
+      const double inv = 1.0 / d;
+      inv_d[k] = inv;
+      for (int i = k + 1; i < n; ++i) col_k[i] *= inv;
+    }
+    return true;
   }
-  return true;
 }
 
 // Solves L D L^T x = x in place (L, D from Ldlt). Both triangular sweeps update a column (or a
 // row) of x at a time, so no long chain of dependent operations forms.
 template <int N = 0>
 void LdltSolve(const double* l, int n_runtime, const double* inv_d, double* x) {
-  const int n = N > 0 ? N : n_runtime;
-  for (int i = 0; i < n; ++i) {
-    const double* col_i = l + static_cast<size_t>(i) * n;
-    const double v = x[i];
-    if (N == 0 && v == 0.0) continue;
-    for (int r = i + 1; r < n; ++r) x[r] -= col_i[r] * v;
-  }
-  for (int i = 0; i < n; ++i) x[i] *= inv_d[i];
-  for (int i = n - 1; i > 0; --i) {
-    const double v = x[i];
-    if (N == 0 && v == 0.0) continue;
-    for (int r = 0; r < i; ++r) x[r] -= l[static_cast<size_t>(r) * n + i] * v;
+  if constexpr (N > 0) {
+    (void)n_runtime;
+    double v[N];
+#pragma GCC unroll 16
+    for (int i = 0; i < N; ++i) v[i] = x[i];
+#pragma GCC unroll 16
+    for (int i = 0; i < N; ++i) {
+#pragma GCC unroll 16
+      for (int r = i + 1; r < N; ++r) v[r] -= l[i * N + r] * v[i];
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < N; ++i) v[i] *= inv_d[i];
+#pragma GCC unroll 16
+    for (int i = N - 1; i > 0; --i) {
+#pragma GCC unroll 16
+      for (int r = 0; r < i; ++r) v[r] -= l[r * N + i] * v[i];
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < N; ++i) x[i] = v[i];
+  } else {
+    const int n = n_runtime;
+    for (int i = 0; i < n; ++i) {
+      const double* col_i = l + static_cast<size_t>(i) * n;
+      const double v = x[i];
+      if (v == 0.0) continue;
+      for (int r = i + 1; r < n; ++r) x[r] -= col_i[r] * v;
+    }
+    for (int i = 0; i < n; ++i) x[i] *= inv_d[i];
+    for (int i = n - 1; i > 0; --i) {
+      const double v = x[i];
+      if (v == 0.0) continue;
+      for (int r = 0; r < i; ++r) x[r] -= l[static_cast<size_t>(r) * n + i] * v;
+    }
   }
 }
 
