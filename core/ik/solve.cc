@@ -302,6 +302,17 @@ Vector3d ScaledAxis(Eigen::Quaterniond q) {
   return v * (2.0 * std::atan2(s, q.w()) / s);
 }
 
+// angle / sin(angle) for the angle with sine sn >= 0 and cosine c (the scale from vee(R - R^T)/2
+// to the rotation vector). Below sn = 0.01 with c > 0 (near convergence) the series of
+// asin(s) / s to s^6 is exact to double precision (the next term is 3e-18) and spares atan2.
+inline double AngleOverSine(double sn, double c) {
+  if (c > 0 && sn < 0.01) {
+    const double s2 = sn * sn;
+    return 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0 + s2 * (5.0 / 112.0)));
+  }
+  return std::atan2(sn, c) / sn;
+}
+
 // Scaled axis of R_d R_e^T (R_d from the unit quaternion q_d): from the matrix's skew part and
 // trace, sin(angle) axis = vee(R - R^T) / 2, cos(angle) = (trace - 1) / 2, away from a half
 // turn; through quaternions near it (where the skew part vanishes).
@@ -313,7 +324,7 @@ Vector3d RotationError(const Eigen::Quaterniond& q_d, const Eigen::Matrix3d& r_e
   if (c > -0.5) {
     const double sn = v.norm();
     if (sn < 1e-300) return v;
-    return v * (std::atan2(sn, c) / sn);
+    return v * AngleOverSine(sn, c);
   }
   return ScaledAxis(q_d * Eigen::Quaterniond(r_e).conjugate());
 }
@@ -1236,7 +1247,7 @@ double SerialError(const Task& task, const Target& target, const Eigen::Matrix3d
     const double c = 0.5 * (r.trace() - 1.0);
     if (c > -0.5) {
       const double sn = v.norm();
-      if (sn >= 1e-300) v *= std::atan2(sn, c) / sn;
+      if (sn >= 1e-300) v *= AngleOverSine(sn, c);
     } else {
       v = RotationError(target.orientation, r_e);
     }
