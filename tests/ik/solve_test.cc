@@ -567,6 +567,33 @@ TEST(Tasks, OrientationAimPoleAndOffsets) {
   }
 }
 
+// The reported angle error is the exact angle between the effector's and the target's rotations,
+// from a millionth of a degree to nearly a half turn: across the near-convergence series of the
+// rotation error and its atan2 branch, on the serial path and the general one.
+TEST(Tasks, AngleErrorIsTheExactAngle) {
+  for (const bool serial : {true, false}) {
+    Rig rig = ArmRig(TaskType::kPose, Method::kDlsAdaptive);
+    rig.stages[0].settings.position_tolerance = 100.0;  // Converged at once: nothing moves.
+    rig.stages[0].settings.angle_tolerance = 10.0;
+    Workspace ws;
+    ws.SetFastPaths(serial);
+    SolveReport report;
+    const Pose pose0(rig.skeleton());
+    const Eigen::Matrix3d r_e = pose0.world[2].linear();
+    const Eigen::Vector3d axis = Eigen::Vector3d(0.3, -0.5, 0.8).normalized();
+    for (const double angle : {1e-8, 1e-5, 0.0099, 0.0101, 0.3, 2.0, 3.1, kPi - 1e-7}) {
+      std::vector<Target> targets(1);
+      targets[0].position = pose0.world[2] * kTip;
+      targets[0].orientation = Eigen::Quaterniond(Eigen::AngleAxisd(angle, axis) * r_e);
+      Pose pose = pose0;
+      ASSERT_TRUE(Solve(rig, targets, pose, ws, &report));
+      EXPECT_EQ(report.iterations, 0);
+      EXPECT_NEAR(report.angle_error[0], angle, 4e-16 * angle + 1e-15)
+          << "angle " << angle << (serial ? " (serial)" : " (general)");
+    }
+  }
+}
+
 TEST(Tasks, PoleTurnsTheElbowPlane) {
   Rig rig = ArmRig(TaskType::kPosition, Method::kDlsAdaptive);
   for (int c = 4; c < 7; ++c) rig.Lock(c);
