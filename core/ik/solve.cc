@@ -1207,6 +1207,21 @@ double RestartUnit(int restart, int col) {
   return static_cast<double>(z >> 11) * 0x1.0p-53;
 }
 
+// Takes the step st.dtheta (channel units) from the current channel values, kept inside the
+// limits; the values before it stay in st.theta_prev for UndoStep.
+void TakeStep(const Rig& rig, StageWork& st, double* theta) {
+  for (int c = 0; c < st.cols; ++c) {
+    const int ch = st.col_channel[c];
+    st.theta_prev[c] = theta[ch];
+    theta[ch] = std::clamp(theta[ch] + st.dtheta[c], rig.min[ch], rig.max[ch]);
+  }
+}
+
+// Restores the channel values from before the last TakeStep.
+void UndoStep(const StageWork& st, double* theta) {
+  for (int c = 0; c < st.cols; ++c) theta[st.col_channel[c]] = st.theta_prev[c];
+}
+
 // ---- Serial fast path ----
 // A stage with one position task (3 rows) or pose task (6 rows) on all axes, solved by damped
 // least squares without the preferred-angle bias: the common case of one chain and one effector
@@ -1461,11 +1476,7 @@ Status IterateSerial(const Rig& rig, const Settings& set, std::span<const Target
       for (int i = 0; i < N; ++i) r2 += r[i] * r[i];
       predicted = err - r2;
     }
-    for (int c = 0; c < n; ++c) {
-      const int ch = st.col_channel[c];
-      st.theta_prev[c] = theta[ch];
-      theta[ch] = std::clamp(theta[ch] + st.dtheta[c], rig.min[ch], rig.max[ch]);
-    }
+    TakeStep(rig, st, theta);
     ++it;
     if (adaptive) swap_saved();
     ChainFk(s, w, st, theta);
@@ -1473,7 +1484,7 @@ Status IterateSerial(const Rig& rig, const Settings& set, std::span<const Target
     j_valid = false;
     if (adaptive) {
       if (!(next < err)) {
-        for (int c = 0; c < n; ++c) theta[st.col_channel[c]] = st.theta_prev[c];
+        UndoStep(st, theta);
         swap_saved();
         j_valid = true;
         st.frames_valid = false;
@@ -1559,11 +1570,7 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
       // no Jacobian, no factorization); kept only when it lowers the error.
       chord_ok = false;
       if (ChordStep(rig, st, set, theta)) {
-        for (int c = 0; c < st.cols; ++c) {
-          const int ch = st.col_channel[c];
-          st.theta_prev[c] = theta[ch];
-          theta[ch] = std::clamp(theta[ch] + st.dtheta[c], rig.min[ch], rig.max[ch]);
-        }
+        TakeStep(rig, st, theta);
         ++it;
         swap_saved();
         ChainFk(s, w, st, theta);
@@ -1589,7 +1596,7 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
           j_valid = false;
           continue;
         }
-        for (int c = 0; c < st.cols; ++c) theta[st.col_channel[c]] = st.theta_prev[c];
+        UndoStep(st, theta);
         swap_saved();
         st.frames_valid = false;
       }
@@ -1610,11 +1617,7 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
       predicted = err - st.e_work.squaredNorm();
     }
     if (method == Method::kTranspose) st.dtheta *= transpose_scale;
-    for (int c = 0; c < st.cols; ++c) {
-      const int ch = st.col_channel[c];
-      st.theta_prev[c] = theta[ch];
-      theta[ch] = std::clamp(theta[ch] + st.dtheta[c], rig.min[ch], rig.max[ch]);
-    }
+    TakeStep(rig, st, theta);
     ++it;
     // The trial system goes into the spare buffers; the accepted one stays in *_saved.
     if (adaptive) swap_saved();
@@ -1626,7 +1629,7 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
       if (!(next < err)) {
         // Reject: restore (the joint frames are recomputed before their next use), damp harder
         // (or halve the transpose step) and retry.
-        for (int c = 0; c < st.cols; ++c) theta[st.col_channel[c]] = st.theta_prev[c];
+        UndoStep(st, theta);
         swap_saved();
         j_valid = true;
         st.frames_valid = false;
