@@ -762,27 +762,26 @@ bool BiasGradient(const Rig& rig, const StageWork& st, const double* theta, cons
 
 // ---- Single-level damped least squares without copying J ----
 
-// m(row_a.., row_b..) += J(row_a.., c) J(row_b.., c)^T over the block's free columns.
-template <int DA, int DB, bool kDiagonal = false>
+// m(row_a.., row_b..) += J(row_a.., c) J(row_b.., c)^T over the block's free columns, for any
+// block size.
 void AccumulateBlock(const StageWork& st, const StageWork::Block& b, double* m, int ld) {
   const double* j = st.j.data();
   const int lj = static_cast<int>(st.j.rows());
-  const int da = DA > 0 ? DA : b.dim_a;
-  const int db = DB > 0 ? DB : b.dim_b;
+  const bool diagonal = b.row_a == b.row_b;
   for (const int c : b.cols) {
     if (st.clamped[c]) continue;
     const double* ja = j + static_cast<size_t>(c) * lj + b.row_a;
     const double* jb = j + static_cast<size_t>(c) * lj + b.row_b;
-    for (int q = 0; q < db; ++q) {
+    for (int q = 0; q < b.dim_b; ++q) {
       const double v = jb[q];
       double* out = m + static_cast<size_t>(b.row_b + q) * ld + b.row_a;
       // A diagonal block needs only its lower triangle (p >= q).
-      for (int p = kDiagonal ? q : 0; p < da; ++p) out[p] += ja[p] * v;
+      for (int p = diagonal ? q : 0; p < b.dim_a; ++p) out[p] += ja[p] * v;
     }
   }
 }
 
-// The same for fixed block sizes, DB a multiple of 3: the block is summed over the columns in
+// The same for fixed block sizes (DB a multiple of 3): the block is summed over the columns in
 // registers, three output columns at a time (one load and store of m per entry instead of one
 // per column).
 template <int DA, int DB, bool kDiagonal = false>
@@ -835,7 +834,7 @@ void AssembleNormal(StageWork& st, double damp) {
     } else if (b.dim_a == 3 && b.dim_b == 6) {
       AccumulateBlockInRegisters<3, 6>(st, b, data, ld);
     } else {
-      AccumulateBlock<0, 0>(st, b, data, ld);
+      AccumulateBlock(st, b, data, ld);
     }
   }
   for (int i = 0; i < ld; ++i) data[static_cast<size_t>(i) * ld + i] += damp;
