@@ -2,10 +2,10 @@
 // are degrees at this boundary.
 #include <cmath>
 
-#include "bindings/clip_ops.h"
 #include "bindings/lua/boxes.h"
 #include "bindings/lua/sandbox.h"
 #include "core/channel.h"
+#include "core/clip_ops.h"
 #include "core/euler.h"
 #include "exporters/save_scene.h"
 

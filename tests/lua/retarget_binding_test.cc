@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <string>
 
-#include "bindings/clip_ops.h"
 #include "bindings/lua/boxes.h"
 #include "bindings/lua/rigel_module.h"
+#include "core/clip_ops.h"
 #include "core/retarget/retarget.h"
 #include "importers/bone_map.h"
 #include "importers/load_scene.h"

@@ -1,7 +1,6 @@
-// Clip operations the Lua module exposes that core does not have yet: slicing and resampling.
-// Lua-free; candidates to move into core/ (see notes/issue-5.md).
-#ifndef RIGEL_BINDINGS_CLIP_OPS_H_
-#define RIGEL_BINDINGS_CLIP_OPS_H_
+// Clip operations: slicing and resampling to another frame rate.
+#ifndef RIGEL_CORE_CLIP_OPS_H_
+#define RIGEL_CORE_CLIP_OPS_H_
 
 #include "core/clip.h"
 #include "core/skeleton.h"
@@ -20,4 +19,4 @@ Clip ResampleClip(const Skeleton& skeleton, const Clip& clip, double frames_per_
 
 }  // namespace rigel
 
-#endif  // RIGEL_BINDINGS_CLIP_OPS_H_
+#endif  // RIGEL_CORE_CLIP_OPS_H_

@@ -1,5 +1,5 @@
 // Clip slicing and resampling. See clip_ops.h.
-#include "bindings/clip_ops.h"
+#include "core/clip_ops.h"
 
 #include <algorithm>
 #include <cassert>
