@@ -930,8 +930,11 @@ TEST(MultiEffector, HumanoidFourPoseTasksWarmStart) {
 // same iteration, so they reach the same answers (to rounding) and the same statuses, including
 // unreachable targets and channels pinned on their limits.
 TEST(SerialPath, AgreesWithTheGeneralPath) {
-  for (const TaskType type : {TaskType::kPosition, TaskType::kPose}) {
-    const Rig serial = ArmRig(type, Method::kDlsAdaptive);
+  for (const auto& [type, method] :
+       {std::pair{TaskType::kPosition, Method::kDlsAdaptive},
+        std::pair{TaskType::kPose, Method::kDlsAdaptive},
+        std::pair{TaskType::kPosition, Method::kDls}, std::pair{TaskType::kPose, Method::kDls}}) {
+    const Rig serial = ArmRig(type, method);
     const Rig& general = serial;
     std::mt19937_64 rng(5);
     Workspace ws_serial, ws_general;
@@ -962,13 +965,15 @@ TEST(SerialPath, AgreesWithTheGeneralPath) {
         EXPECT_NE(rs.status, Status::kConverged);
       }
     }
-    std::printf("[ serial  ] %s: same status %d/%d, channels within 1e-6 %d/%d, converged %d\n",
-                std::string(TaskTypeName(type)).c_str(), same_status, n, close, n, converged);
-    // Rounding differs (LDL^T against Cholesky), which may send a rare far-field solve down
-    // another path; the statuses and answers agree otherwise.
+    std::printf("[ serial  ] %s %s: same status %d/%d, channels within 1e-6 %d/%d, converged %d\n",
+                std::string(TaskTypeName(type)).c_str(), std::string(MethodName(method)).c_str(),
+                same_status, n, close, n, converged);
+    // Rounding differs (the serial path's fused fixed-size arithmetic against the general
+    // path's), which may send a rare far-field solve down another path; the statuses and answers
+    // agree otherwise.
     EXPECT_GE(same_status, n * 97 / 100);
     EXPECT_GE(close, n * 95 / 100);
-    EXPECT_GE(converged, n * 7 / 10);
+    EXPECT_GE(converged, n * 6 / 10);
   }
 }
 
