@@ -126,7 +126,8 @@ void RunCpp(benchmark::State& state, bool solve) {
 void BM_BakeCpp(benchmark::State& state) { RunCpp(state, true); }
 void BM_TargetsCpp(benchmark::State& state) { RunCpp(state, false); }
 
-constexpr const char* kScript = R"lua(
+// The rig both scripts build, the same as the C++ one.
+constexpr const char* kSetup = R"lua(
 local rigel = require("rigel")
 local clip = rigel.load(PATH):clip()
 clip = clip:slice(1, math.min(FRAMES, clip.num_frames))
@@ -137,8 +138,11 @@ local sin, cos = math.sin, math.cos
 local vec3, quat = rigel.vec3, rigel.quat
 local X = vec3(1, 0, 0)
 local solve = not TARGETS_ONLY
+)lua";
+
+// The callback written with vec3/quat values and effector names.
+constexpr const char* kVec3Bake = R"lua(
 function bake()
-  local iterations = 0
   local baked, summary = rig:bake(clip, function(f, pose)
     local turn = SIX_D and quat.axis_angle(X, math.deg(0.002 * f))
     for e = 1, 4 do
@@ -158,19 +162,8 @@ end
 )lua";
 
 // The same callback with effector handles, pose:world_xyz and rig:target(e, x, y, z [, q]).
-constexpr const char* kFastScript = R"lua(
-local rigel = require("rigel")
-local clip = rigel.load(PATH):clip()
-clip = clip:slice(1, math.min(FRAMES, clip.num_frames))
-local rig = rigel.rig(clip.skeleton)
-local joints = { "LeftFoot", "RightFoot", "LeftHand", "RightHand" }
-for _, j in ipairs(joints) do rig:effector(j, { type = SIX_D and "both" or "position", name = j }) end
-local sin, cos = math.sin, math.cos
-local vec3, quat = rigel.vec3, rigel.quat
-local X = vec3(1, 0, 0)
-local solve = not TARGETS_ONLY
+constexpr const char* kHandleBake = R"lua(
 function bake()
-  local iterations = 0
   local baked, summary = rig:bake(clip, function(f, pose)
     local turn = SIX_D and quat.axis_angle(X, math.deg(0.002 * f))
     local dy, dz = 0.3, 0.2 * cos(0.07 * f)
@@ -189,10 +182,13 @@ function bake()
 end
 )lua";
 
+const std::string kScript = std::string(kSetup) + kVec3Bake;
+const std::string kFastScript = std::string(kSetup) + kHandleBake;
+
 // The Lua bake: a rigel state with `script` loaded; Run() calls its bake().
 class LuaBake {
  public:
-  LuaBake(const char* script, bool six_d, bool targets_only, int max_frames)
+  LuaBake(const std::string& script, bool six_d, bool targets_only, int max_frames)
       : L_(rigel::lua::NewRigelState(RIGEL_SCRIPTS_DIR)) {
     lua_pushstring(L_, ClipPath().c_str());
     lua_setglobal(L_, "PATH");
@@ -202,7 +198,7 @@ class LuaBake {
     lua_setglobal(L_, "SIX_D");
     lua_pushboolean(L_, targets_only);
     lua_setglobal(L_, "TARGETS_ONLY");
-    if (luaL_dostring(L_, script) != LUA_OK) error_ = lua_tostring(L_, -1);
+    if (luaL_dostring(L_, script.c_str()) != LUA_OK) error_ = lua_tostring(L_, -1);
   }
   ~LuaBake() { lua_close(L_); }
   LuaBake(const LuaBake&) = delete;
@@ -228,7 +224,7 @@ class LuaBake {
   std::string error_;
 };
 
-void RunLua(benchmark::State& state, const char* script, bool targets_only) {
+void RunLua(benchmark::State& state, const std::string& script, bool targets_only) {
   LuaBake bake(script, state.range(0) != 0, targets_only, kFrames);
   if (!bake.error().empty()) {
     state.SkipWithError(bake.error().c_str());
@@ -262,7 +258,7 @@ double ThreadCpuMs() {
 // The overhead figure: C++ and Lua bakes of the whole clip run alternately, `pairs` times; the
 // overhead is the median of the per-pair ratios Lua / C++ - 1. Pairing neighbouring runs cancels
 // the slow drifts of a shared machine's speed that move separate benchmarks by several percent.
-void RunOverhead(benchmark::State& state, const char* script) {
+void RunOverhead(benchmark::State& state, const std::string& script) {
   const bool six_d = state.range(0) != 0;
   constexpr int kAllFrames = 1 << 30;
   CppBake cpp(six_d, true, kAllFrames);
