@@ -1206,6 +1206,38 @@ double RestartUnit(int restart, int col) {
   return static_cast<double>(z >> 11) * 0x1.0p-53;
 }
 
+// Damping after a rejected trial: Nielsen's update (lambda^2 *= nu, nu doubles) when `nielsen`
+// (single-level kDlsAdaptive), else lambda *= 10. True when lambda reached lambda_max (the
+// caller then counts the stage as stalled).
+bool DampAfterReject(bool nielsen, const Settings& set, double* lambda, double* nu) {
+  if (nielsen) {
+    *lambda = std::max(*lambda, 1e-6) * std::sqrt(*nu);
+    *nu *= 2;
+  } else {
+    *lambda = std::max(*lambda, 1e-6) * 10.0;
+  }
+  if (*lambda > set.lambda_max) {
+    *lambda = set.lambda_max;
+    return true;
+  }
+  return false;
+}
+
+// Damping after an accepted step that lowered the error from `err` to `next` where the linear
+// model predicted a drop of `predicted`: Nielsen's update from the gain ratio
+// rho = (err - next) / predicted when `nielsen` and predicted > 0, else lambda /= 10.
+void DampAfterAccept(bool nielsen, double err, double next, double predicted, const Settings& set,
+                     double* lambda, double* nu) {
+  if (nielsen && predicted > 0) {
+    const double rho = (err - next) / predicted;
+    const double t = 2 * rho - 1;
+    *lambda = std::max(*lambda * std::sqrt(std::max(1.0 / 3, 1 - t * t * t)), set.lambda_min);
+    *nu = 2;
+  } else {
+    *lambda = std::max(*lambda * 0.1, set.lambda_min);
+  }
+}
+
 // Takes the step st.dtheta (channel units) from the current channel values, kept inside the
 // limits; the values before it stay in st.theta_prev for UndoStep.
 void TakeStep(const Rig& rig, StageWork& st, double* theta) {
@@ -1487,20 +1519,10 @@ Status IterateSerial(const Rig& rig, const Settings& set, std::span<const Target
         swap_saved();
         j_valid = true;
         st.frames_valid = false;
-        lambda = std::max(lambda, 1e-6) * std::sqrt(nu);
-        nu *= 2;
-        if (lambda > set.lambda_max) {
-          lambda = set.lambda_max;
-          stall = set.stall_iterations;
-        }
+        if (DampAfterReject(true, set, &lambda, &nu)) stall = set.stall_iterations;
         continue;
       }
-      if (predicted > 0) {
-        const double rho = (err - next) / predicted;
-        const double t = 2 * rho - 1;
-        lambda = std::max(lambda * std::sqrt(std::max(1.0 / 3, 1 - t * t * t)), set.lambda_min);
-        nu = 2;
-      }
+      DampAfterAccept(true, err, next, predicted, set, &lambda, &nu);
     }
     stall = next > err * (1.0 - set.stall_fraction) ? stall + 1 : 0;
     err = next;
@@ -1635,17 +1657,9 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
         if (method == Method::kTranspose) {
           transpose_scale *= 0.5;
           if (transpose_scale < 1e-12) stall = set.stall_iterations;
-        } else {
-          if (method == Method::kDlsAdaptive && st.levels.size() == 1) {
-            lambda = std::max(lambda, 1e-6) * std::sqrt(nu);
-            nu *= 2;
-          } else {
-            lambda = std::max(lambda, 1e-6) * 10.0;
-          }
-          if (lambda > set.lambda_max) {
-            lambda = set.lambda_max;
-            stall = set.stall_iterations;
-          }
+        } else if (DampAfterReject(method == Method::kDlsAdaptive && st.levels.size() == 1, set,
+                                   &lambda, &nu)) {
+          stall = set.stall_iterations;
         }
         continue;
       }
@@ -1657,14 +1671,8 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
       if (method == Method::kTranspose) {
         transpose_scale = std::min(1.0, transpose_scale * 2.0);
       } else {
-        if (method == Method::kDlsAdaptive && st.levels.size() == 1 && predicted > 0) {
-          const double rho = (err - next) / predicted;
-          const double t = 2 * rho - 1;
-          lambda = std::max(lambda * std::sqrt(std::max(1.0 / 3, 1 - t * t * t)), set.lambda_min);
-          nu = 2;
-        } else {
-          lambda = std::max(lambda * 0.1, set.lambda_min);
-        }
+        DampAfterAccept(method == Method::kDlsAdaptive && st.levels.size() == 1, err, next,
+                        predicted, set, &lambda, &nu);
       }
     }
     stall = next > err * (1.0 - set.stall_fraction) ? stall + 1 : 0;
