@@ -272,17 +272,21 @@ int CheckOption(lua_State* L, int arg, const char* what, const char* const* opti
   for (int i = 0; options[i] != nullptr; ++i) {
     if (std::strcmp(options[i], given) == 0) return i;
   }
+  OptionError(L, arg, lua_pushfstring(L, "invalid %s '%s', ", what, given), options);
+}
+
+void OptionError(lua_State* L, int arg, const char* prefix, const char* const* options) {
   luaL_Buffer b;
   luaL_buffinit(L, &b);
-  lua_pushfstring(L, "invalid %s '%s', expected one of: ", what, given);
-  luaL_addvalue(&b);
+  luaL_addstring(&b, prefix);
+  luaL_addstring(&b, "expected one of: ");
   for (int i = 0; options[i] != nullptr; ++i) {
     if (i > 0) luaL_addstring(&b, ", ");
     luaL_addstring(&b, options[i]);
   }
   luaL_pushresult(&b);
   luaL_argerror(L, arg, lua_tostring(L, -1));
-  return -1;
+  std::abort();  // unreachable: luaL_argerror does not return
 }
 
 // Raises unless every key of the options table at `arg` is in `allowed`.

@@ -105,6 +105,10 @@ void CheckMaxArgs(lua_State* L, int max);
 // One of `options` (a nullptr-terminated list); raises "invalid <what> 'x', expected one of: a,
 // b, c" otherwise. Returns the index in `options`.
 int CheckOption(lua_State* L, int arg, const char* what, const char* const* options);
+// Raises an argument error for `arg`: `prefix` (e.g. "invalid order 'QXZ', ") followed by
+// "expected one of: " and the options. Does not return.
+[[noreturn]] void OptionError(lua_State* L, int arg, const char* prefix,
+                              const char* const* options);
 
 // A joint of `skeleton`: a name (exact) or a 1-based index. A wrong name raises an argument
 // error listing the closest names. Returns the 0-based joint index.

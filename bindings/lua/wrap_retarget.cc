@@ -55,17 +55,8 @@ int OptionField(lua_State* L, int arg, const char* field, const char* const* opt
       return i;
     }
   }
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  lua_pushfstring(L, "field '%s': invalid value '%s', expected one of: ", field, given);
-  luaL_addvalue(&b);
-  for (int i = 0; options[i] != nullptr; ++i) {
-    if (i > 0) luaL_addstring(&b, ", ");
-    luaL_addstring(&b, options[i]);
-  }
-  luaL_pushresult(&b);
-  luaL_argerror(L, arg, lua_tostring(L, -1));
-  return -1;
+  OptionError(L, arg, lua_pushfstring(L, "field '%s': invalid value '%s', ", field, given),
+              options);
 }
 
 // Metres per unit of a scene when its file states it, else 0 (estimated by the retargeter).
