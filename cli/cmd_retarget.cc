@@ -168,6 +168,10 @@ int Run(const RetargetArgs& a) {
   try {
     inputs = batch::CollectInputs(a.clips, ReadableExtensions());
     if (!a.shard.empty()) inputs = batch::SelectShard(inputs, batch::ParseShard(a.shard));
+    std::vector<std::string> read{a.target, a.map}, written;  // inputs are never written
+    for (const batch::Input& i : inputs) read.push_back(i.path);
+    for (const batch::Input& i : inputs) written.push_back(batch::OutputPath({a.out, ext}, i));
+    batch::CheckInputsNotOverwritten(read, a.out, written);
   } catch (const batch::UsageError& e) {
     fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
     return kExitUsage;

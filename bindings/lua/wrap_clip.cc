@@ -172,7 +172,7 @@ int w_Clip_save(lua_State* L) {
   ClipBox* box = CheckClip(L, 1);
   const char* path = luaL_checkstring(L, 2);
   CheckMaxArgs(L, 2);
-  CheckPathAccess(L, 2, path);
+  CheckPathWrite(L, 2, path);
   catch_exceptions(L, [&] { SaveClip(*box->skeleton, *box->clip, path); });
   return 0;
 }

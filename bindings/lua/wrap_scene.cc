@@ -26,7 +26,7 @@ int w_Scene_save(lua_State* L) {
   SceneBox* box = CheckScene(L, 1);
   const char* path = luaL_checkstring(L, 2);
   CheckMaxArgs(L, 2);
-  CheckPathAccess(L, 2, path);
+  CheckPathWrite(L, 2, path);
   catch_exceptions(L, [&] { SaveScene(*box->scene, path); });
   return 0;
 }
@@ -126,7 +126,7 @@ int w_save(lua_State* L) {
   if (clip != nullptr) CheckClip(L, 2);
   if (scene != nullptr) CheckScene(L, 2);
   CheckMaxArgs(L, 2);
-  CheckPathAccess(L, 1, path);
+  CheckPathWrite(L, 1, path);
   catch_exceptions(L, [&] {
     if (clip != nullptr) {
       SaveClip(*clip->skeleton, *clip->clip, path);
