@@ -160,7 +160,8 @@ void CheckInputsNotOverwritten(const std::vector<std::string>& inputs, const std
       if (lexically_inside || folder_inside(given.parent_path()) ||
           folder_inside(resolved.parent_path())) {
         throw UsageError(
-            fmt::format("the output folder '{}' contains the input '{}': {}; choose another --out",
+            fmt::format("the output folder '{}' contains the input '{}': an output could "
+                        "overwrite an input ({}); choose another --out",
                         out_dir, input, kNever));
       }
     }
