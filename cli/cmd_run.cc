@@ -30,8 +30,8 @@ namespace rigel::cli {
 namespace {
 
 // What the script's process may touch: read the script, its folder (modules), rigel's scripts/,
-// every ARG that names a file or folder, and its own /proc/self/statm (the isolated loader sizes
-// its child's memory limit from it); read and write --out.
+// every ARG that names a file or folder, its own /proc/self/statm (the isolated loader sizes its
+// child's memory limit from it) and the time zone files (os.date); read and write --out.
 ConfinementRules ScriptRules(const lua::RunOptions& options) {
   ConfinementRules rules;
   rules.read_only = options.args;
@@ -39,6 +39,8 @@ ConfinementRules ScriptRules(const lua::RunOptions& options) {
   rules.read_only.push_back(lua::CanonicalPath(options.script).parent_path().string());
   rules.read_only.push_back(options.scripts_dir);
   rules.read_only.push_back("/proc/self/statm");
+  rules.read_only.push_back("/etc/localtime");
+  rules.read_only.push_back("/usr/share/zoneinfo");
   if (!options.out_dir.empty()) rules.read_write.push_back(options.out_dir);
   return rules;
 }
