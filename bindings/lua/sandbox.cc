@@ -325,6 +325,11 @@ std::string Sandbox::Describe() const {
 
 std::string Sandbox::DescribeWritable() const { return Join(write_roots_); }
 
+const char* CheckPathString(lua_State* L, int arg) {
+  if (lua_type(L, arg) != LUA_TSTRING) TypeError(L, arg, "string");
+  return lua_tostring(L, arg);
+}
+
 void CheckPathAccess(lua_State* L, int arg, const char* path) {
   const Sandbox* sandbox = GetSandbox(L);
   if (sandbox == nullptr) return;

@@ -58,6 +58,10 @@ void InstallSandbox(lua_State* L, const Sandbox* sandbox);
 // is installed and does not allow `path`. No-op without a sandbox.
 void CheckPathAccess(lua_State* L, int arg, const char* path);
 
+// The path argument at `arg`: a string, never a number turned into one ("1337"); raises "bad
+// argument #arg to 'fn' (string expected, got number)" otherwise.
+const char* CheckPathString(lua_State* L, int arg);
+
 // Raises "bad argument #arg to 'fn' (writing 'path' denied by the sandbox ...)" when a sandbox is
 // installed and `path` is not under a write root. No-op without a sandbox.
 void CheckPathWrite(lua_State* L, int arg, const char* path);

@@ -24,7 +24,7 @@ int w_Scene_clip(lua_State* L) {
 int w_Scene_save(lua_State* L) {
   // scene:save(path): writes the scene (format by extension), atomically.
   SceneBox* box = CheckScene(L, 1);
-  const char* path = luaL_checkstring(L, 2);
+  const char* path = CheckPathString(L, 2);
   CheckMaxArgs(L, 2);
   CheckPathWrite(L, 2, path);
   catch_exceptions(L, [&] { SaveScene(*box->scene, path); });
@@ -106,7 +106,7 @@ const luaL_Reg kMeta[] = {
 
 int w_load(lua_State* L) {
   // rigel.load(path) -> Scene
-  const char* path = luaL_checkstring(L, 1);
+  const char* path = CheckPathString(L, 1);
   CheckMaxArgs(L, 1);
   CheckPathAccess(L, 1, path);
   catch_exceptions(L, [&] {
@@ -119,7 +119,7 @@ int w_load(lua_State* L) {
 
 int w_save(lua_State* L) {
   // rigel.save(path, clip_or_scene)
-  const char* path = luaL_checkstring(L, 1);
+  const char* path = CheckPathString(L, 1);
   ClipBox* clip = static_cast<ClipBox*>(TestBox(L, 2, kClipType));
   SceneBox* scene = clip == nullptr ? static_cast<SceneBox*>(TestBox(L, 2, kSceneType)) : nullptr;
   if (clip == nullptr && scene == nullptr) TypeError(L, 2, "Clip or Scene");

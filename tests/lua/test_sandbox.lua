@@ -56,6 +56,12 @@ t.run({
     t.raises("bad argument #1 to 'loadfile' (string expected, got number)", "loadfile(5)",
       loadfile, 5)
     t.raises("bad argument #1 to 'dofile' (string expected, got number)", "dofile(5)", dofile, 5)
+    local clip = rigel.load(dir .. "/fixtures/chain.bvh"):clip()
+    t.raises("bad argument #1 to 'rigel.load' (string expected, got number)", "rigel.load(1337)",
+      rigel.load, 1337)
+    t.raises("bad argument #1 to 'rigel.save' (string expected, got number)", "rigel.save(42, c)",
+      rigel.save, 42, clip)
+    t.raises("(string expected, got number)", "clip:save(7)", clip.save, clip, 7)
   end,
 
   named_paths_are_read_only = function()
