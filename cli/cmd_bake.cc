@@ -124,7 +124,7 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   lua_pop(L, 1);
   if (!config.allow_io) {
     sandbox = std::make_unique<lua::Sandbox>(
-        std::vector<std::string>{input.path, config.rig, config.out_dir},
+        std::vector<std::string>{input.path, config.rig}, std::vector<std::string>{config.out_dir},
         std::vector<std::string>{config.rig_dir, config.scripts_dir});
     lua::InstallSandbox(L, sandbox.get());
   }

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "cli/batch/batch.h"
 #include "cli/command.h"
 #include "exporters/save_scene.h"
 #include "importers/load_scene.h"
@@ -23,9 +24,10 @@ Runner AddConvertCommand(CLI::App& app) {
       ->check(CLI::IsMember({"file", "m", "cm"}));
   return [in, out, unit]() {
     try {
-      std::error_code ec;
-      if (std::filesystem::equivalent(*in, *out, ec)) {
-        fmt::print(stderr, "rigel convert: error: {}: output would overwrite the input\n", *out);
+      try {  // the same file, a hard link or a symlink to it
+        batch::CheckInputsNotOverwritten({*in}, "", {*out});
+      } catch (const batch::UsageError& e) {
+        fmt::print(stderr, "rigel convert: error: {}\n", e.what());
         return kExitUsage;
       }
       LoadOptions options;

@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "core/pose.h"
 #include "core/skeleton_utils.h"
+#include "importers/confine.h"
 #include "importers/load_scene.h"
 
 namespace rigel::cli {
@@ -43,6 +44,8 @@ nlohmann::json Describe(const Scene& scene) {
   info["warnings"] = scene.warnings;
   info["unit_metres"] =
       scene.file_unit_metres > 0 ? scene.file_unit_metres / scene.length_scale : 0.0;
+  // How the Assimp loader (and `rigel run` scripts) are confined (docs/security.md).
+  info["confinement"] = DescribeConfinement();
   return info;
 }
 
@@ -69,6 +72,7 @@ void PrintHuman(const nlohmann::json& info) {
   fmt::print("unit:            {}\n", unit > 0 ? fmt::format("{:g} m", unit) : "not stated");
   fmt::print("joint names:     {}\n",
              fmt::join(info["joint_names"].get<std::vector<std::string>>(), " "));
+  fmt::print("confinement:     {}\n", info["confinement"].get<std::string>());
 }
 
 }  // namespace

@@ -168,6 +168,13 @@ int Run(const RetargetArgs& a) {
   try {
     inputs = batch::CollectInputs(a.clips, ReadableExtensions());
     if (!a.shard.empty()) inputs = batch::SelectShard(inputs, batch::ParseShard(a.shard));
+    std::vector<std::string> read{a.target, a.map}, written;  // inputs are never written
+    for (const batch::Input& i : inputs) read.push_back(i.path);
+    batch::RunOptions where;
+    where.out_dir = a.out;
+    where.extension = ext;
+    for (const batch::Input& i : inputs) written.push_back(batch::OutputPath(where, i));
+    batch::CheckInputsNotOverwritten(read, a.out, written);
   } catch (const batch::UsageError& e) {
     fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
     return kExitUsage;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "importers/confine.h"
 
 #ifndef RIGEL_VERSION
 #define RIGEL_VERSION "0.0.0"
@@ -12,7 +13,9 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"rigel: import, rig, solve and bake character animation, headless."};
-  app.set_version_flag("--version", std::string("rigel ") + RIGEL_VERSION);
+  // The second line says how scripts and the Assimp loader are confined (docs/security.md).
+  app.set_version_flag("--version", std::string("rigel ") + RIGEL_VERSION +
+                                        "\nconfinement: " + rigel::DescribeConfinement());
   app.require_subcommand(1);
   std::map<CLI::App*, rigel::cli::Runner> runners;
   auto add = [&](rigel::cli::Runner (*adder)(CLI::App&)) {

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <new>
 #include <optional>
@@ -24,6 +25,7 @@
 #include <thread>
 
 #include "importers/assimp_reader.h"
+#include "importers/confine.h"
 #include "importers/scene_codec.h"
 
 namespace rigel {
@@ -97,8 +99,26 @@ std::string ReadAndEncode(const LoadOptions& options, const std::function<Scene(
   }
 }
 
+// What the child may read: the file's own folder (as named, and where its symlinks lead), so a
+// reference the file makes to anything outside it (a glTF buffer uri of "../../etc/passwd", an
+// FBX or DAE external file) is refused by the kernel.
+ConfinementRules LoaderRules(const std::string& path) {
+  namespace fs = std::filesystem;
+  ConfinementRules rules;
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec);
+  if (ec) return rules;
+  rules.read_only.push_back(absolute.parent_path().string());
+  const fs::path canonical = fs::canonical(absolute, ec);
+  if (!ec && canonical.parent_path() != absolute.parent_path()) {
+    rules.read_only.push_back(canonical.parent_path().string());
+  }
+  return rules;
+}
+
 [[noreturn]] void ChildMain(int data_fd, int err_fd, const LoadOptions& options,
-                            std::size_t base_address_space, const std::function<Scene()>& read) {
+                            std::size_t base_address_space, const ConfinementRules& rules,
+                            const std::function<Scene()>& read) {
   // stdout/stderr of the importer go to the capture pipe, never to the caller's terminal.
   dup2(err_fd, STDERR_FILENO);
   dup2(err_fd, STDOUT_FILENO);
@@ -110,10 +130,18 @@ std::string ReadAndEncode(const LoadOptions& options, const std::function<Scene(
   setrlimit(RLIMIT_AS, &as);
   std::string reply;
   try {
-    std::thread worker([&] { reply = ReadAndEncode(options, read); });
-    worker.join();
-  } catch (const std::exception&) {  // no thread: run here, on the inherited heap
-    reply = ReadAndEncode(options, read);
+    // Before the worker thread starts, so that it is confined too.
+    ConfineCurrentThread(rules);
+  } catch (const std::exception& e) {
+    reply = Framed(std::string("R") + e.what());  // nothing is read unconfined
+  }
+  if (reply.empty()) {
+    try {
+      std::thread worker([&] { reply = ReadAndEncode(options, read); });
+      worker.join();
+    } catch (const std::exception&) {  // no thread: run here, on the inherited heap
+      reply = ReadAndEncode(options, read);
+    }
   }
   // Length first, so the parent allocates the buffer once; then the reply in one write.
   const std::uint64_t length = reply.size() - sizeof(std::uint64_t);
@@ -149,6 +177,7 @@ Scene RunIsolated(const std::string& path, const LoadOptions& options,
                                   std::strerror(errno)));
   }
   const std::size_t base = CurrentAddressSpace();
+  const ConfinementRules rules = LoaderRules(path);
   std::fflush(nullptr);
   const pid_t pid = fork();
   if (pid < 0) {
@@ -159,7 +188,7 @@ Scene RunIsolated(const std::string& path, const LoadOptions& options,
   if (pid == 0) {
     close(data_pipe[0]);
     close(err_pipe[0]);
-    ChildMain(data_pipe[1], err_pipe[1], options, base, read);
+    ChildMain(data_pipe[1], err_pipe[1], options, base, rules, read);
   }
   close(data_pipe[1]);
   close(err_pipe[1]);

@@ -8,6 +8,9 @@
 // (so it allocates from a fresh arena, not from the caller's copy-on-write heap). The child sends
 // the Scene back through a pipe (scene_codec.h); its stderr is captured and the last line is
 // quoted in the error when it dies.
+// Before reading, the child confines itself (confine.h, Landlock where the kernel has it) to
+// reading the file's own folder: a reference the file makes to anything outside it (a glTF
+// buffer or image uri "../../etc/passwd", an FBX or DAE external file) fails to open.
 // Safe to call from several threads at once (each call forks its own child).
 #ifndef RIGEL_IMPORTERS_ISOLATED_LOAD_H_
 #define RIGEL_IMPORTERS_ISOLATED_LOAD_H_

@@ -195,11 +195,10 @@ int RunScript(const RunOptions& options, std::FILE* err) {
   PreloadRigel(L);
 
   if (!options.allow_io) {
-    std::vector<std::string> roots = options.args;
+    std::vector<std::string> roots = options.args;  // read only; only --out is written
     roots.push_back(options.script);
-    if (!options.out_dir.empty()) roots.push_back(options.out_dir);
-    sandbox =
-        std::make_unique<Sandbox>(roots, std::vector<std::string>{script_dir, options.scripts_dir});
+    sandbox = std::make_unique<Sandbox>(roots, std::vector<std::string>{options.out_dir},
+                                        std::vector<std::string>{script_dir, options.scripts_dir});
     InstallSandbox(L, sandbox.get());
   }
 

@@ -2,6 +2,9 @@
 #include "bindings/lua/sandbox.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string_view>
 
 #include "bindings/lua/runtime.h"
@@ -35,12 +38,21 @@ int Disabled(lua_State* L) {
 }
 
 // Calls the original function (upvalue 1) with all arguments after checking the path arguments
-// listed by the bit mask in upvalue 2 (bit n = argument n + 1 is a path when it is a string).
-int Guarded(lua_State* L) {
-  const lua_Integer mask = lua_tointeger(L, lua_upvalueindex(2));
+// listed by the bit mask in upvalue 2 (bit n = argument n + 1 is a path); those also in the mask
+// of upvalue 3 (or in `extra_written`) are written. A path must be a string: Lua would turn a
+// number into a file name ("1337") behind the check's back.
+int CallGuarded(lua_State* L, lua_Integer extra_written) {
+  const lua_Integer paths = lua_tointeger(L, lua_upvalueindex(2));
+  const lua_Integer written = lua_tointeger(L, lua_upvalueindex(3)) | extra_written;
   const int top = lua_gettop(L);
   for (int arg = 1; arg <= top && arg <= 8; ++arg) {
-    if ((mask & (lua_Integer{1} << (arg - 1))) && lua_type(L, arg) == LUA_TSTRING) {
+    const lua_Integer bit = lua_Integer{1} << (arg - 1);
+    if (!(paths & bit)) continue;
+    if (lua_type(L, arg) == LUA_TNUMBER) TypeError(L, arg, "string");
+    if (lua_type(L, arg) != LUA_TSTRING) continue;  // a file handle, nil: the original checks
+    if (written & bit) {
+      CheckPathWrite(L, arg, lua_tostring(L, arg));
+    } else {
       CheckPathAccess(L, arg, lua_tostring(L, arg));
     }
   }
@@ -48,6 +60,15 @@ int Guarded(lua_State* L) {
   lua_insert(L, 1);
   lua_call(L, top, LUA_MULTRET);
   return lua_gettop(L);
+}
+
+int Guarded(lua_State* L) { return CallGuarded(L, 0); }
+
+// io.open(path [, mode]): a mode that writes ("w", "a", "r+", ...) needs a writable path.
+int GuardedOpen(lua_State* L) {
+  const char* mode = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "r";
+  const bool writes = std::strpbrk(mode, "wa+") != nullptr;
+  return CallGuarded(L, writes ? 0b1 : 0);
 }
 
 // load(chunk [, chunkname [, mode [, env]]]) with mode forced to "t" (binary chunks can crash
@@ -69,6 +90,7 @@ int TextLoadFile(lua_State* L) {
 
 // dofile(path): loadfile(path, "t") then call.
 int TextDoFile(lua_State* L) {
+  if (lua_type(L, 1) == LUA_TNUMBER) TypeError(L, 1, "string");
   const char* path = luaL_optstring(L, 1, nullptr);
   if (path == nullptr) return luaL_error(L, "dofile without a path is disabled by the sandbox");
   CheckPathAccess(L, 1, path);
@@ -76,6 +98,83 @@ int TextDoFile(lua_State* L) {
   if (luaL_loadfilex(L, path, "t") != LUA_OK) return lua_error(L);
   lua_call(L, 0, LUA_MULTRET);
   return lua_gettop(L) - 1;
+}
+
+// os.getenv(name): only variables named RIGEL_* are visible; every other name reads as unset
+// (PATH, HOME and the rest describe the machine, not the job).
+int SandboxedGetenv(lua_State* L) {
+  const char* name = luaL_checkstring(L, 1);
+  if (std::strncmp(name, "RIGEL_", 6) != 0) {
+    lua_pushnil(L);
+    return 1;
+  }
+  const char* value = std::getenv(name);
+  if (value == nullptr) {
+    lua_pushnil(L);
+  } else {
+    lua_pushstring(L, value);
+  }
+  return 1;
+}
+
+// package.searchpath(name, path [, sep [, rep]]) that looks only at files the sandbox allows
+// (the module folders and the allowed roots): a candidate elsewhere is reported as "no file",
+// exactly like a missing one, so the function cannot tell whether /etc/shadow exists.
+int SearchPath(lua_State* L) {
+  const char* name = luaL_checkstring(L, 1);
+  const char* templates = luaL_checkstring(L, 2);
+  const char* sep = luaL_optstring(L, 3, ".");
+  const char* rep = luaL_optstring(L, 4, LUA_DIRSEP);
+  const Sandbox* sandbox = GetSandbox(L);
+  std::string found, tried;
+  bool failed = false;
+  try {
+    std::string module = name;
+    if (*sep != '\0') {
+      std::string replaced;
+      const std::string_view needle(sep);
+      for (size_t i = 0; i < module.size();) {
+        if (module.compare(i, needle.size(), needle) == 0) {
+          replaced += rep;
+          i += needle.size();
+        } else {
+          replaced += module[i++];
+        }
+      }
+      module = replaced;
+    }
+    const std::string_view all(templates);
+    for (size_t start = 0; start <= all.size() && found.empty();) {
+      size_t end = all.find(*LUA_PATH_SEP, start);
+      if (end == std::string_view::npos) end = all.size();
+      std::string candidate(all.substr(start, end - start));
+      start = end + 1;
+      if (candidate.empty()) continue;
+      for (size_t q = candidate.find(*LUA_PATH_MARK); q != std::string::npos;
+           q = candidate.find(*LUA_PATH_MARK, q + module.size())) {
+        candidate.replace(q, 1, module);
+      }
+      const bool allowed = sandbox == nullptr || sandbox->AllowsModule(candidate);
+      std::FILE* f = allowed ? std::fopen(candidate.c_str(), "r") : nullptr;
+      if (f != nullptr) {
+        std::fclose(f);
+        found = candidate;
+      } else {
+        tried += (tried.empty() ? "no file '" : "\n\tno file '") + candidate + "'";
+      }
+    }
+  } catch (const std::exception& e) {
+    failed = true;
+    lua_pushstring(L, e.what());
+  }
+  if (failed) return luaL_error(L, "%s", lua_tostring(L, -1));
+  if (!found.empty()) {
+    lua_pushlstring(L, found.data(), found.size());
+    return 1;
+  }
+  lua_pushnil(L);
+  lua_pushlstring(L, tried.data(), tried.size());
+  return 2;
 }
 
 // package.searchers[2] replacement: Lua files on package.path, under the module roots only.
@@ -113,17 +212,19 @@ void ReplaceWithDisabled(lua_State* L, const char* table, const char* field) {
   lua_pop(L, 1);
 }
 
-// Replaces t[field] (t = global `table`, or _G when table is nullptr) by a guarded closure.
-void Guard(lua_State* L, const char* table, const char* field, lua_Integer mask,
-           lua_CFunction wrapper = Guarded) {
+// Replaces t[field] (t = global `table`, or _G when table is nullptr) by a guarded closure:
+// `paths` is the mask of path arguments, `written` the mask of those written.
+void Guard(lua_State* L, const char* table, const char* field, lua_Integer paths,
+           lua_Integer written = 0, lua_CFunction wrapper = Guarded) {
   if (table != nullptr) {
     lua_getglobal(L, table);
   } else {
     lua_pushglobaltable(L);
   }
   lua_getfield(L, -1, field);
-  lua_pushinteger(L, mask);
-  lua_pushcclosure(L, wrapper, 2);
+  lua_pushinteger(L, paths);
+  lua_pushinteger(L, written);
+  lua_pushcclosure(L, wrapper, 3);
   lua_setfield(L, -2, field);
   lua_pop(L, 1);
 }
@@ -131,43 +232,102 @@ void Guard(lua_State* L, const char* table, const char* field, lua_Integer mask,
 }  // namespace
 
 std::filesystem::path CanonicalPath(const std::string& path) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  fs::path absolute = fs::absolute(path, ec);
   if (ec) absolute = path;
-  std::filesystem::path canonical = std::filesystem::weakly_canonical(absolute, ec);
-  if (ec) canonical = absolute.lexically_normal();
-  return canonical;
+  // Components still to walk, last first; `done` is resolved (no symlinks in it).
+  std::vector<fs::path> pending;
+  for (const fs::path& part : absolute.relative_path()) pending.push_back(part);
+  std::reverse(pending.begin(), pending.end());
+  fs::path done = absolute.root_path();
+  int links = 0;
+  while (!pending.empty()) {
+    const fs::path part = pending.back();
+    pending.pop_back();
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      done = done.parent_path();
+      continue;
+    }
+    const fs::path next = done / part;
+    const fs::file_status status = fs::symlink_status(next, ec);
+    if (ec || !fs::is_symlink(status)) {  // a file, a folder, or nothing (yet): take it as is
+      done = next;
+      continue;
+    }
+    // A symlink, dangling or not: continue from its target, as open() would.
+    if (++links > 40) return fs::path();  // a loop: matches no root
+    const fs::path target = fs::read_symlink(next, ec);
+    if (ec) return fs::path();
+    if (target.is_absolute()) done = target.root_path();
+    std::vector<fs::path> parts;
+    for (const fs::path& p : target.relative_path()) parts.push_back(p);
+    pending.insert(pending.end(), parts.rbegin(), parts.rend());
+  }
+  return done;
 }
 
 Sandbox::Sandbox(const std::vector<std::string>& roots,
+                 const std::vector<std::string>& module_roots)
+    : Sandbox(roots, roots, module_roots) {}
+
+Sandbox::Sandbox(const std::vector<std::string>& read_roots,
+                 const std::vector<std::string>& write_roots,
                  const std::vector<std::string>& module_roots) {
-  for (const std::string& r : roots) {
+  for (const std::string& r : read_roots) {
     if (!r.empty()) roots_.push_back(CanonicalPath(r));
+  }
+  for (const std::string& r : write_roots) {
+    if (!r.empty()) write_roots_.push_back(CanonicalPath(r));
   }
   for (const std::string& r : module_roots) {
     if (!r.empty()) module_roots_.push_back(CanonicalPath(r));
   }
 }
 
-bool Sandbox::Allows(const std::string& path) const {
-  const std::filesystem::path p = CanonicalPath(path);
-  return std::any_of(roots_.begin(), roots_.end(),
-                     [&](const std::filesystem::path& r) { return IsUnder(p, r); });
+namespace {
+bool UnderAny(const std::filesystem::path& p, const std::vector<std::filesystem::path>& roots) {
+  return !p.empty() && std::any_of(roots.begin(), roots.end(),
+                                   [&](const std::filesystem::path& r) { return IsUnder(p, r); });
 }
 
-bool Sandbox::AllowsModule(const std::string& path) const {
-  const std::filesystem::path p = CanonicalPath(path);
-  return Allows(path) || std::any_of(module_roots_.begin(), module_roots_.end(),
-                                     [&](const std::filesystem::path& r) { return IsUnder(p, r); });
-}
-
-std::string Sandbox::Describe() const {
+std::string Join(const std::vector<std::filesystem::path>& paths) {
   std::string out;
-  for (const auto& r : roots_) {
+  for (const auto& r : paths) {
     if (!out.empty()) out += ", ";
     out += r.string();
   }
   return out.empty() ? std::string("nothing") : out;
+}
+}  // namespace
+
+bool Sandbox::Allows(const std::string& path) const {
+  const std::filesystem::path p = CanonicalPath(path);
+  return UnderAny(p, roots_) || UnderAny(p, write_roots_);
+}
+
+bool Sandbox::AllowsWrite(const std::string& path) const {
+  return UnderAny(CanonicalPath(path), write_roots_);
+}
+
+bool Sandbox::AllowsModule(const std::string& path) const {
+  return Allows(path) || UnderAny(CanonicalPath(path), module_roots_);
+}
+
+std::string Sandbox::Describe() const {
+  std::vector<std::filesystem::path> all = roots_;
+  for (const auto& r : write_roots_) {
+    if (std::find(all.begin(), all.end(), r) == all.end()) all.push_back(r);
+  }
+  return Join(all);
+}
+
+std::string Sandbox::DescribeWritable() const { return Join(write_roots_); }
+
+const char* CheckPathString(lua_State* L, int arg) {
+  if (lua_type(L, arg) != LUA_TSTRING) TypeError(L, arg, "string");
+  return lua_tostring(L, arg);
 }
 
 void CheckPathAccess(lua_State* L, int arg, const char* path) {
@@ -192,6 +352,28 @@ void CheckPathAccess(lua_State* L, int arg, const char* path) {
   if (!allowed) luaL_argerror(L, arg, lua_tostring(L, -1));
 }
 
+void CheckPathWrite(lua_State* L, int arg, const char* path) {
+  const Sandbox* sandbox = GetSandbox(L);
+  if (sandbox == nullptr) return;
+  bool allowed = false;
+  bool failed = false;
+  try {
+    allowed = sandbox->AllowsWrite(path);
+    if (!allowed) {
+      const std::string roots = sandbox->DescribeWritable();
+      lua_pushfstring(L,
+                      "writing '%s' denied by the sandbox (writable: %s; write under --out, or "
+                      "run with --allow-io)",
+                      path, roots.c_str());
+    }
+  } catch (const std::exception& e) {
+    failed = true;
+    lua_pushstring(L, e.what());
+  }
+  if (failed) luaL_error(L, "%s", lua_tostring(L, -1));
+  if (!allowed) luaL_argerror(L, arg, lua_tostring(L, -1));
+}
+
 void InstallSandbox(lua_State* L, const Sandbox* sandbox) {
   lua_pushlightuserdata(L, const_cast<Sandbox*>(sandbox));
   lua_setfield(L, LUA_REGISTRYINDEX, kSandboxKey);
@@ -203,14 +385,18 @@ void InstallSandbox(lua_State* L, const Sandbox* sandbox) {
   ReplaceWithDisabled(L, "io", "tmpfile");
   ReplaceWithDisabled(L, "package", "loadlib");
 
-  Guard(L, "io", "open", 0b1);
+  Guard(L, "io", "open", 0b1, 0, GuardedOpen);
   Guard(L, "io", "lines", 0b1);
   Guard(L, "io", "input", 0b1);
-  Guard(L, "io", "output", 0b1);
-  Guard(L, "os", "remove", 0b1);
-  Guard(L, "os", "rename", 0b11);
-  Guard(L, nullptr, "loadfile", 0b1, TextLoadFile);
-  Guard(L, nullptr, "load", 0, TextLoad);
+  Guard(L, "io", "output", 0b1, 0b1);
+  Guard(L, "os", "remove", 0b1, 0b1);
+  Guard(L, "os", "rename", 0b11, 0b11);
+  Guard(L, nullptr, "loadfile", 0b1, 0, TextLoadFile);
+  Guard(L, nullptr, "load", 0, 0, TextLoad);
+  lua_getglobal(L, "os");
+  lua_pushcfunction(L, SandboxedGetenv);
+  lua_setfield(L, -2, "getenv");
+  lua_pop(L, 1);
   lua_pushcfunction(L, TextDoFile);
   lua_setglobal(L, "dofile");
 
@@ -232,6 +418,8 @@ void InstallSandbox(lua_State* L, const Sandbox* sandbox) {
   lua_getglobal(L, "package");
   lua_pushliteral(L, "");
   lua_setfield(L, -2, "cpath");
+  lua_pushcfunction(L, SearchPath);
+  lua_setfield(L, -2, "searchpath");
   lua_getfield(L, -1, "searchers");
   lua_pushcfunction(L, SearchLua);
   lua_rawseti(L, -2, 2);

@@ -170,9 +170,9 @@ int w_Clip_set_name(lua_State* L) {
 int w_Clip_save(lua_State* L) {
   // clip:save(path): writes the clip with its skeleton, format by extension, atomically.
   ClipBox* box = CheckClip(L, 1);
-  const char* path = luaL_checkstring(L, 2);
+  const char* path = CheckPathString(L, 2);
   CheckMaxArgs(L, 2);
-  CheckPathAccess(L, 2, path);
+  CheckPathWrite(L, 2, path);
   catch_exceptions(L, [&] { SaveClip(*box->skeleton, *box->clip, path); });
   return 0;
 }

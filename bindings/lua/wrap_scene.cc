@@ -24,9 +24,9 @@ int w_Scene_clip(lua_State* L) {
 int w_Scene_save(lua_State* L) {
   // scene:save(path): writes the scene (format by extension), atomically.
   SceneBox* box = CheckScene(L, 1);
-  const char* path = luaL_checkstring(L, 2);
+  const char* path = CheckPathString(L, 2);
   CheckMaxArgs(L, 2);
-  CheckPathAccess(L, 2, path);
+  CheckPathWrite(L, 2, path);
   catch_exceptions(L, [&] { SaveScene(*box->scene, path); });
   return 0;
 }
@@ -106,7 +106,7 @@ const luaL_Reg kMeta[] = {
 
 int w_load(lua_State* L) {
   // rigel.load(path) -> Scene
-  const char* path = luaL_checkstring(L, 1);
+  const char* path = CheckPathString(L, 1);
   CheckMaxArgs(L, 1);
   CheckPathAccess(L, 1, path);
   catch_exceptions(L, [&] {
@@ -119,14 +119,14 @@ int w_load(lua_State* L) {
 
 int w_save(lua_State* L) {
   // rigel.save(path, clip_or_scene)
-  const char* path = luaL_checkstring(L, 1);
+  const char* path = CheckPathString(L, 1);
   ClipBox* clip = static_cast<ClipBox*>(TestBox(L, 2, kClipType));
   SceneBox* scene = clip == nullptr ? static_cast<SceneBox*>(TestBox(L, 2, kSceneType)) : nullptr;
   if (clip == nullptr && scene == nullptr) TypeError(L, 2, "Clip or Scene");
   if (clip != nullptr) CheckClip(L, 2);
   if (scene != nullptr) CheckScene(L, 2);
   CheckMaxArgs(L, 2);
-  CheckPathAccess(L, 1, path);
+  CheckPathWrite(L, 1, path);
   catch_exceptions(L, [&] {
     if (clip != nullptr) {
       SaveClip(*clip->skeleton, *clip->clip, path);

@@ -1,6 +1,7 @@
 #include "cli/batch/batch.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,7 +15,9 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <utility>
 
 #include "exporters/atomic_file.h"
 
@@ -106,6 +109,86 @@ std::vector<Input> CollectInputs(const std::vector<std::string>& args,
     }
   }
   return inputs;
+}
+
+namespace {
+
+// st_dev/st_ino of what `path` names (through symlinks); nullopt when it does not exist.
+std::optional<std::pair<dev_t, ino_t>> FileId(const fs::path& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return std::nullopt;
+  return std::make_pair(st.st_dev, st.st_ino);
+}
+
+fs::path Resolved(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  if (ec) p = path;
+  const fs::path canonical = fs::weakly_canonical(p, ec);
+  return ec ? p.lexically_normal() : canonical;
+}
+
+}  // namespace
+
+void CheckInputsNotOverwritten(const std::vector<std::string>& inputs, const std::string& out_dir,
+                               const std::vector<std::string>& outputs) {
+  constexpr const char* kNever = "inputs are never written";
+  if (!out_dir.empty()) {
+    const auto out_id = FileId(out_dir);
+    const fs::path out = Resolved(out_dir);
+    std::map<fs::path, bool> inside;  // folder -> is out_dir or under it (cache)
+    auto folder_inside = [&](const fs::path& folder) {
+      auto [it, fresh] = inside.emplace(folder, false);
+      if (!fresh) return it->second;
+      bool hit = false;
+      for (fs::path q = folder;; q = q.parent_path()) {
+        if (out_id && FileId(q) == out_id) hit = true;
+        if (hit || q == q.root_path() || q.empty()) break;
+      }
+      it->second = hit;
+      return hit;
+    };
+    for (const std::string& input : inputs) {
+      if (input.empty()) continue;
+      std::error_code ec;
+      const fs::path given = fs::absolute(input, ec).lexically_normal();
+      const fs::path resolved = Resolved(input);
+      const auto [mismatch, ignored] =
+          std::mismatch(out.begin(), out.end(), resolved.begin(), resolved.end());
+      (void)ignored;
+      const bool lexically_inside = mismatch == out.end() || mismatch->empty();
+      if (lexically_inside || folder_inside(given.parent_path()) ||
+          folder_inside(resolved.parent_path())) {
+        throw UsageError(
+            fmt::format("the output folder '{}' contains the input '{}': an output could "
+                        "overwrite an input ({}); choose another --out",
+                        out_dir, input, kNever));
+      }
+    }
+  }
+  if (outputs.empty()) return;
+  std::map<std::pair<dev_t, ino_t>, const std::string*> by_id;
+  std::map<fs::path, const std::string*> by_path;
+  for (const std::string& input : inputs) {
+    if (input.empty()) continue;
+    if (const auto id = FileId(input)) by_id.emplace(*id, &input);
+    by_path.emplace(Resolved(input), &input);
+  }
+  for (const std::string& output : outputs) {
+    const auto id = FileId(output);
+    const fs::path resolved = Resolved(output);
+    const auto same_path = by_path.find(resolved);
+    const auto same_id = id ? by_id.find(*id) : by_id.end();
+    if (same_path == by_path.end() && same_id == by_id.end()) continue;
+    const std::string& input = same_path != by_path.end() ? *same_path->second : *same_id->second;
+    std::error_code ec;
+    const char* how = fs::is_symlink(fs::symlink_status(output, ec)) ? "a symlink to"
+                      : same_path != by_path.end()                   ? "the same file as"
+                                                                     : "a hard link to";
+    throw UsageError(
+        fmt::format("the output '{}' is {} the input '{}': it would overwrite the input ({})",
+                    output, how, input, kNever));
+  }
 }
 
 Shard ParseShard(std::string_view text) {
@@ -242,11 +325,14 @@ std::string OutputPath(const RunOptions& options, const Input& input) {
 
 std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& options,
                             const Processor& process) {
+  std::vector<std::string> outputs;
+  for (const Input& input : inputs) outputs.push_back(OutputPath(options, input));
+  std::vector<std::string> input_paths;
+  for (const Input& input : inputs) input_paths.push_back(input.path);
+  CheckInputsNotOverwritten(input_paths, options.out_dir, outputs);  // before any write
   std::error_code folder_ec;
   fs::create_directories(options.out_dir, folder_ec);
   SetDurableWritesByDefault(false);
-  std::vector<std::string> outputs;
-  for (const Input& input : inputs) outputs.push_back(OutputPath(options, input));
   if (const int stale = RemoveStaleTemporaries(outputs); stale > 0) {
     std::fprintf(stderr, "rigel %s: removed %d partial file(s) left by an interrupted run\n",
                  options.command.c_str(), stale);

@@ -38,6 +38,14 @@ struct Input {
 std::vector<Input> CollectInputs(const std::vector<std::string>& args,
                                  const std::vector<std::string>& extensions);
 
+// Inputs are never written. Throws UsageError (one line naming both paths) when `out_dir`
+// (empty: no output folder) is the folder of an input or contains one, or when one of `outputs`
+// is an input, a hard link to one or a symlink to one. Folders and files are compared by
+// st_dev/st_ino, through symlinks and bind mounts, and by their resolved paths. Call it before
+// anything is written (Run does, first thing).
+void CheckInputsNotOverwritten(const std::vector<std::string>& inputs, const std::string& out_dir,
+                               const std::vector<std::string>& outputs);
+
 // "K/N" with 0 <= K < N.
 struct Shard {
   int index = 0;
@@ -106,9 +114,10 @@ struct RunOptions {
 };
 
 // Runs `process` over `inputs` on `options.jobs` threads. Reports come back in input order.
-// First it prepares the output folder: creates it, removes the temporary files an interrupted
-// run left there (saying so on stderr), and turns off fsync for atomic writes (the manifests
-// record each output's hash, see exporters/atomic_file.h).
+// First it refuses (UsageError) outputs that could overwrite an input
+// (CheckInputsNotOverwritten), then it prepares the output folder: creates it, removes the
+// temporary files an interrupted run left there (saying so on stderr), and turns off fsync for
+// atomic writes (the manifests record each output's hash, see exporters/atomic_file.h).
 std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& options,
                             const Processor& process);
 
