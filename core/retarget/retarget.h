@@ -32,6 +32,8 @@
 
 namespace rigel::retarget {
 
+struct Alignment;
+
 // What happens to the hips' translation. Vertical motion is always scaled by the hip-height ratio
 // (so feet stay on the ground).
 enum class RootMotion : std::uint8_t {
@@ -186,17 +188,19 @@ class Retargeter {
   // Warnings from set-up (unit estimates, IK chains that cannot run).
   const std::vector<std::string>& setup_warnings() const { return setup_warnings_; }
 
+  // The set-up: alignment rotations, scale, units, up axes, IK chains (core/retarget/alignment.h).
+  const Alignment& alignment() const { return *alignment_; }
+
   ~Retargeter();
 
  private:
   Retargeter() = default;
-  struct Impl;
   std::shared_ptr<const Skeleton> source_;
   std::shared_ptr<const Skeleton> target_;
   BoneMap map_;
   RetargetOptions options_;
   std::vector<std::string> setup_warnings_;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<Alignment> alignment_;
 };
 
 // Convenience: Create + Run. Throws std::invalid_argument with Create's message on failure.
