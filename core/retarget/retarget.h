@@ -13,6 +13,10 @@
 // the feet during contacts with analytic two-bone IK and a pole. Quality metrics come with the
 // result.
 //
+// Create runs the set-up pass (core/retarget/alignment.h); Run runs the per-clip passes in
+// order, one file each: transfer.h (rotations and hips), contacts.h (foot contacts, the one
+// contact rule), cleanup.h (IK) and metrics.h.
+//
 // Spaces: "source world" / "target world" are the model spaces of each skeleton; up_from_source
 // turns the source's up axis into the target's (Y-up <-> Z-up). Lengths are in each skeleton's own
 // units; metrics in millimetres use RetargetOptions::*_unit_metres (or an estimate, see there).
