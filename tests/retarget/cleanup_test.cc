@@ -16,25 +16,6 @@
 namespace rigel::retarget {
 namespace {
 
-struct Passes {
-  Alignment a;
-  TransferredMotion motion;
-  std::vector<FootContact> contacts;
-  std::vector<std::string> warnings;
-};
-
-// The passes before clean-up.
-Passes Before(const Skeleton& source, const Skeleton& target, const Clip& clip,
-              const RetargetOptions& options) {
-  Passes p;
-  EXPECT_EQ(
-      Align(source, target, AutoMap(source, target), options, nullptr, nullptr, &p.a, &p.warnings),
-      "");
-  p.motion = TransferRotations(source, target, p.a, options.root_motion, clip);
-  p.contacts = FindFootContacts(p.a, p.motion, options);
-  return p;
-}
-
 // Onto legs 1.2 times as long (so every goal is within reach: the fixture's right knee never
 // bends), feet sit on their pins horizontally and at the source goal's height.
 TEST(IkCleanUp, FeetOnTheirPinsDuringContacts) {

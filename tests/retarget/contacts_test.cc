@@ -138,11 +138,10 @@ TEST(FindFootContacts, PinsAreTheMeanGoals) {
   // The fixture walk swings its legs fast: looser thresholds find its stance phases.
   options.contact_height = 0.15;
   options.contact_speed = 1.5;
-  Alignment a;
-  std::vector<std::string> warnings;
-  ASSERT_EQ(Align(*s, *s, AutoMap(*s, *s), options, nullptr, nullptr, &a, &warnings), "");
-  const TransferredMotion m = TransferRotations(*s, *s, a, RootMotion::kScale, clip);
-  const std::vector<FootContact> contacts = FindFootContacts(a, m, options);
+  const Passes p0 = Before(*s, *s, clip, options);
+  const Alignment& a = p0.a;
+  const TransferredMotion& m = p0.motion;
+  const std::vector<FootContact>& contacts = p0.contacts;
   ASSERT_FALSE(contacts.empty());
   // Independently: the detector on the feet's scaled positions (scale 1 here).
   std::vector<Eigen::Vector3d> p;

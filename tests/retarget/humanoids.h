@@ -1,5 +1,5 @@
 // Test fixtures of the retarget passes: a small humanoid skeleton (any unit, T- or A-pose, Y- or
-// Z-up, renamed) and a walk-like clip on it.
+// Z-up, renamed), a walk-like clip on it, and the passes before clean-up run on them.
 #ifndef RIGEL_TESTS_RETARGET_HUMANOIDS_H_
 #define RIGEL_TESTS_RETARGET_HUMANOIDS_H_
 
@@ -14,6 +14,9 @@
 
 #include "core/clip.h"
 #include "core/euler.h"
+#include "core/retarget/alignment.h"
+#include "core/retarget/contacts.h"
+#include "core/retarget/transfer.h"
 #include "core/skeleton_builder.h"
 
 namespace rigel::retarget {
@@ -113,6 +116,26 @@ inline const Names kCmuNames = {{"LeftCollar", "LeftShoulder"},   {"LeftUpArm", 
                                 {"LeftLowArm", "LeftForeArm"},    {"LeftLowLeg", "LeftLeg"},
                                 {"RightCollar", "RightShoulder"}, {"RightUpArm", "RightArm"},
                                 {"RightLowArm", "RightForeArm"},  {"RightLowLeg", "RightLeg"}};
+
+// What the passes before clean-up produce.
+struct Passes {
+  Alignment a;
+  TransferredMotion motion;
+  std::vector<FootContact> contacts;
+  std::vector<std::string> warnings;
+};
+
+// The passes before clean-up (alignment with the automatic map, transfer, foot contacts).
+inline Passes Before(const Skeleton& source, const Skeleton& target, const Clip& clip,
+                     const RetargetOptions& options) {
+  Passes p;
+  EXPECT_EQ(
+      Align(source, target, AutoMap(source, target), options, nullptr, nullptr, &p.a, &p.warnings),
+      "");
+  p.motion = TransferRotations(source, target, p.a, options.root_motion, clip);
+  p.contacts = FindFootContacts(p.a, p.motion, options);
+  return p;
+}
 
 }  // namespace rigel::retarget
 

@@ -25,11 +25,11 @@ TEST(MeasureRetarget, FootSlideDirectionsAndErrors) {
   // The fixture walk swings its legs fast: looser thresholds find its stance phases.
   options.contact_height = 0.15;
   options.contact_speed = 1.5;
-  Alignment a;
-  std::vector<std::string> warnings;
-  ASSERT_EQ(Align(*s, *s, AutoMap(*s, *s), options, nullptr, nullptr, &a, &warnings), "");
-  const TransferredMotion m = TransferRotations(*s, *s, a, RootMotion::kScale, clip);
-  const std::vector<FootContact> contacts = FindFootContacts(a, m, options);
+  Passes p0 = Before(*s, *s, clip, options);
+  const Alignment& a = p0.a;
+  const TransferredMotion& m = p0.motion;
+  const std::vector<FootContact>& contacts = p0.contacts;
+  std::vector<std::string>& warnings = p0.warnings;
   ASSERT_FALSE(contacts.empty());
   const RetargetMetrics q = MeasureRetarget(*s, a, options, m, contacts, &warnings);
   EXPECT_TRUE(warnings.empty());
