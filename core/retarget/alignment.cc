@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "core/euler.h"
-#include "core/ik/two_bone.h"
 #include "core/pose.h"
 #include "core/skeleton_utils.h"
 
@@ -64,6 +63,18 @@ double EstimateUnitMetres(double height) {
     if (guess > unit / 1.2 && guess < unit * 1.2) return unit;
   }
   return guess;
+}
+
+ik::TwoBoneJob LimbJob(const Skeleton& target, const Limb& limb, std::span<double> row,
+                       std::span<const Eigen::Isometry3d> world) {
+  ik::TwoBoneJob job;
+  job.skeleton = &target;
+  job.channels = row;
+  job.world = world;
+  job.upper = limb.upper;
+  job.lower = limb.lower;
+  job.end = limb.end;
+  return job;
 }
 
 std::string Align(const Skeleton& src, const Skeleton& tgt, const BoneMap& map,
@@ -329,13 +340,7 @@ std::string Align(const Skeleton& src, const Skeleton& tgt, const BoneMap& map,
     }
     limb.source_end = m.source_of[limb.end];
     std::vector<double> row = m.target_reference_row;
-    ik::TwoBoneJob job;
-    job.skeleton = &tgt;
-    job.channels = row;
-    job.world = wt;
-    job.upper = limb.upper;
-    job.lower = limb.lower;
-    job.end = limb.end;
+    const ik::TwoBoneJob job = LimbJob(tgt, limb, row, wt);
     std::string why;
     ForwardKinematics(tgt, row, wt);
     if (!job.Validate(&why)) {

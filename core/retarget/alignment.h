@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/clip.h"
+#include "core/ik/two_bone.h"
 #include "core/retarget/humanoid.h"
 #include "core/retarget/retarget.h"
 #include "core/skeleton.h"
@@ -86,6 +87,11 @@ struct Alignment {
   // Number of map entries.
   int mapped = 0;
 };
+
+// The two-bone IK job of `limb` on the channel row `row` of `target` and its world transforms
+// `world` (upper, lower and end set; target, pole and outputs are the caller's).
+ik::TwoBoneJob LimbJob(const Skeleton& target, const Limb& limb, std::span<double> row,
+                       std::span<const Eigen::Isometry3d> world);
 
 // Rotation taking the source's up axis onto the target's: Y-up -> Z-up is +90 degrees about X
 // (+Z forward becomes -Y forward, the Blender convention), Z-up -> Y-up its inverse; identity

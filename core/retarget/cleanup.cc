@@ -4,7 +4,6 @@
 #include <cmath>
 #include <utility>
 
-#include "core/ik/two_bone.h"
 #include "core/pose.h"
 
 namespace rigel::retarget {
@@ -75,13 +74,7 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
                 : Eigen::Vector3d(knee + (l.foot ? 1.0 : -1.0) * forward * length);
         const Eigen::Matrix3d end_rot = wt[l.end].linear();
         bool reached = true;
-        ik::TwoBoneJob job;
-        job.skeleton = &tgt;
-        job.channels = row;
-        job.world = wt;
-        job.upper = l.upper;
-        job.lower = l.lower;
-        job.end = l.end;
+        ik::TwoBoneJob job = LimbJob(tgt, l, row, wt);
         job.target = goal;
         job.pole = pole;
         job.use_pole = true;
