@@ -1,4 +1,5 @@
---- Foot-contact detection from height and velocity.
+--- Foot-contact detection: a thin wrapper over rigel.contacts (core/retarget/contacts.h, the one
+--- contact rule rigel has; the retargeter's IK clean-up uses the same).
 ---
 ---   local contact = require("contact")
 ---   local flags = contact.detect(clip, "LeftFoot")            -- flags[f] = true when planted
@@ -7,52 +8,45 @@
 local rigel = require("rigel")
 local M = {}
 
-local AXES = { x = 1, y = 2, z = 3 }
-
---- Up axis ("y" or "z") guessed from frame 1: the larger vertical extent of the joints.
+--- Up axis ("y" or "z") guessed from frame 1 by the core rule (rigel.up_axis: the larger of the
+--- joints' Y and Z extents), and the figure's height along it.
 function M.up_axis(clip)
-  local pose = clip:pose(1)
-  local lo, hi = { math.huge, math.huge, math.huge }, { -math.huge, -math.huge, -math.huge }
-  for j = 1, clip.skeleton.num_joints do
-    local p = pose:world_position(j)
-    local v = { p.x, p.y, p.z }
-    for a = 1, 3 do lo[a], hi[a] = math.min(lo[a], v[a]), math.max(hi[a], v[a]) end
-  end
-  return (hi[3] - lo[3] > hi[2] - lo[2]) and "z" or "y", math.max(hi[2] - lo[2], hi[3] - lo[3])
+  return rigel.up_axis(clip)
 end
 
-local function component(v, axis) return axis == 1 and v.x or axis == 2 and v.y or v.z end
-
---- Per-frame contact flags for `joint`: planted when its height is within `height` of the
---- lowest height it reaches in the clip and its speed is below `speed` (units per second).
---- options: up ("y"/"z", default guessed), height (default 5 % of the figure's height),
---- speed (default 50 % of the figure's height per second), min_frames (default 2: shorter
---- contacts are dropped).
+--- Per-frame contact flags for `joint`, and its world positions per frame. Planted when its
+--- height above the lowest height it reaches in the clip is below `height` and its horizontal
+--- speed below `speed` (units per second), for at least `min_frames` frames.
+--- options: up ("x"/"y"/"z", default guessed), height (default 0.06 hip heights), speed (default
+--- 0.35 hip heights per second), min_frames (default 3). The hip height is rigel.contacts'
+--- (the upper legs' height above the ground in frame 1).
 function M.detect(clip, joint, options)
   options = options or {}
-  local guessed, size = M.up_axis(clip)
-  local up = AXES[options.up or guessed]
-  if not up then error("contact.detect: up must be 'x', 'y' or 'z'", 2) end
-  local height = options.height or 0.05 * size
-  local speed = options.speed or 0.5 * size
-  local min_frames = options.min_frames or 2
-  local positions, lowest = {}, math.huge
+  if options.up ~= nil and options.up ~= "x" and options.up ~= "y" and options.up ~= "z" then
+    error("contact.detect: up must be 'x', 'y' or 'z'", 2)
+  end
+  -- Given thresholds are absolute (units, units/s): a scale of 1 makes rigel.contacts read them so.
+  local absolute = options.height ~= nil or options.speed ~= nil
+  local defaults
+  if absolute then
+    local _, info = rigel.contacts(clip, joint, { up = options.up, min_frames = 1 })
+    defaults = info
+  end
+  local windows = rigel.contacts(clip, joint, {
+    up = options.up,
+    scale = absolute and 1 or nil,
+    height = absolute and (options.height or defaults.height) or nil,
+    speed = absolute and (options.speed or defaults.speed) or nil,
+    min_frames = options.min_frames,
+  })
+  local flags, positions = {}, {}
   local pose = rigel.pose(clip.skeleton)
   for f = 1, clip.num_frames do
+    flags[f] = false
     positions[f] = clip:pose(f, pose):world_position(joint)
-    lowest = math.min(lowest, component(positions[f], up))
   end
-  local flags = {}
-  for f = 1, clip.num_frames do
-    local a, b = positions[math.max(f - 1, 1)], positions[math.min(f + 1, clip.num_frames)]
-    local span = (math.min(f + 1, clip.num_frames) - math.max(f - 1, 1)) * clip.frame_time
-    local v = span > 0 and a:distance(b) / span or 0
-    flags[f] = component(positions[f], up) <= lowest + height and v <= speed
-  end
-  for _, c in ipairs(M.intervals(flags)) do
-    if c.last - c.first + 1 < min_frames then
-      for f = c.first, c.last do flags[f] = false end
-    end
+  for _, w in ipairs(windows) do
+    for f = w.first, w.last do flags[f] = true end
   end
   return flags, positions
 end
@@ -70,16 +64,23 @@ function M.intervals(flags)
   return out
 end
 
---- Where each planted frame should hold the joint: the mean position over its contact.
---- Returns pins[f] = vec3 for contact frames, nil elsewhere.
-function M.pins(clip, joint, flags, positions)
+--- Where each planted frame should hold the joint, by the rule the retargeter's IK clean-up uses:
+--- the mean horizontal position over its contact, at the joint's own height in that frame (the
+--- detector lets a planted foot move vertically, not horizontally). `up` ("x"/"y"/"z") defaults
+--- to the guessed up axis. Returns pins[f] = vec3 for contact frames, nil elsewhere.
+function M.pins(clip, joint, flags, positions, up)
   if not positions then _, positions = M.detect(clip, joint) end
+  up = up or M.up_axis(clip)
   local pins = {}
   for _, c in ipairs(M.intervals(flags)) do
     local sum = rigel.vec3()
     for f = c.first, c.last do sum = sum + positions[f] end
     local mean = sum / (c.last - c.first + 1)
-    for f = c.first, c.last do pins[f] = mean end
+    for f = c.first, c.last do
+      local p = positions[f]
+      pins[f] = rigel.vec3(up == "x" and p.x or mean.x, up == "y" and p.y or mean.y,
+        up == "z" and p.z or mean.z)
+    end
   end
   return pins
 end

@@ -107,4 +107,32 @@ function M.look_at(rig, options)
   return handle
 end
 
+--- Both legs pinned on their foot contacts: for "left" and "right", a two_bone_leg from the
+--- joints `j` names (canonical keys <side>_upleg, <side>_leg, <side>_foot, as names.resolve
+--- returns) and the foot's contacts on `clip` (scripts/contact.lua: flags, positions, pins).
+--- `options` go to contact.detect. Returns the list of leg handles, each with .foot, .flags,
+--- .positions and .pins added; limbs.pin_legs(legs, pose, frame) sets their goals per frame.
+function M.pinned_legs(rig, clip, j, options)
+  local contact = require("contact")
+  local legs = {}
+  for _, side in ipairs({ "left", "right" }) do
+    local foot = j[side .. "_foot"]
+    local leg = M.two_bone_leg(rig, { hip = j[side .. "_upleg"], knee = j[side .. "_leg"],
+      ankle = foot })
+    leg.flags, leg.positions = contact.detect(clip, foot, options)
+    leg.pins = contact.pins(clip, foot, leg.flags, leg.positions)
+    leg.foot = foot
+    legs[#legs + 1] = leg
+  end
+  return legs
+end
+
+--- Sets this frame's goals of pinned_legs' legs: planted feet hold their pin, free feet keep the
+--- animated position.
+function M.pin_legs(legs, pose, frame)
+  for _, leg in ipairs(legs) do
+    leg:set(pose, leg.pins[frame] or pose:world_position(leg.foot))
+  end
+end
+
 return M

@@ -1,5 +1,7 @@
-// rigel.retarget(source, target [, options]) -> clip, metrics and rigel.suggest_map(src, tgt):
-// core/retarget (Retargeter, AutoMap) and importers/bone_map (XML maps) for rig scripts.
+// rigel.retarget(source, target [, options]) -> clip, metrics, rigel.suggest_map(src, tgt),
+// rigel.contacts(clip, joints [, options]) -> windows, info and rigel.up_axis(clip) -> axis,
+// height: core/retarget (Retargeter, AutoMap, DetectContacts), core/skeleton_utils (GuessUpAxis)
+// and importers/bone_map (XML maps) for rig scripts.
 // Maps come as a path to an XML map, XML text, or a table source -> target; joint names are
 // checked against both skeletons first, a wrong one lists the closest names.
 #include <algorithm>
@@ -12,7 +14,10 @@
 #include "bindings/lua/boxes.h"
 #include "bindings/lua/sandbox.h"
 #include "core/euler.h"
+#include "core/pose.h"
+#include "core/retarget/contacts.h"
 #include "core/retarget/retarget.h"
+#include "core/skeleton_utils.h"
 #include "importers/bone_map.h"
 
 namespace rigel::lua {
@@ -40,6 +45,9 @@ const char* const kRootMotions[] = {"scale", "keep", "in-place", nullptr};
 constexpr retarget::RootMotion kRootMotionValues[] = {
     retarget::RootMotion::kScale, retarget::RootMotion::kKeep, retarget::RootMotion::kInPlace};
 const char* const kUpAxes[] = {"y", "z", "Y", "Z", nullptr};
+const char* const kContactOptions[] = {"up", "scale", "height", "speed", "min_frames", nullptr};
+const char* const kAxes[] = {"x", "y", "z", nullptr};
+const char* const kAxisNames[] = {"x", "y", "z"};
 const char* const kEntryFields[] = {"target", "role", "rotate", "order", nullptr};
 const char* const kOrders[] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX", nullptr};
 
@@ -468,6 +476,150 @@ int w_suggest_map(lua_State* L) {
   return 3;
 }
 
+// The up axis guessed from a clip's first frame (rest pose for an empty clip) by GuessUpAxis, and
+// the world transforms of that pose in *world.
+int FirstFrameUpAxis(const Skeleton& skeleton, const Clip& clip,
+                     std::vector<Eigen::Isometry3d>* world) {
+  std::vector<double> row(skeleton.num_channels(), 0.0);
+  if (clip.num_frames() > 0) row.assign(clip.frame(0).begin(), clip.frame(0).end());
+  world->resize(skeleton.num_joints());
+  ForwardKinematics(skeleton, row, *world);
+  return GuessUpAxis(JointBounds(*world));
+}
+
+int w_up_axis(lua_State* L) {
+  // rigel.up_axis(clip) -> "y" | "z", height
+  const ClipBox* box = CheckClip(L, 1);
+  CheckMaxArgs(L, 1);
+  catch_exceptions(L, [&] {
+    std::vector<Eigen::Isometry3d> world;
+    const int up = FirstFrameUpAxis(*box->skeleton, *box->clip, &world);
+    const Eigen::AlignedBox3d bounds = JointBounds(world);
+    lua_pushstring(L, kAxisNames[up]);
+    lua_pushnumber(L, bounds.isEmpty() ? 0.0 : bounds.sizes()[up]);
+  });
+  return 2;
+}
+
+// Checks the joint list item at the top of the stack (a name or a 1-based index); raises
+// "bad argument #arg to 'fn' (joint list item i: ...)" otherwise.
+void CheckJointItem(lua_State* L, int arg, lua_Integer item, const Skeleton& skeleton) {
+  const int v = lua_gettop(L);
+  if (lua_type(L, v) == LUA_TNUMBER) {
+    int is_integer = 0;
+    const lua_Integer j = lua_tointegerx(L, v, &is_integer);
+    if (is_integer && j >= 1 && j <= skeleton.num_joints()) return;
+    luaL_argerror(L, arg,
+                  lua_pushfstring(L, "joint list item %d: joint index in [1, %d] expected",
+                                  static_cast<int>(item), skeleton.num_joints()));
+  }
+  if (lua_type(L, v) != LUA_TSTRING) {
+    luaL_argerror(L, arg,
+                  lua_pushfstring(L, "joint list item %d: joint name or index expected, got %s",
+                                  static_cast<int>(item), TypeName(L, v)));
+  }
+  const char* name = lua_tostring(L, v);
+  if (skeleton.FindJoint(name) >= 0) return;
+  {
+    const std::string closest = ClosestNames(name, skeleton.names());
+    lua_pushfstring(L, "joint list item %d: no joint '%s' (closest: %s)", static_cast<int>(item),
+                    name, closest.c_str());
+  }  // no C++ object alive past this point
+  luaL_argerror(L, arg, lua_tostring(L, -1));
+}
+
+int w_contacts(lua_State* L) {
+  // rigel.contacts(clip, joint | {joints...} [, options]) -> windows, info
+  const ClipBox* box = CheckClip(L, 1);
+  const Skeleton& skeleton = *box->skeleton;
+  const bool list = lua_type(L, 2) == LUA_TTABLE;
+  lua_Integer count = 1;
+  int single = -1;
+  if (list) {
+    count = static_cast<lua_Integer>(lua_rawlen(L, 2));
+    if (count < 1) luaL_argerror(L, 2, "the joint list is empty");
+    for (lua_Integer i = 1; i <= count; ++i) {
+      lua_rawgeti(L, 2, i);
+      CheckJointItem(L, 2, i, skeleton);
+      lua_pop(L, 1);
+    }
+  } else {
+    if (lua_type(L, 2) != LUA_TSTRING && lua_type(L, 2) != LUA_TNUMBER) {
+      TypeError(L, 2, "joint name, index or list");
+    }
+    single = CheckJoint(L, 2, skeleton);
+  }
+  const int opt = lua_isnoneornil(L, 3) ? 0 : 3;
+  if (opt != 0) {
+    CheckTable(L, 3);
+    CheckOptionKeys(L, 3, kContactOptions);
+  }
+  CheckMaxArgs(L, 3);
+  int up = -1;
+  if (HasField(L, opt, "up")) up = OptionField(L, opt, "up", kAxes);
+  retarget::ContactOptions o;
+  o.scale = NumberField(L, opt, "scale", 0.0);
+  o.height = NumberField(L, opt, "height", o.height);
+  o.speed = NumberField(L, opt, "speed", o.speed);
+  o.min_frames = IntegerField(L, opt, "min_frames", o.min_frames, 1, 1000000);
+  if (HasField(L, opt, "scale") && o.scale <= 0) {
+    luaL_argerror(L, opt, "field 'scale': the figure's hip height must be > 0");
+  }
+  if (o.height < 0 || o.speed < 0) luaL_argerror(L, opt, "height and speed must be >= 0");
+
+  catch_exceptions(L, [&] {
+    std::vector<int> joints;
+    if (list) {
+      for (lua_Integer i = 1; i <= count; ++i) {
+        lua_rawgeti(L, 2, i);
+        joints.push_back(lua_type(L, -1) == LUA_TNUMBER ? static_cast<int>(lua_tointeger(L, -1)) - 1
+                                                        : skeleton.FindJoint(lua_tostring(L, -1)));
+        lua_pop(L, 1);
+      }
+    } else {
+      joints.push_back(single);
+    }
+    std::vector<Eigen::Isometry3d> world;
+    const int guessed = FirstFrameUpAxis(skeleton, *box->clip, &world);
+    o.up_axis = up >= 0 ? up : guessed;
+    if (o.scale <= 0) o.scale = retarget::FigureHipHeight(skeleton, world, o.up_axis);
+    double ground = 0.0;
+    const std::vector<retarget::ContactWindow> windows =
+        retarget::DetectContacts(skeleton, *box->clip, joints, o, &ground);
+    // windows: one list per joint (list form) or the joint's list.
+    const int tracks = static_cast<int>(joints.size());
+    if (list) lua_createtable(L, tracks, 0);
+    size_t w = 0;
+    for (int t = 0; t < tracks; ++t) {
+      lua_newtable(L);
+      lua_Integer n = 0;
+      for (; w < windows.size() && windows[w].track == t; ++w) {
+        lua_createtable(L, 0, 3);
+        lua_pushinteger(L, windows[w].first + 1);
+        lua_setfield(L, -2, "first");
+        lua_pushinteger(L, windows[w].last + 1);
+        lua_setfield(L, -2, "last");
+        lua_pushstring(L, skeleton.name(joints[t]).c_str());
+        lua_setfield(L, -2, "joint");
+        lua_rawseti(L, -2, ++n);
+      }
+      if (list) lua_rawseti(L, -2, t + 1);
+    }
+    lua_createtable(L, 0, 5);
+    lua_pushstring(L, kAxisNames[o.up_axis]);
+    lua_setfield(L, -2, "up");
+    lua_pushnumber(L, o.scale);
+    lua_setfield(L, -2, "scale");
+    lua_pushnumber(L, o.height * o.scale);
+    lua_setfield(L, -2, "height");
+    lua_pushnumber(L, o.speed * o.scale);
+    lua_setfield(L, -2, "speed");
+    lua_pushnumber(L, ground);
+    lua_setfield(L, -2, "ground");
+  });
+  return 2;
+}
+
 }  // namespace
 
 void OpenRetarget(lua_State* L) {
@@ -475,6 +627,10 @@ void OpenRetarget(lua_State* L) {
   lua_setfield(L, -2, "retarget");
   lua_pushcfunction(L, w_suggest_map);
   lua_setfield(L, -2, "suggest_map");
+  lua_pushcfunction(L, w_contacts);
+  lua_setfield(L, -2, "contacts");
+  lua_pushcfunction(L, w_up_axis);
+  lua_setfield(L, -2, "up_axis");
 }
 
 }  // namespace rigel::lua

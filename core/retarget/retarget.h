@@ -13,6 +13,10 @@
 // the feet during contacts with analytic two-bone IK and a pole. Quality metrics come with the
 // result.
 //
+// Create runs the set-up pass (core/retarget/alignment.h); Run runs the per-clip passes in
+// order, one file each: transfer.h (rotations and hips), contacts.h (foot contacts, the one
+// contact rule), cleanup.h (IK) and metrics.h.
+//
 // Spaces: "source world" / "target world" are the model spaces of each skeleton; up_from_source
 // turns the source's up axis into the target's (Y-up <-> Z-up). Lengths are in each skeleton's own
 // units; metrics in millimetres use RetargetOptions::*_unit_metres (or an estimate, see there).
@@ -31,6 +35,8 @@
 #include "core/skeleton.h"
 
 namespace rigel::retarget {
+
+struct Alignment;
 
 // What happens to the hips' translation. Vertical motion is always scaled by the hip-height ratio
 // (so feet stay on the ground).
@@ -186,17 +192,19 @@ class Retargeter {
   // Warnings from set-up (unit estimates, IK chains that cannot run).
   const std::vector<std::string>& setup_warnings() const { return setup_warnings_; }
 
+  // The set-up: alignment rotations, scale, units, up axes, IK chains (core/retarget/alignment.h).
+  const Alignment& alignment() const { return *alignment_; }
+
   ~Retargeter();
 
  private:
   Retargeter() = default;
-  struct Impl;
   std::shared_ptr<const Skeleton> source_;
   std::shared_ptr<const Skeleton> target_;
   BoneMap map_;
   RetargetOptions options_;
   std::vector<std::string> setup_warnings_;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<Alignment> alignment_;
 };
 
 // Convenience: Create + Run. Throws std::invalid_argument with Create's message on failure.

@@ -555,6 +555,39 @@ function Rig:release() end
 ---@return rigel.Clip clip, rigel.RetargetMetrics metrics
 function rigel.retarget(source, target, options) end
 
+---@class rigel.ContactOptions
+---@field up? "x"|"y"|"z" default: guessed from frame 1
+---@field scale? number the figure's hip height in clip units (> 0); default: measured in frame 1
+---@field height? number height threshold in hip heights (default 0.06)
+---@field speed? number horizontal speed threshold in hip heights per second (default 0.35)
+---@field min_frames? integer shortest contact kept (default 3)
+
+---@class rigel.ContactWindow
+---@field first integer first frame (1-based)
+---@field last integer last frame (inclusive)
+---@field joint string
+
+---@class rigel.ContactInfo
+---@field up "x"|"y"|"z"
+---@field scale number hip height used
+---@field height number height threshold, clip units
+---@field speed number speed threshold, clip units per second
+---@field ground number ground height
+
+---Foot contacts of one joint (a list of windows) or of a list of joints (a list of window lists,
+---in the order given), by the core contact rule (core/retarget/contacts.h).
+---@param clip rigel.Clip
+---@param joints string|integer|(string|integer)[]
+---@param options? rigel.ContactOptions
+---@return rigel.ContactWindow[]|rigel.ContactWindow[][] windows, rigel.ContactInfo info
+function rigel.contacts(clip, joints, options) end
+
+---The up axis guessed from the clip's first frame (the larger of the joints' Y and Z extents) and
+---the figure's height along it.
+---@param clip rigel.Clip
+---@return "y"|"z" up, number height
+function rigel.up_axis(clip) end
+
 ---The automatic bone map between two skeletons: a table source -> target (a list when one source
 ---drives several targets), notes, and the XML text of the map.
 ---@param source rigel.Skeleton|rigel.Scene|rigel.Clip|rigel.Pose

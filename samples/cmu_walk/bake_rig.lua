@@ -6,7 +6,6 @@
 --        (any clip on the CMU cgspeed skeleton: samples/cmu_walk/walk.bvh, 01_01.bvh, ...)
 local rigel = require("rigel")
 local names = require("names")
-local contact = require("contact")
 local limbs = require("limbs")
 
 return function(scene, clip, ctx)
@@ -14,23 +13,12 @@ return function(scene, clip, ctx)
   local j = names.resolve(skeleton, "cmu", true)  -- canonical key -> CMU joint name
 
   local rig = rigel.rig(skeleton)
-  local legs = {}
-  for _, side in ipairs({ "left", "right" }) do
-    local foot = j[side .. "_foot"]
-    local leg = limbs.two_bone_leg(rig, { hip = j[side .. "_upleg"], knee = j[side .. "_leg"],
-      ankle = foot })
-    leg.pins = contact.pins(clip, foot, (contact.detect(clip, foot)))
-    leg.foot = foot
-    legs[#legs + 1] = leg
-  end
+  local legs = limbs.pinned_legs(rig, clip, j)
   rig:limit(j.right_forearm, "Yrotation", -150, 150)
   local hand = limbs.arm_chain(rig, { shoulder = j.right_arm, hand = j.right_hand })
 
   return rig:bake(clip, function(frame, pose)
-    for _, leg in ipairs(legs) do
-      -- Planted: hold the contact's mean position. Free: keep the animated position.
-      leg:set(pose, leg.pins[frame] or pose:world_position(leg.foot))
-    end
+    limbs.pin_legs(legs, pose, frame)  -- planted: the contact's pin; free: the animated position
     local t = (frame - 1) * clip.frame_time
     local chest = pose:world_position(j.spine2)
     hand:set(chest + rigel.vec3(-3 + 1.5 * math.cos(2 * math.pi * t), 1.5 * math.sin(2 * math.pi * t), 6))

@@ -17,25 +17,15 @@ local skeleton = clip.skeleton
 local j = names.resolve(skeleton, "cmu", true)  -- canonical key -> CMU joint name
 
 local rig = rigel.rig(skeleton)
-local legs = {}
-for _, side in ipairs({ "left", "right" }) do
-  local foot = j[side .. "_foot"]
-  local leg = limbs.two_bone_leg(rig, { hip = j[side .. "_upleg"], knee = j[side .. "_leg"],
-    ankle = foot })
-  leg.flags, leg.positions = contact.detect(clip, foot)
-  leg.pins = contact.pins(clip, foot, leg.flags, leg.positions)
-  leg.foot = foot
-  legs[#legs + 1] = leg
-  print(("%s: %d contact(s)"):format(foot, #contact.intervals(leg.flags)))
+local legs = limbs.pinned_legs(rig, clip, j)
+for _, leg in ipairs(legs) do
+  print(("%s: %d contact(s)"):format(leg.foot, #contact.intervals(leg.flags)))
 end
 rig:limit(j.right_forearm, "Yrotation", -150, 150)
 local hand = limbs.arm_chain(rig, { shoulder = j.right_arm, hand = j.right_hand })
 
 local baked, summary = rig:bake(clip, function(frame, pose)
-  for _, leg in ipairs(legs) do
-    -- Planted: hold the contact's mean position. Free: keep the animated position.
-    leg:set(pose, leg.pins[frame] or pose:world_position(leg.foot))
-  end
+  limbs.pin_legs(legs, pose, frame)  -- planted: the contact's pin; free: the animated position
   local t = (frame - 1) * clip.frame_time
   local chest = pose:world_position(j.spine2)
   hand:set(chest + rigel.vec3(-3 + 1.5 * math.cos(2 * math.pi * t), 1.5 * math.sin(2 * math.pi * t), 6))

@@ -18,22 +18,13 @@ local j, convention = names.resolve(clip.skeleton)
 print(("naming convention: %s (up axis %s)"):format(convention, contact.up_axis(clip)))
 
 local rig = rigel.rig(clip.skeleton)
-local legs = {}
-for _, side in ipairs({ "left", "right" }) do
-  local foot = j[side .. "_foot"]
-  local leg = limbs.two_bone_leg(rig, { hip = j[side .. "_upleg"], knee = j[side .. "_leg"],
-    ankle = foot })
-  leg.flags, leg.positions = contact.detect(clip, foot)
-  leg.pins = contact.pins(clip, foot, leg.flags, leg.positions)
-  leg.foot = foot
-  legs[#legs + 1] = leg
-  print(("%s: %d contact(s)"):format(foot, #contact.intervals(leg.flags)))
+local legs = limbs.pinned_legs(rig, clip, j)
+for _, leg in ipairs(legs) do
+  print(("%s: %d contact(s)"):format(leg.foot, #contact.intervals(leg.flags)))
 end
 
 local baked, summary = rig:bake(clip, function(frame, pose)
-  for _, leg in ipairs(legs) do
-    leg:set(pose, leg.pins[frame] or pose:world_position(leg.foot))
-  end
+  limbs.pin_legs(legs, pose, frame)
 end)
 baked:save(output)
 

@@ -70,6 +70,46 @@ local tests = {
       "suggest_map needs two skeletons", rigel.suggest_map, chain)
   end,
 
+  contacts_known_by_construction = function()
+    -- chain.bvh: Side is at its lowest in frames 1, 3 and 4 and lifted by 2 in frame 2.
+    local clip = chain:clip()
+    local w, info = rigel.contacts(clip, "Side", { up = "y", scale = 1, height = 0.1, speed = 100,
+      min_frames = 1 })
+    t.eq(#w, 2, "two windows")
+    t.eq(w[1].first * 10 + w[1].last, 11, "frame 1")
+    t.eq(w[2].first * 10 + w[2].last, 34, "frames 3-4")
+    t.eq(w[1].joint, "Side", "windows name their joint")
+    t.eq(info.up, "y", "up axis used")
+    t.eq(info.scale, 1, "scale used")
+    t.near(info.height, 0.1, 1e-15, "absolute height threshold")
+    t.near(info.speed, 100, 1e-12, "absolute speed threshold")
+    t.eq(#rigel.contacts(clip, "Side", { up = "y", scale = 1, height = 0.1, speed = 100 }), 0,
+      "min_frames defaults to 3")
+    local lists = rigel.contacts(clip, { "Side", 1 }, { up = "y", scale = 1, height = 0.1,
+      speed = 100, min_frames = 1 })
+    t.eq(#lists, 2, "a list per joint")
+    t.eq(#lists[1], 2, "Side's windows as alone (Root's lowest height is 0 too)")
+    t.eq(lists[1][2].first * 10 + lists[1][2].last, 34, "Side frames 3-4")
+    t.eq(lists[2][1].joint, "Root", "joint index 1 is Root")
+    local _, defaults = rigel.contacts(clip, "Side")
+    t.near(defaults.height, 0.06 * defaults.scale, 1e-12, "default height: 0.06 hip heights")
+    t.near(defaults.speed, 0.35 * defaults.scale, 1e-12, "default speed: 0.35 hip heights/s")
+    local up, height = rigel.up_axis(clip)
+    t.eq(up, defaults.up, "the same up guess")
+    t.ok(height > 0, "figure height")
+    t.raises("bad argument #2 to 'rigel.contacts' (no joint 'Sid' (closest: Side", "joint names",
+      rigel.contacts, clip, "Sid")
+    t.raises("bad argument #2 to 'rigel.contacts' (joint list item 2: no joint 'Tipp'",
+      "list items", rigel.contacts, clip, { "Side", "Tipp" })
+    t.raises("unknown option 'hight'", "options checked", rigel.contacts, clip, "Side", { hight = 1 })
+    t.raises("field 'up': invalid value 'w', expected one of: x, y, z", "up checked",
+      rigel.contacts, clip, "Side", { up = "w" })
+    t.raises("field 'scale': the figure's hip height must be > 0", "scale checked",
+      rigel.contacts, clip, "Side", { scale = 0 })
+    t.raises("bad argument #1 to 'rigel.contacts' (Clip expected", "clip checked",
+      rigel.contacts, chain, "Side")
+  end,
+
   onto_itself = function()
     -- A clip onto its own skeleton with an explicit identity map reproduces the clip.
     local clip = chain:clip()
@@ -121,6 +161,31 @@ if have_data then
     local a, b = still:pose(1):world_position("Hips"), still:pose(240):world_position("Hips")
     t.near(a.x, b.x, 1e-9, "in-place x")
     t.near(a.z, b.z, 1e-9, "in-place z")
+  end
+
+  tests.contacts_on_cmu = function()
+    -- Each window obeys the documented rule, recomputed here; the frames around it break it.
+    local feet = { "LeftFoot", "RightFoot" }
+    local lists, info = rigel.contacts(clip, feet)
+    t.eq(info.up, "y", "CMU is Y-up")
+    local n = clip.num_frames
+    for i, foot in ipairs(feet) do
+      local p = {}
+      for f = 1, n do p[f] = clip:pose(f):world_position(foot) end
+      local function planted(f)
+        local a, b = p[math.max(f - 1, 1)], p[math.min(f + 1, n)]
+        local span = (math.min(f + 1, n) - math.max(f - 1, 1)) * clip.frame_time
+        local v = span > 0 and math.sqrt((b.x - a.x) ^ 2 + (b.z - a.z) ^ 2) / span or 0
+        return p[f].y - info.ground < info.height and v < info.speed
+      end
+      t.ok(#lists[i] > 0, foot .. " has contacts")
+      for _, w in ipairs(lists[i]) do
+        t.ok(w.last - w.first + 1 >= 3, "at least 3 frames")
+        for f = w.first, w.last do t.ok(planted(f), foot .. " planted in frame " .. f) end
+        if w.first > 1 then t.ok(not planted(w.first - 1), "not before") end
+        if w.last < n then t.ok(not planted(w.last + 1), "not after") end
+      end
+    end
   end
 
   tests.maps_as_table_xml_and_file = function()

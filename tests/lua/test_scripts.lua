@@ -36,9 +36,12 @@ t.run({
     t.eq(flags[1], true, "Side at its lowest height is planted")
     t.eq(flags[2], false, "root lifted by 2 in frame 2")
     t.eq(flags[3] and flags[4], true, "planted again in frames 3-4")
-    flags = contact.detect(clip, "Side", { up = "y", height = 0.1, speed = 100 })
-    t.eq(flags[1], false, "by default a one-frame contact is dropped")
+    flags = contact.detect(clip, "Side", { up = "y", height = 0.1, speed = 100, min_frames = 2 })
+    t.eq(flags[1], false, "with min_frames = 2 a one-frame contact is dropped")
     t.eq(flags[3] and flags[4], true, "a two-frame contact is kept")
+    -- The default is the core rule's (rigel.contacts): 3 frames, so both runs are dropped.
+    flags = contact.detect(clip, "Side", { up = "y", height = 0.1, speed = 100 })
+    t.eq(flags[1] or flags[3] or flags[4], false, "by default contacts shorter than 3 frames are dropped")
     t.raises("up must be 'x', 'y' or 'z'", "up checked", contact.detect, clip, "Side", { up = "w" })
   end,
 

@@ -1,0 +1,355 @@
+#include "core/retarget/alignment.h"
+
+#include <Eigen/SVD>
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "core/euler.h"
+#include "core/pose.h"
+#include "core/skeleton_utils.h"
+
+namespace rigel::retarget {
+
+namespace {
+
+// The rotation R minimising sum |R a_i - b_i|^2 over unit vectors (Kabsch); the smallest turn
+// for one pair.
+Eigen::Matrix3d BestRotation(const std::vector<Eigen::Vector3d>& from,
+                             const std::vector<Eigen::Vector3d>& to) {
+  if (from.empty()) return Eigen::Matrix3d::Identity();
+  if (from.size() == 1) {
+    return Eigen::Quaterniond::FromTwoVectors(from[0], to[0]).toRotationMatrix();
+  }
+  Eigen::Matrix3d h = Eigen::Matrix3d::Zero();
+  for (size_t i = 0; i < from.size(); ++i)
+    h += from[i].normalized() * to[i].normalized().transpose();
+  Eigen::JacobiSVD<Eigen::Matrix3d> svd(h, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::Matrix3d d = Eigen::Matrix3d::Identity();
+  d(2, 2) = (svd.matrixV() * svd.matrixU().transpose()).determinant() < 0 ? -1.0 : 1.0;
+  return svd.matrixV() * d * svd.matrixU().transpose();
+}
+
+}  // namespace
+
+Eigen::Matrix3d UpFromSource(int source_up, int target_up) {
+  if (source_up == target_up) return Eigen::Matrix3d::Identity();
+  if (source_up == 1 && target_up == 2) return AxisRotation(0, kPi / 2);
+  if (source_up == 2 && target_up == 1) return AxisRotation(0, -kPi / 2);
+  return Eigen::Matrix3d::Identity();
+}
+
+double PoseHeight(const Skeleton& s, std::span<const Eigen::Isometry3d> world, int up,
+                  double* ground) {
+  double lo = 1e300;
+  double hi = -1e300;
+  for (const Eigen::Isometry3d& w : world) {
+    lo = std::min(lo, w.translation()[up]);
+    hi = std::max(hi, w.translation()[up]);
+  }
+  for (int e = 0; e < static_cast<int>(s.end_sites().size()); ++e) {
+    const double v = EndSitePosition(s, world, e)[up];
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (ground) *ground = lo;
+  return hi > lo ? hi - lo : 0.0;
+}
+
+double EstimateUnitMetres(double height) {
+  if (height <= 0.0) return 1.0;
+  const double guess = 1.7 / height;
+  for (const double unit : {1.0, 0.1, 0.01, 0.001, 0.0254}) {
+    if (guess > unit / 1.2 && guess < unit * 1.2) return unit;
+  }
+  return guess;
+}
+
+ik::TwoBoneJob LimbJob(const Skeleton& target, const Limb& limb, std::span<double> row,
+                       std::span<const Eigen::Isometry3d> world) {
+  ik::TwoBoneJob job;
+  job.skeleton = &target;
+  job.channels = row;
+  job.world = world;
+  job.upper = limb.upper;
+  job.lower = limb.lower;
+  job.end = limb.end;
+  return job;
+}
+
+std::string Align(const Skeleton& src, const Skeleton& tgt, const BoneMap& map,
+                  const RetargetOptions& options, const Clip* source_clip, const Clip* target_clip,
+                  Alignment* out, std::vector<std::string>* warnings) {
+  Alignment& m = *out;
+  m = Alignment();
+  const int ns = src.num_joints();
+  const int nt = tgt.num_joints();
+
+  const std::string where = map.origin.empty() ? std::string("bone map") : map.origin;
+  auto at = [&](const BoneMapEntry& e) {
+    return e.line > 0 ? where + ":" + std::to_string(e.line) : where;
+  };
+  m.source_of.assign(nt, -1);
+  m.alignment.assign(nt, Eigen::Matrix3d::Identity());
+  std::vector<Eigen::Matrix3d> offset(nt, Eigen::Matrix3d::Identity());
+  HumanoidJoints roles = ClassifyHumanoid(tgt);
+  std::array<bool, kRoleCount> role_from_map{};
+  int hips_from_map = -1;
+  for (const BoneMapEntry& e : map.entries) {
+    const int s = src.FindJoint(e.source);
+    const int t = tgt.FindJoint(e.target);
+    if (s < 0) return at(e) + ": source joint '" + e.source + "' not found in the source skeleton";
+    if (t < 0) return at(e) + ": target joint '" + e.target + "' not found in the target skeleton";
+    if (m.source_of[t] >= 0) {
+      return at(e) + ": target joint '" + e.target + "' is mapped twice";
+    }
+    m.source_of[t] = s;
+    offset[t] = e.offset.normalized().toRotationMatrix();
+    if (e.role) {
+      roles[*e.role] = t;
+      role_from_map[static_cast<int>(*e.role)] = true;
+      if (*e.role == Role::kHips) hips_from_map = t;
+    }
+    ++m.mapped;
+  }
+  (void)role_from_map;
+  // Hips: the map's, else the classified one if mapped, else the shallowest mapped target joint.
+  std::vector<int> depth(nt, 0);
+  for (int j = 0; j < nt; ++j) depth[j] = tgt.parent(j) >= 0 ? depth[tgt.parent(j)] + 1 : 0;
+  m.target_hips = hips_from_map;
+  if (m.target_hips < 0 && roles[Role::kHips] >= 0 && m.source_of[roles[Role::kHips]] >= 0) {
+    m.target_hips = roles[Role::kHips];
+  }
+  if (m.target_hips < 0) {
+    for (int j = 0; j < nt; ++j) {
+      if (m.source_of[j] >= 0 && (m.target_hips < 0 || depth[j] < depth[m.target_hips])) {
+        m.target_hips = j;
+      }
+    }
+  }
+  if (m.target_hips < 0) return where + ": no joint is mapped (the hips at least must be)";
+  m.source_hips = m.source_of[m.target_hips];
+  roles[Role::kHips] = m.target_hips;
+
+  // Reference rows.
+  auto reference_row = [&](const Skeleton& s, const Clip* clip, int frame, const char* which,
+                           std::vector<double>* row) -> std::string {
+    row->assign(s.num_channels(), 0.0);
+    if (frame < 0) return "";
+    if (!clip)
+      return std::string(which) + " reference frame " + std::to_string(frame) +
+             " asked for but no " + which + " clip was given";
+    if (!clip->matches(s)) return std::string(which) + " clip does not match its skeleton";
+    if (frame >= clip->num_frames()) {
+      return std::string(which) + " reference frame " + std::to_string(frame) +
+             " out of range (the clip has " + std::to_string(clip->num_frames()) + " frames)";
+    }
+    const auto f = clip->frame(frame);
+    row->assign(f.begin(), f.end());
+    return "";
+  };
+  std::vector<double> src_row;
+  if (std::string e =
+          reference_row(src, source_clip, options.source_reference_frame, "source", &src_row);
+      !e.empty()) {
+    return "retarget: " + e;
+  }
+  if (std::string e = reference_row(tgt, target_clip, options.target_reference_frame, "target",
+                                    &m.target_reference_row);
+      !e.empty()) {
+    return "retarget: " + e;
+  }
+  std::vector<Eigen::Isometry3d> ws(ns);
+  std::vector<Eigen::Isometry3d> wt(nt);
+  ForwardKinematics(src, src_row, ws);
+  ForwardKinematics(tgt, m.target_reference_row, wt);
+  m.source_up = options.source_up_axis >= 1 ? options.source_up_axis : GuessUpAxis(JointBounds(ws));
+  m.target_up = options.target_up_axis >= 1 ? options.target_up_axis : GuessUpAxis(JointBounds(wt));
+  m.up_from_source = UpFromSource(m.source_up, m.target_up);
+  const Eigen::Matrix3d& c = m.up_from_source;
+
+  // Rest-pose alignment: bend the target's reference pose so its bones point along the source's.
+  std::vector<Eigen::Isometry3d> local(nt);
+  for (int j = 0; j < nt; ++j) local[j] = LocalTransform(tgt, j, m.target_reference_row);
+  auto fk = [&]() {
+    for (int j = 0; j < nt; ++j) {
+      wt[j] = tgt.parent(j) < 0 ? local[j] : wt[tgt.parent(j)] * local[j];
+    }
+  };
+  std::vector<int> mapped_parent(nt, -1);  // nearest mapped ancestor of each target joint
+  std::vector<std::vector<int>> mapped_children(nt);
+  for (int j = 0; j < nt; ++j) {
+    for (int p = tgt.parent(j); p >= 0; p = tgt.parent(p)) {
+      if (m.source_of[p] >= 0) {
+        mapped_parent[j] = p;
+        break;
+      }
+    }
+    if (m.source_of[j] >= 0 && mapped_parent[j] >= 0)
+      mapped_children[mapped_parent[j]].push_back(j);
+  }
+  double ground_s = 0.0;
+  const double height_s = PoseHeight(src, ws, m.source_up, &ground_s);
+  fk();
+  const double height_t0 = PoseHeight(tgt, wt, m.target_up, nullptr);
+  const double eps_s = 1e-6 * std::max(height_s, 1e-9);
+  const double eps_t = 1e-6 * std::max(height_t0, 1e-9);
+  for (int t = 0; t < nt; ++t) {
+    const int s = m.source_of[t];
+    if (s < 0) continue;
+    fk();
+    std::vector<Eigen::Vector3d> from;
+    std::vector<Eigen::Vector3d> to;
+    // Segments to the mapped children; a zero-length one on either side is replaced by the
+    // segments to that child's own mapped children.
+    std::vector<int> stack(mapped_children[t].rbegin(), mapped_children[t].rend());
+    while (!stack.empty()) {
+      const int b = stack.back();
+      stack.pop_back();
+      const Eigen::Vector3d dt = wt[b].translation() - wt[t].translation();
+      const Eigen::Vector3d ds = c * (ws[m.source_of[b]].translation() - ws[s].translation());
+      if (dt.norm() < eps_t || ds.norm() < eps_s) {
+        stack.insert(stack.end(), mapped_children[b].rbegin(), mapped_children[b].rend());
+        continue;
+      }
+      from.push_back(dt.normalized());
+      to.push_back(ds.normalized());
+    }
+    const Eigen::Matrix3d turn = BestRotation(from, to);
+    const Eigen::Matrix3d parent_rot = tgt.parent(t) < 0
+                                           ? Eigen::Matrix3d(Eigen::Matrix3d::Identity())
+                                           : Eigen::Matrix3d(wt[tgt.parent(t)].linear());
+    local[t].linear() = parent_rot.transpose() * turn * wt[t].linear();
+  }
+  fk();
+  for (int t = 0; t < nt; ++t) {
+    const int s = m.source_of[t];
+    if (s < 0) continue;
+    m.alignment[t] = (c * ws[s].linear()).transpose() * wt[t].linear() * offset[t];
+  }
+  m.single_child.assign(nt, -1);
+  m.child_segment.assign(nt, Eigen::Vector3d::Zero());
+  for (int t = 0; t < nt; ++t) {
+    if (m.source_of[t] < 0 || mapped_children[t].size() != 1) continue;
+    const int b = mapped_children[t][0];
+    const Eigen::Vector3d seg = wt[t].inverse() * wt[b].translation();
+    const double ls = (ws[m.source_of[b]].translation() - ws[m.source_of[t]].translation()).norm();
+    if (seg.norm() > 1e-4 * height_t0 && ls > 1e-4 * height_s) {
+      m.single_child[t] = b;
+      m.child_segment[t] = seg;
+    }
+  }
+  // Bones measured by the metrics.
+  for (int t = 0; t < nt; ++t) {
+    for (const int b : mapped_children[t]) {
+      const double lt = (wt[b].translation() - wt[t].translation()).norm();
+      const double ls =
+          (ws[m.source_of[b]].translation() - ws[m.source_of[t]].translation()).norm();
+      if (lt > 1e-4 * height_t0 && ls > 1e-4 * height_s) {
+        m.bones.push_back({m.source_of[t], m.source_of[b], t, b, mapped_children[t].size() > 1});
+      }
+    }
+  }
+
+  // Proportions, origins and units (target measured in its aligned reference pose). The hip
+  // height is the height of the hip joints (the upper legs) when both skeletons have them, else
+  // of the hips joint.
+  double ground_t = 0.0;
+  const double height_t = PoseHeight(tgt, wt, m.target_up, &ground_t);
+  auto hip_height = [](const std::vector<Eigen::Isometry3d>& w, int hips, int left, int right,
+                       int up_axis, double ground) {
+    if (left >= 0 && right >= 0) {
+      return 0.5 * (w[left].translation()[up_axis] + w[right].translation()[up_axis]) - ground;
+    }
+    return w[hips].translation()[up_axis] - ground;
+  };
+  const int src_left =
+      roles[Role::kLeftUpperLeg] >= 0 ? m.source_of[roles[Role::kLeftUpperLeg]] : -1;
+  const int src_right =
+      roles[Role::kRightUpperLeg] >= 0 ? m.source_of[roles[Role::kRightUpperLeg]] : -1;
+  const bool legs = src_left >= 0 && src_right >= 0;
+  const double hip_s = hip_height(ws, m.source_hips, legs ? src_left : -1, legs ? src_right : -1,
+                                  m.source_up, ground_s);
+  const double hip_t = hip_height(wt, m.target_hips, legs ? roles[Role::kLeftUpperLeg] : -1,
+                                  legs ? roles[Role::kRightUpperLeg] : -1, m.target_up, ground_t);
+  if (hip_s > 0.0 && hip_t > 0.0) {
+    m.scale = hip_t / hip_s;
+    m.target_hip_height = hip_t;
+  } else {
+    warnings->push_back("hips at or below the ground in a reference pose: scale 1 used");
+    m.target_hip_height = std::max(height_t * 0.5, 1e-9);
+  }
+  m.source_origin = ws[m.source_hips].translation();
+  m.source_origin[m.source_up] = ground_s;
+  m.target_origin = wt[m.target_hips].translation();
+  m.target_origin[m.target_up] = ground_t;
+  m.source_hips_up = ws[m.source_hips].translation()[m.source_up] - ground_s;
+  m.target_hips_up = wt[m.target_hips].translation()[m.target_up] - ground_t;
+  m.source_unit = options.source_unit_metres;
+  m.target_unit = options.target_unit_metres;
+  if (m.source_unit <= 0.0) {
+    m.source_unit = EstimateUnitMetres(height_s);
+    m.source_unit_estimated = true;
+  }
+  if (m.target_unit <= 0.0) {
+    m.target_unit = EstimateUnitMetres(height_t);
+    m.target_unit_estimated = true;
+  }
+  m.unit_ratio = m.source_unit / m.target_unit;
+
+  // The joint that carries the hips' translation.
+  for (int j = m.target_hips; j >= 0; j = tgt.parent(j)) {
+    if (tgt.translation_channel(j, 0) >= 0 || tgt.translation_channel(j, 1) >= 0 ||
+        tgt.translation_channel(j, 2) >= 0) {
+      m.translation_joint = j;
+      break;
+    }
+  }
+  if (m.translation_joint < 0) {
+    warnings->push_back("target joint '" + tgt.name(m.target_hips) +
+                        "' and its ancestors have no position channels: root motion "
+                        "dropped");
+  }
+
+  // IK chains (feet first, then hands) and the legs used for the facing direction.
+  m.left_upper_leg = roles[Role::kLeftUpperLeg];
+  m.right_upper_leg = roles[Role::kRightUpperLeg];
+  struct LimbRoles {
+    Role upper, lower, end;
+    bool foot;
+    const char* name;
+  };
+  const LimbRoles limb_roles[] = {
+      {Role::kLeftUpperLeg, Role::kLeftLowerLeg, Role::kLeftFoot, true, "left leg"},
+      {Role::kRightUpperLeg, Role::kRightLowerLeg, Role::kRightFoot, true, "right leg"},
+      {Role::kLeftUpperArm, Role::kLeftLowerArm, Role::kLeftHand, false, "left arm"},
+      {Role::kRightUpperArm, Role::kRightLowerArm, Role::kRightHand, false, "right arm"},
+  };
+  for (const LimbRoles& lr : limb_roles) {
+    Limb limb{roles[lr.upper], roles[lr.lower], roles[lr.end], -1, lr.foot, lr.name};
+    const bool wanted = lr.foot ? options.pin_feet : options.pin_hands;
+    if (limb.upper < 0 || limb.lower < 0 || limb.end < 0 || m.source_of[limb.end] < 0) {
+      if (wanted) {
+        const std::string what = std::string(lr.name) + " (" + std::string(RoleName(lr.upper)) +
+                                 ", " + std::string(RoleName(lr.lower)) + ", " +
+                                 std::string(RoleName(lr.end)) + ")";
+        if (lr.foot) return where + ": --pin-feet needs the target's " + what + " mapped";
+        warnings->push_back("hand IK skipped: the target's " + what + " is not mapped");
+      }
+      continue;
+    }
+    limb.source_end = m.source_of[limb.end];
+    std::vector<double> row = m.target_reference_row;
+    const ik::TwoBoneJob job = LimbJob(tgt, limb, row, wt);
+    std::string why;
+    ForwardKinematics(tgt, row, wt);
+    if (!job.Validate(&why)) {
+      if (wanted) warnings->push_back(std::string(lr.name) + " IK skipped: " + why);
+      continue;
+    }
+    m.limbs.push_back(limb);
+  }
+  return "";
+}
+
+}  // namespace rigel::retarget

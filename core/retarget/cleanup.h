@@ -1,0 +1,40 @@
+// Retarget pass: IK clean-up of the transferred motion with analytic two-bone IK and a pole.
+//
+// With pin_feet, each foot is pinned during its contacts (FindFootContacts) and the pin blends in
+// and out over contact_blend_seconds; between contacts the foot stays where the rotations put it,
+// or follows the scaled source with follow_source_between_contacts. With pin_hands, the hands go
+// to the scaled source positions. The pole keeps the knee (elbow) bending the way the retargeted
+// pose bends it (forward for a straight leg, backward for a straight arm); the foot's (hand's)
+// world orientation is kept.
+#ifndef RIGEL_CORE_RETARGET_CLEANUP_H_
+#define RIGEL_CORE_RETARGET_CLEANUP_H_
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/retarget/alignment.h"
+#include "core/retarget/contacts.h"
+#include "core/retarget/retarget.h"
+#include "core/retarget/transfer.h"
+#include "core/skeleton.h"
+
+namespace rigel::retarget {
+
+// What the clean-up did.
+struct CleanUpReport {
+  // True when IK ran (pin_feet or pin_hands, and the alignment found limbs).
+  bool applied = false;
+  // Frames where a chain could not reach its goal, summed over the chains.
+  int unreached = 0;
+};
+
+// Runs the IK clean-up on `motion->clip` (a clip of `target` from TransferRotations with `a`) in
+// place. Appends a warning to `*warnings` when feet are pinned with in-place root motion.
+CleanUpReport IkCleanUp(const Skeleton& target, const Alignment& a, const RetargetOptions& options,
+                        std::span<const FootContact> contacts, TransferredMotion* motion,
+                        std::vector<std::string>* warnings);
+
+}  // namespace rigel::retarget
+
+#endif  // RIGEL_CORE_RETARGET_CLEANUP_H_

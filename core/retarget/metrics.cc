@@ -1,0 +1,152 @@
+#include "core/retarget/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "core/euler.h"
+#include "core/pose.h"
+
+namespace rigel::retarget {
+
+namespace {
+
+double AngleBetween(const Eigen::Vector3d& a, const Eigen::Vector3d& b) {
+  return std::atan2(a.cross(b).norm(), a.dot(b));
+}
+
+}  // namespace
+
+RetargetMetrics MeasureRetarget(const Skeleton& tgt, const Alignment& m,
+                                const RetargetOptions& options, const TransferredMotion& motion,
+                                std::span<const FootContact> contacts,
+                                std::vector<std::string>* warnings) {
+  const int frames = motion.clip.num_frames();
+  const int up = m.target_up;
+  const Eigen::Matrix3d& c = m.up_from_source;
+  std::vector<Eigen::Isometry3d> wt(tgt.num_joints());
+  RetargetMetrics q;
+  q.frames = frames;
+  q.mapped_joints = m.mapped;
+  q.hip_height_ratio = m.scale;
+  q.source_unit_metres = m.source_unit;
+  q.target_unit_metres = m.target_unit;
+  q.source_unit_estimated = m.source_unit_estimated;
+  q.target_unit_estimated = m.target_unit_estimated;
+  q.source_up_axis = m.source_up;
+  q.target_up_axis = m.target_up;
+  const double mm = m.target_unit * 1000.0;
+  std::vector<double> seg_sum(m.bones.size(), 0.0);
+  std::vector<double> seg_max(m.bones.size(), 0.0);
+  double eff_sum[2] = {0.0, 0.0};
+  long eff_count[2] = {0, 0};
+  double eff_max[2] = {0.0, 0.0};
+  std::vector<std::vector<Eigen::Vector3d>> limb_pos(m.limbs.size(),
+                                                     std::vector<Eigen::Vector3d>(frames));
+  const bool limits = static_cast<int>(options.limit_min.size()) == tgt.num_channels() &&
+                      static_cast<int>(options.limit_max.size()) == tgt.num_channels();
+  if (!options.limit_min.empty() && !limits) {
+    warnings->push_back("channel limits ignored: expected " + std::to_string(tgt.num_channels()) +
+                        " entries");
+  }
+  for (int f = 0; f < frames; ++f) {
+    std::span<const double> row = motion.clip.frame(f);
+    ForwardKinematics(tgt, row, wt);
+    for (size_t bi = 0; bi < m.bones.size(); ++bi) {
+      const Bone& b = m.bones[bi];
+      const Eigen::Vector3d dtv = wt[b.target_b].translation() - wt[b.target_a].translation();
+      const Eigen::Vector3d dsv =
+          c * (motion.source_position(f, b.source_b) - motion.source_position(f, b.source_a));
+      const double angle = AngleBetween(dtv, dsv) * kDegPerRad;
+      seg_sum[bi] += angle;
+      seg_max[bi] = std::max(seg_max[bi], angle);
+    }
+    for (size_t li = 0; li < m.limbs.size(); ++li) {
+      const Limb& l = m.limbs[li];
+      limb_pos[li][f] = wt[l.end].translation();
+      const double e =
+          (wt[l.end].translation() - SourceGoal(m, motion, f, l.source_end)).norm() * mm;
+      eff_sum[l.foot ? 0 : 1] += e;
+      ++eff_count[l.foot ? 0 : 1];
+      eff_max[l.foot ? 0 : 1] = std::max(eff_max[l.foot ? 0 : 1], e);
+    }
+    if (limits) {
+      for (int ch = 0; ch < tgt.num_channels(); ++ch) {
+        if (row[ch] < options.limit_min[ch] || row[ch] > options.limit_max[ch]) {
+          ++q.joint_limit_violations;
+        }
+      }
+    }
+    // Knees bent backwards.
+    if (m.left_upper_leg >= 0 && m.right_upper_leg >= 0) {
+      const Eigen::Vector3d right =
+          Horizontal(wt[m.right_upper_leg].translation() - wt[m.left_upper_leg].translation(), up);
+      const Eigen::Vector3d forward = Eigen::Vector3d::Unit(up).cross(right);
+      for (const Limb& l : m.limbs) {
+        if (!l.foot || forward.norm() == 0.0) continue;
+        const Eigen::Vector3d hip = wt[l.upper].translation();
+        const Eigen::Vector3d knee = wt[l.lower].translation();
+        const Eigen::Vector3d ankle = wt[l.end].translation();
+        const double flexion = AngleBetween(knee - hip, ankle - knee) * kDegPerRad;
+        const Eigen::Vector3d axis = (ankle - hip).normalized();
+        const Eigen::Vector3d bend = (knee - hip) - axis * axis.dot(knee - hip);
+        if (bend.dot(forward) < 0.0 && flexion > options.knee_hyperextension_degrees) {
+          ++q.knee_hyperextension_frames;
+        }
+      }
+    }
+  }
+  q.joint_limit_violations += q.knee_hyperextension_frames;
+  double bone_sum = 0.0;
+  double branch_sum = 0.0;
+  int bone_count = 0;
+  int branch_count = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t bi = 0; bi < m.bones.size(); ++bi) {
+      const Bone& b = m.bones[bi];
+      if (b.branch != (pass == 1)) continue;
+      RetargetMetrics::Segment seg;
+      seg.name = tgt.name(b.target_a) + " -> " + tgt.name(b.target_b);
+      seg.branch = b.branch;
+      seg.mean_deg = frames ? seg_sum[bi] / frames : 0.0;
+      seg.max_deg = seg_max[bi];
+      if (b.branch) {
+        branch_sum += seg_sum[bi];
+        ++branch_count;
+        q.branch_direction_max_deg = std::max(q.branch_direction_max_deg, seg.max_deg);
+      } else {
+        bone_sum += seg_sum[bi];
+        ++bone_count;
+        if (seg.max_deg >= q.bone_direction_max_deg) {
+          q.bone_direction_max_deg = seg.max_deg;
+          q.bone_direction_worst = seg.name;
+        }
+      }
+      q.segments.push_back(std::move(seg));
+    }
+  }
+  q.bones = bone_count;
+  q.bone_direction_mean_deg = bone_count && frames ? bone_sum / (bone_count * frames) : 0.0;
+  q.branch_direction_mean_deg = branch_count && frames ? branch_sum / (branch_count * frames) : 0.0;
+  q.foot_error_mean_mm = eff_count[0] ? eff_sum[0] / static_cast<double>(eff_count[0]) : 0.0;
+  q.foot_error_max_mm = eff_max[0];
+  q.hand_error_mean_mm = eff_count[1] ? eff_sum[1] / static_cast<double>(eff_count[1]) : 0.0;
+  q.hand_error_max_mm = eff_max[1];
+  double slide_sum = 0.0;
+  for (const FootContact& k : contacts) {
+    ++q.contacts;
+    Eigen::Vector3d mean = Eigen::Vector3d::Zero();
+    for (int f = k.first; f <= k.last; ++f) mean += limb_pos[k.limb][f];
+    mean /= (k.last - k.first + 1);
+    for (int f = k.first; f <= k.last; ++f) {
+      const double d = Horizontal(limb_pos[k.limb][f] - mean, up).norm() * mm;
+      slide_sum += d;
+      ++q.contact_frames;
+      q.foot_slide_max_mm = std::max(q.foot_slide_max_mm, d);
+    }
+  }
+  q.foot_slide_mean_mm = q.contact_frames ? slide_sum / q.contact_frames : 0.0;
+  return q;
+}
+
+}  // namespace rigel::retarget
