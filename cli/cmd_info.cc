@@ -42,8 +42,7 @@ nlohmann::json Describe(const Scene& scene) {
   info["frame_time"] = first ? first->frame_time() : 0.0;
   info["duration"] = first ? first->duration() : 0.0;
   info["warnings"] = scene.warnings;
-  info["unit_metres"] =
-      scene.file_unit_metres > 0 ? scene.file_unit_metres / scene.length_scale : 0.0;
+  info["unit_metres"] = MetresPerUnit(scene);
   // How the Assimp loader (and `rigel run` scripts) are confined (docs/security.md).
   info["confinement"] = DescribeConfinement();
   return info;

@@ -49,11 +49,7 @@ struct RetargetArgs {
   bool no_progress = false;
 };
 
-double UnitOf(const Scene& scene) {
-  return scene.file_unit_metres > 0 && scene.length_scale > 0
-             ? scene.file_unit_metres / scene.length_scale
-             : 0.0;
-}
+double UnitOf(const Scene& scene) { return MetresPerUnit(scene); }
 
 nlohmann::json MetricsJson(const retarget::RetargetMetrics& q) {
   nlohmann::json segments = nlohmann::json::array();

@@ -28,6 +28,16 @@ struct Scene {
   double length_scale = 1.0;
 };
 
+// Length of one scene unit in metres (file_unit_metres / length_scale), or 0 when the file does
+// not state its unit. Writers and the retargeter use it to keep lengths in metres.
+double MetresPerUnit(const Scene& scene);
+
+// Multiplies every length of `scene` (rest translations, end sites, position channels) by
+// `factor` and records it in scene.length_scale. Returns false and sets `*error` (when given),
+// leaving the scene unchanged, when factor is not finite > 0 or the scaled skeleton does not
+// build (lengths overflow).
+bool ScaleSceneLengths(Scene& scene, double factor, std::string* error = nullptr);
+
 }  // namespace rigel
 
 #endif  // RIGEL_CORE_SCENE_H_

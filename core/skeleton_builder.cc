@@ -1,5 +1,6 @@
 #include "core/skeleton_builder.h"
 
+#include <functional>
 #include <unordered_set>
 
 namespace rigel {
@@ -127,6 +128,28 @@ std::unique_ptr<Skeleton> SkeletonBuilder::Build(const RawSkeleton& raw, std::st
     }
   }
   return s;
+}
+
+RawSkeleton ToRawSkeleton(const Skeleton& skeleton) {
+  const int n = skeleton.num_joints();
+  std::vector<std::vector<Eigen::Vector3d>> end_sites(n);
+  for (const EndSite& e : skeleton.end_sites()) end_sites[e.parent].push_back(e.offset);
+  std::function<RawSkeleton::Joint(int)> make = [&](int j) {
+    RawSkeleton::Joint joint;
+    joint.name = skeleton.name(j);
+    joint.rest_translation = skeleton.rest_translation(j);
+    joint.rest_orientation = skeleton.rest_orientation(j);
+    const auto channels = skeleton.joint_channels(j);
+    joint.channels.assign(channels.begin(), channels.end());
+    joint.end_sites = end_sites[j];
+    for (const int c : skeleton.children(j)) joint.children.push_back(make(c));
+    return joint;
+  };
+  RawSkeleton raw;
+  for (int j = 0; j < n; ++j) {
+    if (skeleton.parent(j) == Skeleton::kNoParent) raw.roots.push_back(make(j));
+  }
+  return raw;
 }
 
 }  // namespace rigel

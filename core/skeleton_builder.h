@@ -22,6 +22,10 @@ class SkeletonBuilder {
   std::unique_ptr<Skeleton> Build(const RawSkeleton& raw, std::string* error = nullptr) const;
 };
 
+// The editable tree of a built skeleton: same joints (depth-first order), rest transforms,
+// channel layouts and end sites, so SkeletonBuilder rebuilds an identical Skeleton.
+RawSkeleton ToRawSkeleton(const Skeleton& skeleton);
+
 }  // namespace rigel
 
 #endif  // RIGEL_CORE_SKELETON_BUILDER_H_

@@ -4,8 +4,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <span>
 
 #include "core/euler.h"
+#include "exporters/export_check.h"
 
 namespace rigel {
 namespace {
@@ -20,31 +22,13 @@ void AppendNumber(std::string* out, double v) {
 }
 
 void CheckExportable(const Skeleton& skeleton, const Clip& clip, const std::string& target) {
-  if (!clip.matches(skeleton)) {
-    throw ExportError(fmt::format("{}: clip has {} channels per frame, skeleton expects {}", target,
-                                  clip.num_channels(), skeleton.num_channels()));
-  }
-  if (clip.num_frames() < 1) throw ExportError(fmt::format("{}: clip has no frame", target));
-  if (!std::isfinite(clip.frame_time()) || clip.frame_time() <= 0) {
-    throw ExportError(
-        fmt::format("{}: frame time {} is not a finite number > 0", target, clip.frame_time()));
-  }
+  CheckClipsForExport(skeleton, std::span<const Clip>(&clip, 1), target);
   for (int j = 0; j < skeleton.num_joints(); ++j) {
     if (!skeleton.rest_orientation(j).isApprox(Eigen::Quaterniond::Identity(), 1e-12)) {
       throw ExportError(fmt::format(
           "{}: joint '{}' has a rest orientation, which BVH cannot store (bake it into the "
           "rotation channels first)",
           target, skeleton.name(j)));
-    }
-  }
-  const std::span<const double> values = clip.values();
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (!std::isfinite(values[i])) {
-      const int c = static_cast<int>(i % clip.num_channels());
-      const int f = static_cast<int>(i / clip.num_channels());
-      throw ExportError(fmt::format("{}: frame {}, joint '{}', channel {}: value is {}", target, f,
-                                    skeleton.name(skeleton.channel_joint(c)),
-                                    ChannelName(skeleton.channels()[c]), values[i]));
     }
   }
 }

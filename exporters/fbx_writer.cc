@@ -13,7 +13,7 @@
 #include "core/channel.h"
 #include "core/euler.h"
 #include "core/pose.h"
-#include "exporters/gltf_writer.h"
+#include "exporters/export_check.h"
 
 namespace rigel {
 
@@ -223,7 +223,7 @@ struct JointPlan {
 
 std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
                       const FbxOptions& options, const std::string& name) {
-  ValidateClipsForExport(skeleton, clips, name);
+  CheckClipsForExport(skeleton, clips, name);
   const int n = skeleton.num_joints();
   // Lengths are written in metres when the unit is known (UnitScaleFactor 100), else as they are
   // (UnitScaleFactor 1, read as centimetres). Blender builds its armature in float32 in file units

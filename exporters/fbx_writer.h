@@ -35,7 +35,7 @@ struct FbxOptions {
 };
 
 // The FBX file's bytes. Throws ExportError ("<name>: ...") before producing anything, as
-// ValidateClipsForExport (gltf_writer.h) describes.
+// CheckClipsForExport (export_check.h) describes.
 std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
                       const FbxOptions& options, const std::string& name);
 

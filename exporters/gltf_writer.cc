@@ -11,6 +11,7 @@
 
 #include "core/channel.h"
 #include "core/pose.h"
+#include "exporters/export_check.h"
 
 namespace rigel {
 
@@ -83,45 +84,9 @@ class BufferBuilder {
 
 }  // namespace
 
-void ValidateClipsForExport(const Skeleton& skeleton, std::span<const Clip> clips,
-                            const std::string& name) {
-  if (clips.empty()) throw ExportError(name + ": nothing to write (no clip)");
-  for (const Clip& clip : clips) {
-    if (!clip.matches(skeleton)) {
-      throw ExportError(fmt::format("{}: clip '{}' has {} channels per frame, the skeleton {}",
-                                    name, clip.name(), clip.num_channels(),
-                                    skeleton.num_channels()));
-    }
-    if (clip.num_frames() < 1)
-      throw ExportError(fmt::format("{}: clip '{}' has no frame", name, clip.name()));
-    if (!std::isfinite(clip.frame_time()) || clip.frame_time() <= 0) {
-      throw ExportError(fmt::format("{}: clip '{}' has frame time {} (expected a finite value > 0)",
-                                    name, clip.name(), clip.frame_time()));
-    }
-    for (int f = 0; f < clip.num_frames(); ++f) {
-      const auto row = clip.frame(f);
-      for (int c = 0; c < clip.num_channels(); ++c) {
-        if (!std::isfinite(row[c])) {
-          const int j = skeleton.channel_joint(c);
-          throw ExportError(fmt::format("{}: clip '{}' frame {} joint '{}' channel {} is {}", name,
-                                        clip.name(), f, skeleton.name(j),
-                                        ChannelName(skeleton.channels()[c]), row[c]));
-        }
-      }
-    }
-  }
-  for (int j = 0; j < skeleton.num_joints(); ++j) {
-    if (!skeleton.rest_translation(j).allFinite() ||
-        !skeleton.rest_orientation(j).coeffs().allFinite()) {
-      throw ExportError(
-          fmt::format("{}: joint '{}' has a non-finite rest transform", name, skeleton.name(j)));
-    }
-  }
-}
-
 std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
                        const GltfOptions& options, const std::string& name) {
-  ValidateClipsForExport(skeleton, clips, name);
+  CheckClipsForExport(skeleton, clips, name);
   const double scale = options.metres_per_unit > 0 ? options.metres_per_unit : 1.0;
   const int n = skeleton.num_joints();
   nlohmann::json gltf;
@@ -243,7 +208,8 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
   if (!options.binary) {
     buf["uri"] = "data:application/octet-stream;base64," + Base64(bin);
   }
-  gltf["buffers"] = {buf};
+  // An explicit array: `= {buf}` is an initializer list that clang resolves to an object.
+  gltf["buffers"] = nlohmann::json::array({buf});
   std::string json = gltf.dump(options.binary ? -1 : 1);
   if (!options.binary) return json + "\n";
   while (json.size() % 4) json.push_back(' ');

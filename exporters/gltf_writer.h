@@ -24,19 +24,14 @@ struct GltfOptions {
 };
 
 // The file's bytes for `clips` on `skeleton`. Throws ExportError ("<name>: ...") before producing
-// anything when a clip does not match the skeleton, has no frame, a frame time that is not finite
-// and > 0, or a NaN/infinite value.
+// anything when CheckClipsForExport (export_check.h) refuses a clip: it does not match the
+// skeleton, has no frame, a frame time that is not finite and > 0, or a NaN/infinite value.
 std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
                        const GltfOptions& options, const std::string& name);
 
 // Writes FormatGltf() to `path` atomically. Throws ExportError.
 void WriteGltf(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,
                const GltfOptions& options);
-
-// Checks `clips` against `skeleton` as the glTF and FBX writers require; throws ExportError
-// naming `name`, the clip, frame, joint and channel.
-void ValidateClipsForExport(const Skeleton& skeleton, std::span<const Clip> clips,
-                            const std::string& name);
 
 }  // namespace rigel
 

@@ -6,7 +6,7 @@
 #include "exporters/bvh_writer.h"
 #include "exporters/fbx_writer.h"
 #include "exporters/gltf_writer.h"
-#include "importers/load_scene.h"
+#include "io/file_format.h"
 
 namespace rigel {
 
@@ -46,9 +46,7 @@ void SaveClips(const Skeleton& skeleton, std::span<const Clip> clips, const std:
 void SaveScene(const Scene& scene, const std::string& path) {
   if (!scene.skeleton) throw ExportError(path + ": scene has no skeleton");
   SaveOptions options;
-  if (scene.file_unit_metres > 0 && scene.length_scale > 0) {
-    options.metres_per_unit = scene.file_unit_metres / scene.length_scale;
-  }
+  options.metres_per_unit = MetresPerUnit(scene);
   SaveClips(*scene.skeleton, scene.clips, path, options);
 }
 

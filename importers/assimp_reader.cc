@@ -19,6 +19,7 @@
 #include "core/raw_skeleton.h"
 #include "core/skeleton_builder.h"
 #include "importers/load_scene.h"
+#include "io/file_format.h"
 
 namespace rigel {
 

@@ -8,20 +8,13 @@
 #include <cmath>
 #include <filesystem>
 
-#include "core/skeleton_builder.h"
 #include "importers/assimp_reader.h"
 #include "importers/bvh_reader.h"
 #include "importers/isolated_load.h"
 #include "importers/scene_codec.h"
+#include "io/file_format.h"
 
 namespace rigel {
-
-std::string LowerExtension(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
-}
 
 std::optional<LengthUnit> ParseLengthUnit(std::string_view text) {
   if (text == "file") return LengthUnit::kFile;
@@ -36,37 +29,6 @@ std::vector<std::string> ReadableExtensions() {
   return exts;
 }
 
-void ScaleSceneLengths(Scene& scene, double factor) {
-  if (!std::isfinite(factor) || factor <= 0) {
-    throw ImportError(fmt::format("{}: invalid length scale {}", scene.source, factor));
-  }
-  if (factor == 1.0) return;
-  RawSkeleton raw = ToRawSkeleton(*scene.skeleton);
-  std::vector<RawSkeleton::Joint*> stack;
-  for (auto& r : raw.roots) stack.push_back(&r);
-  while (!stack.empty()) {
-    RawSkeleton::Joint* j = stack.back();
-    stack.pop_back();
-    j->rest_translation *= factor;
-    for (auto& e : j->end_sites) e *= factor;
-    for (auto& c : j->children) stack.push_back(&c);
-  }
-  std::string error;
-  auto skeleton = SkeletonBuilder().Build(raw, &error);
-  if (!skeleton) throw ImportError(fmt::format("{}: {}", scene.source, error));
-  const auto channels = skeleton->channels();
-  for (Clip& clip : scene.clips) {
-    for (int f = 0; f < clip.num_frames(); ++f) {
-      auto row = clip.frame(f);
-      for (std::size_t c = 0; c < channels.size(); ++c) {
-        if (IsTranslation(channels[c])) row[c] *= factor;
-      }
-    }
-  }
-  scene.skeleton = std::move(skeleton);
-  scene.length_scale *= factor;
-}
-
 void ConvertSceneUnit(Scene& scene, LengthUnit unit) {
   if (unit == LengthUnit::kFile) return;
   const double target = unit == LengthUnit::kMetre ? 1.0 : 0.01;
@@ -76,8 +38,10 @@ void ConvertSceneUnit(Scene& scene, LengthUnit unit) {
         "--unit file)",
         scene.source, unit == LengthUnit::kMetre ? "metres" : "centimetres"));
   }
-  const double current = scene.file_unit_metres / scene.length_scale;
-  ScaleSceneLengths(scene, current / target);
+  std::string error;
+  if (!ScaleSceneLengths(scene, MetresPerUnit(scene) / target, &error)) {
+    throw ImportError(fmt::format("{}: {}", scene.source, error));
+  }
 }
 
 Scene LoadScene(const std::string& path) { return LoadScene(path, LoadOptions()); }

@@ -46,13 +46,6 @@ std::vector<std::string> ReadableExtensions();
 Scene LoadScene(const std::string& path);
 Scene LoadScene(const std::string& path, const LoadOptions& options);
 
-// Lower-case extension of `path`, with the dot ("" when none).
-std::string LowerExtension(const std::string& path);
-
-// Multiplies every length of `scene` (rest translations, end sites, position channels) by
-// `factor` and records it in scene.length_scale. Throws ImportError when factor is not finite > 0.
-void ScaleSceneLengths(Scene& scene, double factor);
-
 // Converts `scene` (whose file_unit_metres is set by the importer) to `unit`. Throws ImportError
 // naming scene.source when the file's unit is unknown and a conversion was asked for.
 void ConvertSceneUnit(Scene& scene, LengthUnit unit);

@@ -21,10 +21,6 @@ std::string EncodeScene(const Scene& scene, std::string prefix);
 // malformed, or the skeleton does not build.
 Scene DecodeScene(std::string_view bytes, const std::string& context);
 
-// The editable tree of a built skeleton: same joints (depth-first order), rest transforms,
-// channel layouts and end sites, so SkeletonBuilder rebuilds an identical Skeleton.
-RawSkeleton ToRawSkeleton(const Skeleton& skeleton);
-
 }  // namespace rigel
 
 #endif  // RIGEL_IMPORTERS_SCENE_CODEC_H_

@@ -39,7 +39,7 @@ int w_members(lua_State* L) {
 
 }  // namespace
 
-extern "C" int luaopen_rigel(lua_State* L) {
+int rigel::lua::OpenRigel(lua_State* L) {
   using namespace rigel::lua;
   AttachTypeCache(L);
   lua_newtable(L);
@@ -51,9 +51,7 @@ extern "C" int luaopen_rigel(lua_State* L) {
   OpenClip(L);
   OpenPose(L);
   OpenScene(L);
-#ifdef RIGEL_LUA_HAS_RIG
   OpenRig(L);
-#endif
   OpenRetarget(L);
   lua_pushliteral(L, RIGEL_VERSION);
   lua_setfield(L, -2, "version");

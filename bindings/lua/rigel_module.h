@@ -7,9 +7,7 @@
 #include <string>
 #include <vector>
 
-// Pushes the `rigel` module table (the lua_CFunction behind require("rigel")). The state must come
-// from NewRigelState or RunScript (the module uses the state's extra space, which they clear).
-extern "C" int luaopen_rigel(lua_State* L);
+#include "bindings/lua/lua_module.h"  // luaopen_rigel, the module's entry
 
 namespace rigel::lua {
 

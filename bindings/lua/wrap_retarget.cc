@@ -68,11 +68,7 @@ int OptionField(lua_State* L, int arg, const char* field, const char* const* opt
 }
 
 // Metres per unit of a scene when its file states it, else 0 (estimated by the retargeter).
-double UnitOf(const Scene& scene) {
-  return scene.file_unit_metres > 0 && scene.length_scale > 0
-             ? scene.file_unit_metres / scene.length_scale
-             : 0.0;
-}
+double UnitOf(const Scene& scene) { return MetresPerUnit(scene); }
 
 // Raises "bad argument #arg to 'fn' (map: <message>)".
 [[noreturn]] void MapError(lua_State* L, int arg, const char* message) {

@@ -1,0 +1,87 @@
+#include "core/clip_check.h"
+
+#include <charconv>
+#include <cmath>
+#include <span>
+
+#include "core/channel.h"
+
+namespace rigel {
+namespace {
+
+// Shortest round-trip text of `v` ("0", "-0.01", "nan", "inf"), as fmt's "{}" prints it.
+std::string Number(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
+}
+
+}  // namespace
+
+std::optional<NonFinite> FindNonFinite(const Skeleton& skeleton, const Clip& clip) {
+  const std::span<const double> values = clip.values();
+  const int channels = clip.num_channels();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (std::isfinite(values[i])) continue;
+    NonFinite at;
+    at.frame = static_cast<int>(i / static_cast<std::size_t>(channels));
+    at.channel = static_cast<int>(i % static_cast<std::size_t>(channels));
+    at.joint = skeleton.channel_joint(at.channel);
+    at.value = values[i];
+    return at;
+  }
+  return std::nullopt;
+}
+
+std::optional<ClipFault> CheckClip(const Skeleton& skeleton, const Clip& clip) {
+  ClipFault fault;
+  if (!clip.matches(skeleton)) {
+    fault.kind = ClipFault::Kind::kChannelCount;
+    return fault;
+  }
+  if (clip.num_frames() < 1) {
+    fault.kind = ClipFault::Kind::kNoFrame;
+    return fault;
+  }
+  if (!std::isfinite(clip.frame_time()) || clip.frame_time() <= 0) {
+    fault.kind = ClipFault::Kind::kFrameTime;
+    return fault;
+  }
+  for (int j = 0; j < skeleton.num_joints(); ++j) {
+    if (!skeleton.rest_translation(j).allFinite() ||
+        !skeleton.rest_orientation(j).coeffs().allFinite()) {
+      fault.kind = ClipFault::Kind::kNonFiniteRest;
+      fault.value.joint = j;
+      return fault;
+    }
+  }
+  if (const std::optional<NonFinite> at = FindNonFinite(skeleton, clip)) {
+    fault.kind = ClipFault::Kind::kNonFiniteValue;
+    fault.value = *at;
+    return fault;
+  }
+  return std::nullopt;
+}
+
+std::string DescribeClipFault(const ClipFault& fault, const Skeleton& skeleton, const Clip& clip) {
+  switch (fault.kind) {
+    case ClipFault::Kind::kChannelCount:
+      return "clip has " + std::to_string(clip.num_channels()) +
+             " channels per frame, the skeleton " + std::to_string(skeleton.num_channels());
+    case ClipFault::Kind::kNoFrame:
+      return "clip has no frame";
+    case ClipFault::Kind::kFrameTime:
+      return "frame time " + Number(clip.frame_time()) + " is not a finite number > 0";
+    case ClipFault::Kind::kNonFiniteRest:
+      return "joint '" + skeleton.name(fault.value.joint) + "' has a non-finite rest transform";
+    case ClipFault::Kind::kNonFiniteValue: {
+      const NonFinite& at = fault.value;
+      return "frame " + std::to_string(at.frame) + ", joint '" + skeleton.name(at.joint) +
+             "', channel " + std::string(ChannelName(skeleton.channels()[at.channel])) +
+             ": value is " + Number(at.value);
+    }
+  }
+  return "invalid clip";
+}
+
+}  // namespace rigel

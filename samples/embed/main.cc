@@ -1,0 +1,80 @@
+// rigel embedded in a C++ program, built against an installed rigel (find_package(rigel)): loads a
+// BVH, builds a rig with one effector (the right hand, moved by a fixed offset from where the
+// animation puts it, solved on the arm only), bakes every frame with the core solver and saves a
+// BVH.
+//
+//   embed IN.bvh OUT.bvh [HAND ARM DX DY DZ]
+//   (defaults: RightHand RightArm 0 1.5 1, for the CMU skeleton of samples/cmu_walk/walk.bvh)
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "core/ik/rig.h"
+#include "core/ik/solve.h"
+#include "core/pose.h"
+#include "exporters/save_scene.h"
+#include "importers/load_scene.h"
+
+int main(int argc, char** argv) {
+  if (argc != 3 && argc != 8) {
+    std::fprintf(stderr, "usage: embed IN.bvh OUT.bvh [HAND ARM DX DY DZ]\n");
+    return 2;
+  }
+  const std::string hand_name = argc == 8 ? argv[3] : "RightHand";
+  const std::string arm_name = argc == 8 ? argv[4] : "RightArm";
+  const Eigen::Vector3d offset =
+      argc == 8 ? Eigen::Vector3d(std::atof(argv[5]), std::atof(argv[6]), std::atof(argv[7]))
+                : Eigen::Vector3d(0, 1.5, 1);
+  try {
+    // rigel::io: any format LoadScene reads; one skeleton, its clips.
+    const rigel::Scene scene = rigel::LoadScene(argv[1]);
+    const rigel::Skeleton& skeleton = *scene.skeleton;
+    const int hand = skeleton.FindJoint(hand_name);
+    const int arm = skeleton.FindJoint(arm_name);
+    if (hand < 0 || arm < 0) {
+      std::fprintf(stderr, "embed: %s: no joint '%s' or '%s'\n", argv[1], hand_name.c_str(),
+                   arm_name.c_str());
+      return 1;
+    }
+
+    // rigel::core: one position task on the hand, solved on the arm's channels only.
+    rigel::ik::Rig rig(scene.skeleton);
+    rigel::ik::Task task;
+    task.joint = hand;
+    rig.AddTask(task);
+    rigel::ik::Stage stage;
+    stage.chain_root = arm;
+    rig.stages.push_back(stage);
+
+    const rigel::Clip& clip = scene.clips.front();
+    rigel::Clip baked = clip;
+    rigel::Pose pose(skeleton);
+    rigel::ik::Workspace workspace;
+    rigel::ik::SolveReport report;
+    std::vector<rigel::ik::Target> targets(1);
+    int converged = 0;
+    double worst = 0;
+    for (int f = 0; f < clip.num_frames(); ++f) {
+      // The animated pose is the start; the target is where it puts the hand, moved by offset.
+      pose.SetFromRow(skeleton, clip.frame(f));
+      targets[0].position = pose.world[hand].translation() + offset;
+      if (!rigel::ik::Solve(rig, targets, pose, workspace, &report)) {
+        std::fprintf(stderr, "embed: frame %d: %s\n", f, report.message.c_str());
+        return 1;
+      }
+      converged += report.status == rigel::ik::Status::kConverged;
+      worst = std::max(worst, report.position_error[0]);
+      std::copy(pose.channels.begin(), pose.channels.end(), baked.frame(f).begin());
+    }
+    rigel::SaveClip(skeleton, baked, argv[2]);  // atomic; BVH, glTF or FBX by extension
+    std::printf("embed: %d frames, %d converged, max position error %.3g, wrote %s\n",
+                clip.num_frames(), converged, worst, argv[2]);
+    return 0;
+  } catch (const std::exception& e) {  // ImportError, ExportError
+    std::fprintf(stderr, "embed: %s\n", e.what());
+    return 1;
+  }
+}

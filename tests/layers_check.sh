@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# rigel's layers point one way: core <- io <- lua <- cli (docs/architecture and DESIGN.md).
+#   core/       (rigel_core)  includes core/ only
+#   io/ importers/ exporters/ (rigel_io)  include core/ and io/; importers/ and exporters/ never
+#               include each other (what both need lives in io/ or core/)
+#   bindings/   (rigel_lua)   includes core/, io/, importers/, exporters/, bindings/; never cli/
+#   cli/        (rigel)       anything above
+# Fails, listing "file:line: #include ... (reason)", on any include that goes the other way.
+#   layers_check.sh SOURCE_DIR
+set -uo pipefail
+cd "$1" || exit 1
+if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
+  # Tracked and new (not ignored) files: a fresh file is checked before its first commit.
+  files=$(git ls-files --cached --others --exclude-standard -- core io importers exporters \
+    bindings cli | grep -E '\.(cc|h)$')
+else
+  files=$(find core io importers exporters bindings cli -name '*.cc' -o -name '*.h' 2>/dev/null)
+fi
+
+# forbidden DIR: the project folders a file under DIR may not include.
+forbidden() {
+  case "$1" in
+    core) echo "io importers exporters bindings cli bench tests" ;;
+    io) echo "importers exporters bindings cli bench tests" ;;
+    importers) echo "exporters bindings cli bench tests" ;;
+    exporters) echo "importers bindings cli bench tests" ;;
+    bindings) echo "cli bench tests" ;;
+    cli) echo "bench tests" ;;
+  esac
+}
+
+violations=0
+checked=0
+for f in $files; do
+  [ -f "$f" ] || continue
+  top=${f%%/*}
+  bad=$(forbidden "$top")
+  checked=$((checked + 1))
+  while IFS=: read -r line text; do
+    target=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]([^">]+)[">].*/\1/' \
+      <<<"$text")
+    dir=${target%%/*}
+    for b in $bad; do
+      if [ "$dir" = "$b" ]; then
+        echo "$f:$line: #include \"$target\" ($top/ may not include $b/)"
+        violations=$((violations + 1))
+      fi
+    done
+  done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<][a-z_]+/' "$f")
+done
+if [ "$violations" -gt 0 ]; then
+  echo "$violations include(s) against the layering (core <- io <- lua <- cli)"
+  exit 1
+fi
+echo "layers: $checked files, every include goes one way"
