@@ -29,6 +29,14 @@ cluster=$work/cluster
 # runs one of them with this cluster's configuration.
 stop_cluster() {
   local f pid
+  # Jobs still running (a failed check): cancel them first, slurmstepd outlives slurmd.
+  if [ -f "$cluster/slurm.conf" ] && [ -n "$(cat "$cluster/slurmctld.pid" 2>/dev/null)" ]; then
+    SLURM_CONF=$cluster/slurm.conf scancel -u "$(id -un)" 2> /dev/null
+    for _ in $(seq 1 50); do
+      [ -z "$(SLURM_CONF=$cluster/slurm.conf squeue -h 2> /dev/null)" ] && break
+      sleep 0.1
+    done
+  fi
   for f in slurmd slurmctld munged; do
     [ -f "$cluster/$f.pid" ] || continue
     pid=$(cat "$cluster/$f.pid")
@@ -45,6 +53,7 @@ rm -rf "$work"
 mkdir -p "$cluster"/{state,spool,munge} "$work/lib"
 chmod 700 "$cluster" "$cluster/munge"
 trap 'stop_cluster' EXIT
+trap 'exit 143' TERM INT HUP  # so that the EXIT trap runs
 
 # The clips: the shared corpus's BVH files, or a generated set from the sample walk.
 if [ -n "$data" ] && [ -d "$data" ]; then
@@ -162,8 +171,8 @@ export OUT=$work/farm
 array_id=$(sed -n 's/^array job: \([0-9]*\).*/\1/p' "$work/submit.out")
 merge_id=$(grep -o 'Submitted batch job [0-9]\+' "$work/submit.out" | grep -o '[0-9]\+$')
 [ -n "$array_id" ] && [ -n "$merge_id" ] || die "sbatch refused the jobs: $(cat "$work/submit.out")"
-echo "array job $array_id: $(wait_job "$array_id")"
-echo "merge job $merge_id: $(wait_job "$merge_id")"
+echo "array job $array_id: $(wait_job "$array_id") (at ${SECONDS} s)"
+echo "merge job $merge_id: $(wait_job "$merge_id") (at ${SECONDS} s)"
 tasks=$(scontrol show job "$array_id" | grep -c 'ArrayTaskId=[0-3]\b')
 check "4 array tasks ran" test "$tasks" = 4
 # A task ends FAILED exactly when a clip of its shard failed (rigel bake exits 1), else COMPLETED.
@@ -191,7 +200,7 @@ assert {c['input']: c['status'] for c in m['clips']} == {c['input']: c['status']
 # 3. scancel mid-run, resubmit the task, resume: same bytes. The task's shard is slowed by a rig
 # that sleeps per clip (its output is the same as without the sleep: --resume must finish it).
 mkdir -p "$work/slowlib"
-for i in $(seq 1 16); do  # 16 clips of 400 frames (the sample walk ten times), 4 per shard
+for i in $(seq 1 12); do  # 12 clips of 400 frames (the sample walk ten times), 3 per shard
   awk -v k="$i" 'BEGIN { m = 0 } /^MOTION/ { m = 1 } /^Frames:/ { print "Frames: 400"; next }
     m && $0 ~ /^[-0-9]/ { $2 = $2 + k / 10; for (r = 0; r < 10; r++) rows[r] = rows[r] $0 "\n"; next }
     { print } END { for (r = 0; r < 10; r++) printf "%s", rows[r] }' \
@@ -211,24 +220,24 @@ for _ in $(seq 1 600); do
   sleep 0.05
 done
 scancel "${array2}_0"
-echo "array job $array2: $(wait_job "$array2")"
-echo "merge job $merge2: $(wait_job "$merge2")"
+echo "array job $array2: $(wait_job "$array2") (at ${SECONDS} s)"
+echo "merge job $merge2: $(wait_job "$merge2") (at ${SECONDS} s)"
 check "task 0 was cancelled" bash -c "scontrol show job ${array2}_0 | grep -q JobState=CANCELLED"
 check "tasks 1-3 completed" test "$(scontrol show job "$array2" | grep -c JobState=COMPLETED)" = 3
 done_before=$(ls "$OUT" | grep -c "\.${fmt:-bvh}\$")
-check "the cancelled task left some of its clips but not all ($done_before of 16)" \
-  test "$done_before" -ge 13 -a "$done_before" -lt 16
+check "the cancelled task left some of its clips but not all ($done_before of 12)" \
+  test "$done_before" -ge 10 -a "$done_before" -lt 12
 # Resubmit the task as docs/farm.md says (`sbatch --array=K bake_array.sbatch`), then merge.
 resub=$(sed -n 's/.*\(sbatch --array=[^`]*bake_array.sbatch\).*/\1/p' "$src/docs/farm.md" | head -1)
 check "docs/farm.md gives the resubmission command" test -n "$resub"
 resub=$(echo "$resub" | sed 's/--array=[0-9]*/--array=0/; s/^sbatch /sbatch --parsable /')
 echo "resubmitting: $resub"
 resub_id=$(cd "$work" && eval "$resub" | cut -d';' -f1)
-echo "resubmitted task 0 as job $resub_id: $(wait_job "$resub_id")"
+echo "resubmitted task 0 as job $resub_id: $(wait_job "$resub_id") (at ${SECONDS} s)"
 check "resubmitted task completed" bash -c "scontrol show job $resub_id | grep -q JobState=COMPLETED"
 check "the resumed task skipped the clips it had baked" python3 -c "
 import json; s = json.load(open('$OUT/reports/shard_0.json'))['summary']
-assert s['skipped'] >= 1 and s['ok'] + s['skipped'] == 4 and s['failed'] == 0, s"
+assert s['skipped'] >= 1 and s['ok'] + s['skipped'] == 3 and s['failed'] == 0, s"
 check "no partial file left" test -z "$(ls -A "$OUT" | grep '\.tmp')"
 check "after scancel and resubmission: outputs = single run, byte for byte" \
   diff -r -x '.*' -x reports -x report.json "$work/single2" "$OUT"
