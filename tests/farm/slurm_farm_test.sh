@@ -197,8 +197,8 @@ for k in ('clips', 'ok', 'failed', 'frames'):
 assert {c['input']: c['status'] for c in m['clips']} == {c['input']: c['status'] for c in s['clips']}
 "
 
-# 3. scancel mid-run, resubmit the task, resume: same bytes. The task's shard is slowed by a rig
-# that sleeps per clip (its output is the same as without the sleep: --resume must finish it).
+# 3. scancel mid-run, resubmit the task, resume: same bytes. The bake tests' slow_rig.lua does
+# busy work on every frame, so that the task is still running after its first clip.
 mkdir -p "$work/slowlib"
 for i in $(seq 1 12); do  # 12 clips of 400 frames (the sample walk ten times), 3 per shard
   awk -v k="$i" 'BEGIN { m = 0 } /^MOTION/ { m = 1 } /^Frames:/ { print "Frames: 400"; next }
@@ -238,6 +238,13 @@ check "resubmitted task completed" bash -c "scontrol show job $resub_id | grep -
 check "the resumed task skipped the clips it had baked" python3 -c "
 import json; s = json.load(open('$OUT/reports/shard_0.json'))['summary']
 assert s['skipped'] >= 1 and s['ok'] + s['skipped'] == 3 and s['failed'] == 0, s"
+remerge=$(cd "$work" && sbatch --parsable --dependency=afterany:"$resub_id" --output=logs/remerge_%j.log \
+  --wrap "rigel bake --merge-reports $OUT/reports/shard_*.json --report $OUT/report.json" | cut -d';' -f1)
+echo "merge job again $remerge: $(wait_job "$remerge") (at ${SECONDS} s)"
+check "the merge after the resubmission lists the 12 clips, all baked or skipped" python3 -c "
+import json; r = json.load(open('$OUT/report.json')); s = r['summary']
+assert s['clips'] == 12 and s['failed'] == 0 and s['ok'] + s['skipped'] == 12, s
+assert len(set(c['input'] for c in r['clips'])) == 12"
 check "no partial file left" test -z "$(ls -A "$OUT" | grep '\.tmp')"
 check "after scancel and resubmission: outputs = single run, byte for byte" \
   diff -r -x '.*' -x reports -x report.json "$work/single2" "$OUT"
