@@ -144,6 +144,45 @@ json ClipJson(const std::string& path, const std::string& role) {
     }
   }
   const int up = first_box.isEmpty() ? 1 : GuessUpAxis(first_box);
+  // Size: a joint whose world position equals, bit for bit and on every frame, that of an earlier
+  // joint (zero-length bones) is stored once; a channel constant over the clip is stored once.
+  const size_t stride = static_cast<size_t>(nj) * 3;
+  std::vector<int> alias(nj, -1);
+  std::vector<int> stored_joints;
+  for (int j = 0; j < nj; ++j) {
+    for (int k = sk.parent(j); k >= 0 && alias[j] < 0; k = sk.parent(k)) {
+      bool same = true;
+      for (int f = 0; f < nf && same; ++f) {
+        same = std::memcmp(&positions[f * stride + 3 * j], &positions[f * stride + 3 * k],
+                           3 * sizeof(double)) == 0;
+      }
+      if (same) alias[j] = alias[k] >= 0 ? alias[k] : k;
+    }
+    if (alias[j] < 0) stored_joints.push_back(j);
+  }
+  std::vector<double> packed;
+  packed.reserve(static_cast<size_t>(nf) * stored_joints.size() * 3);
+  for (int f = 0; f < nf; ++f) {
+    for (int j : stored_joints) {
+      for (int a = 0; a < 3; ++a) packed.push_back(positions[f * stride + 3 * j + a]);
+    }
+  }
+  json constant = json::array();
+  std::vector<float> animated;
+  std::vector<int> animated_channels;
+  for (int c = 0; c < nc; ++c) {
+    bool same = true;
+    for (int f = 1; f < nf && same; ++f) same = channels[f * nc + c] == channels[c];
+    if (same && nf > 0) {
+      constant.push_back(channels[c]);
+    } else {
+      constant.push_back(nullptr);
+      animated_channels.push_back(c);
+    }
+  }
+  for (int f = 0; f < nf; ++f) {
+    for (int c : animated_channels) animated.push_back(channels[static_cast<size_t>(f) * nc + c]);
+  }
   json j;
   j["name"] = fs::path(path).filename().string();
   j["path"] = path;
@@ -171,9 +210,11 @@ json ClipJson(const std::string& path, const std::string& role) {
   j["up"] = up;
   j["height"] = first_box.isEmpty() ? 1.0 : std::max(first_box.sizes()[up], 1e-9);
   j["warnings"] = scene.warnings;
-  j["positions"] = Base64(positions.data(), positions.size() * sizeof(double));
+  j["position_alias"] = alias;
+  j["positions"] = Base64(packed.data(), packed.size() * sizeof(double));
   j["end_positions"] = Base64(ends.data(), ends.size() * sizeof(float));
-  j["channel_values"] = Base64(channels.data(), channels.size() * sizeof(float));
+  j["channel_constant"] = constant;
+  j["channel_values"] = Base64(animated.data(), animated.size() * sizeof(float));
   return j;
 }
 

@@ -31,6 +31,17 @@ const clips = data.clips.map((c, index) => {
   clip.E = c.end_parents.length;
   clip.C = c.channel_names.length;
   clip.visible = true;
+  // Joint j's position is stored at column col[j] (joints aliased to an earlier one share it);
+  // channel k is constant (channel_constant[k]) or stored at column chCol[k].
+  clip.col = [];
+  let stored = 0;
+  for (let j = 0; j < clip.J; ++j) clip.col.push(c.position_alias[j] >= 0 ? -1 : stored++);
+  for (let j = 0; j < clip.J; ++j) if (c.position_alias[j] >= 0) clip.col[j] = clip.col[c.position_alias[j]];
+  clip.S = stored;
+  clip.chCol = [];
+  let animated = 0;
+  for (let k = 0; k < clip.C; ++k) clip.chCol.push(c.channel_constant[k] === null ? animated++ : -1);
+  clip.A = animated;
   return clip;
 });
 const frameCount = Math.max(...clips.map((c) => c.frames));
@@ -93,7 +104,7 @@ const axes = new THREE.AxesHelper(clips[0].height * 0.25);
 clips[0].group.add(axes);
 
 function jointAt(c, f, j, out) {
-  const k = (clipFrame(c, f) * c.J + j) * 3;
+  const k = (clipFrame(c, f) * c.S + c.col[j]) * 3;
   return out.set(c.pos[k], c.pos[k + 1], c.pos[k + 2]);
 }
 function endAt(c, f, e, out) {
@@ -232,7 +243,7 @@ function showInfo() {
                  `world: ${p.x.toFixed(6)} ${p.y.toFixed(6)} ${p.z.toFixed(6)} (${c.unit})`];
   for (let k = 0; k < c.C; ++k) {
     if (c.channel_joints[k] !== j) continue;
-    const v = c.values[f * c.C + k];
+    const v = c.chCol[k] >= 0 ? c.values[f * c.A + c.chCol[k]] : c.channel_constant[k];
     const rot = c.channel_names[k].endsWith('rotation');
     lines.push(`${c.channel_names[k].padEnd(10)} ${v.toFixed(4)}${rot ? '°' : ''}`);
   }
@@ -473,7 +484,7 @@ window.rigelPreview = {
     const c = clips[ci];
     const out = [];
     for (let j = 0; j < c.J; ++j) {
-      const k = (clipFrame(c, f) * c.J + j) * 3;
+      const k = (clipFrame(c, f) * c.S + c.col[j]) * 3;
       out.push([c.pos[k], c.pos[k + 1], c.pos[k + 2]]);
     }
     return out;
