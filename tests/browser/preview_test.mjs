@@ -115,6 +115,14 @@ async function checkPage(browser, page, clipFiles, { records = null, label, scre
       check(Math.abs(got - want) <= 1 && rect[2] > 100,
             `${label}: clicking the iterations plot at ${fraction * 100}% moves to frame ${got} (expected ${want} ± 1)`);
     }
+    // Side by side sets the clips apart; overlay puts them back.
+    const rootGap = async () => browser.eval(`(() => { const a = rigelPreview.jointScreenPosition(0, 0), b = rigelPreview.jointScreenPosition(1, 0); return Math.hypot(a[0] - b[0], a[1] - b[1]); })()`);
+    const overlaid = await rootGap();
+    await browser.eval(`document.getElementById('sidebyside').click()`);
+    const apart = await rootGap();
+    await browser.eval(`document.getElementById('sidebyside').click()`);
+    check(apart > overlaid + 50 && Math.abs(await rootGap() - overlaid) < 30,
+          `${label}: side by side moves the result's root ${apart.toFixed(0)} px from the source's (overlaid: ${overlaid.toFixed(0)} px)`);
     const status = await browser.eval('rigelPreview.status(0, 5)');
     check(status === 'unreachable', `${label}: frame 5 read as unreachable (${status})`);
   }
@@ -208,6 +216,16 @@ try {
   await browser.open(`file://${path.resolve(previewDir, 'index.html')}`, `document.querySelectorAll('#clips tbody tr').length > 0`);
   const rows = await browser.eval(`document.querySelectorAll('#clips tbody tr').length`);
   check(rows === 2, `batch: index lists the 2 clips (${rows})`);
+  // With records beside one output (a rerun with --resume), that clip's worst frames sort it first
+  // and the index counts its unreachable frames.
+  const copyRecords = writeRecords(path.join(work, 'batch/walk_copy.bvh'), path.join(work, 'batch/walk_copy.frames.jsonl'), ['LeftFoot']);
+  run(['bake', '--no-progress', '--resume', '--rig', path.join(src, 'samples/cmu_walk/bake_rig.lua'), '--out', path.join(work, 'batch'),
+       '--preview', previewDir, walk, walk2]);
+  await browser.open(`file://${path.resolve(previewDir, 'index.html')}?2`, `document.querySelectorAll('#clips tbody tr').length > 0`);
+  const table = await browser.eval(`[...document.querySelectorAll('#clips tbody tr')].map((r) => [...r.cells].map((c) => c.textContent))`);
+  check(table[0][0] === 'walk_copy' && Number(table[0][5]) === copyRecords.marked.unreachable.length &&
+        Number(table[0][7]) === copyRecords.marked.limits.length && table[1][5] === '–',
+        `batch: the clip with records comes first with ${copyRecords.marked.unreachable.length} unreachable and ${copyRecords.marked.limits.length} limit frames: ${JSON.stringify(table.map((r) => r.slice(0, 8)))}`);
 } catch (e) {
   ++failed;
   console.log(`FAIL: ${e.stack || e}`);
