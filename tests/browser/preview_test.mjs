@@ -196,6 +196,15 @@ try {
     const fbxPage = path.join(work, 'cmu_01_01_fbx.html');
     run(['preview', fbx, '--out', fbxPage]);
     await checkPage(browser, fbxPage, [fbx], { label: 'cmu_01_01_fbx' });
+    // rigel retarget --preview: CMU 01_01 onto the Motion Analysis skeleton of samples/retarget.
+    const boxing = path.join(shared, 'assimp_misc/Boxing_Toes.bvh');
+    if (fs.existsSync(boxing)) {
+      const rtDir = path.join(work, 'retarget_preview');
+      run(['retarget', '--no-progress', '--target', boxing, '--map', path.join(src, 'samples/retarget/cmu_to_motion_analysis.xml'),
+           '--pin-feet', '--out', path.join(work, 'retarget'), '--preview', rtDir, bvh]);
+      check(/<a href="01_01.html">/.test(fs.readFileSync(path.join(rtDir, 'index.html'), 'utf8')), 'retarget: index links 01_01.html');
+      await checkPage(browser, path.join(rtDir, '01_01.html'), [bvh, path.join(work, 'retarget/01_01.bvh')], { label: 'retarget' });
+    }
   } else {
     console.log(`SKIP (FBX case): ${fbx} not found`);
   }

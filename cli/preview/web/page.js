@@ -49,6 +49,10 @@ const frameTime = clips[0].frame_time;
 // Lengths are drawn in metres when every clip states its unit, else in file units.
 const allUnits = clips.every((c) => c.unit_metres > 0);
 for (const c of clips) c.scale = allUnits ? c.unit_metres : 1;
+// Without stated units, clips of very different heights (a retarget between files in different
+// units) are drawn at the first clip's height, so they can be compared; the HUD says so.
+const heightsMatched = !allUnits && clips.some((c) => Math.abs(Math.log(c.height / clips[0].height)) > Math.log(1.25));
+if (heightsMatched) for (const c of clips) c.scale = clips[0].height / c.height;
 const displayUnit = allUnits ? 'm' : clips[0].unit === 'unknown' ? 'file units' : clips[0].unit;
 const clipFrame = (c, f) => Math.min(Math.max(f, 0), c.frames - 1);
 
@@ -182,12 +186,13 @@ function layout() {
   for (const c of clips) c.group.updateMatrixWorld();
 }
 layout();
-// Centroid of the joints of the visible clips: what the camera follows.
+// Centroid of the joints of the last visible clip (the result under review): what the camera
+// follows.
 function rootCentre(f) {
   const sum = new THREE.Vector3();
   let n = 0;
-  for (const c of clips) {
-    if (!c.visible) continue;
+  const shown = clips.filter((c) => c.visible);
+  for (const c of shown.slice(-1)) {
     for (let j = 0; j < c.J; ++j, ++n) sum.add(jointAt(c, f, j, tmpA).applyMatrix4(c.group.matrixWorld));
   }
   return n ? sum.divideScalar(n) : sum;
@@ -227,7 +232,8 @@ for (const c of clips) {
 }
 const hudLines = clips.map((c) => `${c.role} ${c.name}: ${c.joints.length} joints, ${c.frames} frames, ` +
     `up ${'XYZ'[c.up]}, unit ${c.unit}`);
-hudLines.push(`view: ${displayUnit}, grid cell ${+cell.toPrecision(3)} ${displayUnit}; ${data.libraries}`);
+hudLines.push(`view: ${heightsMatched ? `heights matched to ${clips[0].name} (units not stated)` : displayUnit}, ` +
+    `grid cell ${+cell.toPrecision(3)} ${displayUnit}; ${data.libraries}`);
 $('hud').textContent = hudLines.join('\n');
 
 let selected = null;  // {clip, joint}
