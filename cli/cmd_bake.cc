@@ -24,6 +24,7 @@
 #include "bindings/lua/sandbox.h"
 #include "cli/batch/batch.h"
 #include "cli/command.h"
+#include "cli/preview/preview_page.h"
 #include "exporters/save_scene.h"
 #include "importers/load_scene.h"
 
@@ -220,7 +221,7 @@ Runner AddBakeCommand(CLI::App& app) {
       "recursively by extension) or @list.txt files. Exit 0 when every clip succeeds, 1 when any "
       "failed, 2 on usage errors.");
   struct Options {
-    std::string rig, out = "out", format = "bvh", shard, report, timeout;
+    std::string rig, out = "out", format = "bvh", shard, report, timeout, preview;
     int jobs = 0;
     bool resume = false, allow_io = false, progress = false, no_progress = false;
     std::vector<std::string> inputs, merge;
@@ -247,6 +248,7 @@ Runner AddBakeCommand(CLI::App& app) {
   sub->add_option("--lua-memory-mb", o->lua_memory_mb,
                   "Lua heap limit per clip in MB (default 2048)")
       ->check(CLI::PositiveNumber);
+  sub->add_option("--preview", o->preview, "Also write a page per clip + index.html in DIR");
   sub->add_flag("--allow-io", o->allow_io, "Lift the script sandbox");
   sub->add_flag("--no-progress", o->no_progress, "No progress bar even on a terminal");
   sub->add_option("INPUTS", o->inputs, "Clips: files, folders or @list.txt");
@@ -297,6 +299,7 @@ Runner AddBakeCommand(CLI::App& app) {
           }
         }
       }
+      if (!o->preview.empty()) failed += preview::WritePreviewPages(o->preview, reports, "bake");
       if (!o->report.empty())
         WriteFileAtomically(o->report, batch::ReportJson(reports, run).dump(2) + "\n");
       return failed ? kExitBadInput : kExitOk;

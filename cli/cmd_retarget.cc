@@ -19,6 +19,7 @@
 
 #include "cli/batch/batch.h"
 #include "cli/command.h"
+#include "cli/preview/preview_page.h"
 #include "core/retarget/retarget.h"
 #include "exporters/atomic_file.h"
 #include "exporters/save_scene.h"
@@ -36,6 +37,7 @@ struct RetargetArgs {
   std::string root_motion = "scale";
   std::string format = "bvh";
   std::string report;
+  std::string preview;
   bool pin_feet = false;
   bool pin_hands = false;
   bool follow_source = false;
@@ -241,6 +243,7 @@ int Run(const RetargetArgs& a) {
       fmt::print(stderr, "rigel retarget: error: {}\n", r.reason);
     }
   }
+  if (!a.preview.empty()) failed += preview::WritePreviewPages(a.preview, reports, "retarget");
   if (!a.report.empty()) {
     nlohmann::json report = batch::ReportJson(reports, run);
     report["target"] = a.target;
@@ -285,6 +288,7 @@ Runner AddRetargetCommand(CLI::App& app) {
   sub->add_option("--target-ref-frame", a->target_ref,
                   "Frame of the target file used as its reference pose (default: rest pose)");
   sub->add_option("--report", a->report, "Write a JSON quality report here");
+  sub->add_option("--preview", a->preview, "Also write a page per clip + index.html in DIR");
   sub->add_option("-j,--jobs", a->jobs, "Worker threads (default: all cores)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--shard", a->shard, "Only shard K of N (K/N, 0 <= K < N), for farms");

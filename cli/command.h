@@ -19,6 +19,7 @@ Runner AddConvertCommand(CLI::App& app);
 Runner AddRunCommand(CLI::App& app);
 Runner AddRetargetCommand(CLI::App& app);
 Runner AddBakeCommand(CLI::App& app);
+Runner AddPreviewCommand(CLI::App& app);
 
 }  // namespace rigel::cli
 

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   add(rigel::cli::AddRunCommand);
   add(rigel::cli::AddRetargetCommand);
   add(rigel::cli::AddBakeCommand);
+  add(rigel::cli::AddPreviewCommand);
   if (argc > 1 && argv[1][0] != '-') {
     std::string known;
     bool found = false;

@@ -1,0 +1,52 @@
+// rigel preview SOURCE [RESULT ...] [--frames-report FILE.jsonl ...] [--out page.html]
+// Writes one self-contained HTML page (three.js view and uPlot plots inlined) that shows the
+// source and its results as 3D skeletons with the per-frame solve records under the view.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "cli/command.h"
+#include "cli/preview/preview_page.h"
+
+namespace rigel::cli {
+
+Runner AddPreviewCommand(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand(
+      "preview",
+      "Write one self-contained HTML page (opens offline in any current browser) showing SOURCE "
+      "and each RESULT as 3D skeletons, with plots of the per-frame records. See "
+      "docs/preview.md.");
+  struct Options {
+    std::vector<std::string> clips, reports;
+    std::string out, title;
+  };
+  auto o = std::make_shared<Options>();
+  sub->add_option("CLIPS", o->clips, "SOURCE then RESULT clips (.bvh, .fbx, .glb, .gltf, .dae)")
+      ->required();
+  sub->add_option("--frames-report", o->reports,
+                  "Per-frame records (JSON lines, one file per clip; may repeat)");
+  sub->add_option("--out", o->out, "Page to write (default: <source stem>.preview.html)");
+  sub->add_option("--title", o->title, "Page title (default: the source's file name)");
+  return [o]() {
+    try {
+      preview::PageInput in;
+      in.source = o->clips.front();
+      in.results.assign(o->clips.begin() + 1, o->clips.end());
+      in.frames_reports = o->reports;
+      in.title = o->title;
+      const std::string out =
+          !o->out.empty() ? o->out
+                          : std::filesystem::path(in.source).stem().string() + ".preview.html";
+      const preview::PageSummary s = preview::WritePreviewPage(in, out);
+      fmt::print(stderr, "rigel preview: {}: {} clip(s), {} frames, {:.2f} MB\n", out,
+                 o->clips.size(), s.frames, static_cast<double>(s.bytes) / 1e6);
+      return kExitOk;
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "rigel preview: error: {}\n", e.what());
+      return kExitBadInput;
+    }
+  };
+}
+
+}  // namespace rigel::cli
