@@ -552,61 +552,35 @@ void PushBakeSummary(lua_State* L, const ik::BakeSummary& summary) {
   PushBox<BakeSummaryBox>(L, kBakeSummaryType, BakeSummaryBox{summary});
 }
 
-int w_Rig_bake(lua_State* L) {
-  // rig:bake(clip [, fn]) -> baked clip, summary. Per frame: the pose is the clip's frame,
-  // fn(frame, pose, rig) sets targets (returning false skips solving that frame), then the rig is
-  // solved warm-started from the frame and the answer written to the baked clip (ik::BakeJob).
-  RigBox* box = CheckRig(L, 1);
-  ClipBox* clip = CheckClip(L, 2);
-  const bool has_fn = !lua_isnoneornil(L, 3);
-  if (has_fn) CheckFunction(L, 3);
-  CheckMaxArgs(L, 3);
-  if (clip->skeleton != box->state->rig.skeleton_ptr()) {
-    return luaL_argerror(L, 2, "Clip of another skeleton than the rig's");
-  }
-  lua_settop(L, 3);
-  // Anchors owned by Lua (slots 4-8) keep everything alive whatever the callback does; the rig
-  // and the source clip are locked (no resize, release or structural change) until this returns.
-  PushRig(L, box->state);                   // 4: the rig
-  PushClip(L, clip->skeleton, clip->clip);  // 5: the source clip
-  catch_exceptions(L, [&] {
-    PushClip(L, clip->skeleton, std::make_shared<Clip>());  // 6: the baked clip
-    auto state = std::make_shared<PoseState>();
-    state->pose = Pose(*clip->skeleton);
-    PushPose(L, clip->skeleton, state);             // 7: anchor of the pose
-    PushPose(L, clip->skeleton, std::move(state));  // 8: the pose given to fn
-  });
+// The bake of w_Rig_bake, with its anchors at fixed stack slots: 1 the rig, 3 the callback or nil,
+// 4 the rig's state, 5 the source clip, 6 the baked clip, 7 and 8 the pose (8 is given to the
+// callback). Runs ik::BakeJob; the callback calls the Lua function with lua_pcall, never lua_call
+// (a Lua error must not unwind through the C++ loop). Returns false with the error value on the
+// stack; *script_error says whether it is the callback's (to raise as is).
+bool RunBake(lua_State* L, ik::BakeSummary* summary, bool* script_error) {
   RigState* rig = static_cast<RigBox*>(lua_touserdata(L, 4))->state.get();
-  const Clip* source = static_cast<ClipBox*>(lua_touserdata(L, 5))->clip.get();
-  Clip* baked = static_cast<ClipBox*>(lua_touserdata(L, 6))->clip.get();
   PoseState* pose = static_cast<PoseBox*>(lua_touserdata(L, 7))->state.get();
-  PushLock(L, rig, "baked");     // 9
-  PushLock(L, source, "baked");  // 10
-  ik::BakeSummary summary;
   bool ok = false;
-  bool script_failed = false;  // the callback's error object is on the stack
   catch_exceptions(L, [&] {
     ik::BakeJob job;
     job.rig = &rig->rig;
     job.targets = &rig->targets;
-    job.clip = source;
-    job.output = baked;
+    job.clip = static_cast<ClipBox*>(lua_touserdata(L, 5))->clip.get();
+    job.output = static_cast<ClipBox*>(lua_touserdata(L, 6))->clip.get();
     job.workspace = &rig->workspace;
     job.pose = &pose->pose;
     job.forward_kinematics = false;  // world transforms refresh lazily, as the script queries
     job.report = &rig->report;
-    job.summary = &summary;
-    if (has_fn) {
-      // lua_pcall, never lua_call: a Lua error must not unwind through the C++ loop. It is
-      // raised again once the job has returned.
-      job.on_frame = [L, pose, &script_failed](int frame, Pose&, std::string*) {
+    job.summary = summary;
+    if (!lua_isnil(L, 3)) {
+      job.on_frame = [L, pose, script_error](int frame, Pose&, std::string*) {
         pose->MarkStale(0);  // the loop copied the clip's row into the channels
         lua_pushvalue(L, 3);
         lua_pushinteger(L, frame + 1);
         lua_pushvalue(L, 8);
         lua_pushvalue(L, 1);
         if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
-          script_failed = true;
+          *script_error = true;
           return ik::FrameAction::kFail;
         }
         const bool skip = lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1);
@@ -616,10 +590,46 @@ int w_Rig_bake(lua_State* L) {
     }
     ok = job.Run();
     pose->MarkStale(0);
-    if (!ok && !script_failed) lua_pushstring(L, job.error.c_str());
+    if (!ok && !*script_error) lua_pushstring(L, job.error.c_str());
   });
-  if (script_failed) return lua_error(L);
-  if (!ok) return luaL_error(L, "%s", lua_tostring(L, -1));
+  return ok;
+}
+
+int w_Rig_bake(lua_State* L) {
+  // rig:bake(clip [, fn]) -> baked clip, summary. Per frame: the pose is the clip's frame,
+  // fn(frame, pose, rig) sets targets (returning false skips solving that frame), then the rig is
+  // solved warm-started from the frame and the answer written to the baked clip (ik::BakeJob).
+  RigBox* box = CheckRig(L, 1);
+  ClipBox* clip = CheckClip(L, 2);
+  if (!lua_isnoneornil(L, 3)) CheckFunction(L, 3);
+  CheckMaxArgs(L, 3);
+  if (clip->skeleton != box->state->rig.skeleton_ptr()) {
+    return luaL_argerror(L, 2, "Clip of another skeleton than the rig's");
+  }
+  lua_settop(L, 3);
+  // Anchors owned by Lua (slots 4-8) keep everything alive whatever the callback does; the rig
+  // and the source clip are locked (no resize, release or structural change) until this returns.
+  PushRig(L, box->state);                   // 4: the rig
+  PushClip(L, clip->skeleton, clip->clip);  // 5: the source clip
+  // From here on only the anchors are used: a finalizer run by an allocation above may have
+  // released the boxes at 1 and 2.
+  RigState* rig = static_cast<RigBox*>(lua_touserdata(L, 4))->state.get();
+  ClipBox* source = static_cast<ClipBox*>(lua_touserdata(L, 5));
+  if (rig == nullptr || !source->clip) return luaL_error(L, "rig:bake: rig or clip was released");
+  catch_exceptions(L, [&] {
+    PushClip(L, source->skeleton, std::make_shared<Clip>());  // 6: the baked clip
+    auto state = std::make_shared<PoseState>();
+    state->pose = Pose(*source->skeleton);
+    PushPose(L, source->skeleton, state);             // 7: anchor of the pose
+    PushPose(L, source->skeleton, std::move(state));  // 8: the pose given to fn
+  });
+  PushLock(L, rig, "baked");                 // 9
+  PushLock(L, source->clip.get(), "baked");  // 10
+  ik::BakeSummary summary;
+  bool script_error = false;
+  if (!RunBake(L, &summary, &script_error)) {
+    return script_error ? lua_error(L) : luaL_error(L, "%s", lua_tostring(L, -1));
+  }
   lua_pushvalue(L, 6);
   PushBakeSummary(L, summary);
   return 2;
