@@ -11,8 +11,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <memory>
