@@ -1,6 +1,7 @@
 // Linear-algebra kernels of the IK iteration (internal to core/ik): the per-priority-level
 // systems factorized by Eigen (LLT, LU, SVD, QR) for every method, and an in-place LDL^T with
 // fixed-size (register-held) and runtime-size variants for the damped least-squares fast paths.
+// Header-only: the step code (core/ik/step.cc) inlines them as it did when they shared its file.
 #ifndef RIGEL_CORE_IK_LINEAR_H_
 #define RIGEL_CORE_IK_LINEAR_H_
 
@@ -9,6 +10,7 @@
 #include <Eigen/LU>
 #include <Eigen/QR>
 #include <Eigen/SVD>
+#include <algorithm>
 #include <cstddef>
 #include <limits>
 
@@ -37,12 +39,101 @@ struct Level {
 // Factorizes level.a for `method` (nothing for kTranspose; J J^T by LU, slightly damped when it
 // is singular, for kPseudoInverse; SVD of A; QR of A^T; J J^T + lambda^2 I by LLT for the DLS
 // methods). `n` is the number of columns.
-void Factor(Level& lv, Method method, double lambda, int n);
+inline void Factor(Level& lv, Method method, double lambda, int n) {
+  switch (method) {
+    case Method::kTranspose:
+      break;
+    case Method::kPseudoInverse: {
+      lv.m.noalias() = lv.a * lv.a.transpose();
+      lv.lu.compute(lv.m);
+      // PartialPivLU does not detect singularity: look at U's diagonal and damp slightly when
+      // (J J^T) is singular, so the step stays finite (seed 002's singular configurations).
+      const auto diag = lv.lu.matrixLU().diagonal().cwiseAbs();
+      const double largest = diag.maxCoeff();
+      if (!(diag.minCoeff() > 1e-12 * largest) || !(largest > 0)) {
+        const double damp = 1e-10 * std::max(largest, 1e-300);
+        lv.m.diagonal().array() += damp;
+        lv.lu.compute(lv.m);
+      }
+      break;
+    }
+    case Method::kSvd:
+      lv.svd.compute(lv.a, Eigen::ComputeThinU | Eigen::ComputeThinV);
+      break;
+    case Method::kQr:
+      lv.at = lv.a.transpose();
+      lv.qr.compute(lv.at);
+      break;
+    case Method::kDls:
+    case Method::kDlsAdaptive:
+    default:
+      lv.m.noalias() = lv.a * lv.a.transpose();
+      lv.m.diagonal().array() += lambda * lambda;
+      lv.llt.compute(lv.m);
+      break;
+  }
+  (void)n;
+}
 
 // out = A^+ rhs with the method's pseudo-inverse; A and its factorization are in `lv` (Factor).
 // kTranspose takes Buss's step h A^T rhs; kSvd drops singular values below svd_threshold times
-// the largest; kQr gives the minimum-norm least-squares solution.
-void Apply(Level& lv, Method method, double svd_threshold, const VectorXd& rhs, VectorXd& out);
+// the largest; kQr gives the minimum-norm solution of a consistent system (on a rank-deficient,
+// inconsistent one it solves the pivot rows only: docs/ik.md, known limits).
+inline void Apply(Level& lv, Method method, double svd_threshold, const VectorXd& rhs,
+                  VectorXd& out) {
+  switch (method) {
+    case Method::kTranspose: {
+      // Buss's step: h = <V, J J^T V> / |J J^T V|^2 along J^T V.
+      out.noalias() = lv.a.transpose() * rhs;
+      lv.tmp_m.noalias() = lv.a * out;
+      const double denom = lv.tmp_m.squaredNorm();
+      const double h = denom > 0 ? rhs.dot(lv.tmp_m) / denom : 0.0;
+      out *= h;
+      break;
+    }
+    case Method::kPseudoInverse:
+      lv.beta = lv.lu.solve(rhs);
+      out.noalias() = lv.a.transpose() * lv.beta;
+      break;
+    case Method::kSvd: {
+      const auto& sv = lv.svd.singularValues();
+      const int k = static_cast<int>(sv.size());
+      const double cut = k > 0 ? svd_threshold * sv[0] : 0.0;
+      auto t = lv.tmp_m.head(k);
+      t.noalias() = lv.svd.matrixU().transpose() * rhs;
+      for (int i = 0; i < k; ++i) t[i] = sv[i] > cut && sv[i] > 0 ? t[i] / sv[i] : 0.0;
+      out.noalias() = lv.svd.matrixV() * t;
+      break;
+    }
+    case Method::kQr: {
+      // A^T P = Q R  =>  A = P R^T Q^T;  minimum-norm x = Q [R11^-T (P^T b)_1..r; 0].
+      const int r = static_cast<int>(lv.qr.rank());
+      lv.tmp_m.noalias() = lv.qr.colsPermutation().transpose() * rhs;
+      lv.tmp_n.setZero();
+      lv.tmp_n.head(r) = lv.tmp_m.head(r);
+      lv.qr.matrixQR()
+          .topLeftCorner(r, r)
+          .template triangularView<Eigen::Upper>()
+          .transpose()
+          .solveInPlace(lv.tmp_n.head(r));
+      const int n = static_cast<int>(lv.at.rows());
+      const int steps = static_cast<int>(lv.qr.hCoeffs().size());
+      for (int i = steps - 1; i >= 0; --i) {
+        lv.tmp_n.tail(n - i).applyHouseholderOnTheLeft(lv.qr.matrixQR().col(i).tail(n - i - 1),
+                                                       lv.qr.hCoeffs()[i], lv.house.data());
+      }
+      out = lv.tmp_n;
+      break;
+    }
+    case Method::kDls:
+    case Method::kDlsAdaptive:
+    default:
+      lv.beta = rhs;
+      lv.llt.solveInPlace(lv.beta);
+      out.noalias() = lv.a.transpose() * lv.beta;
+      break;
+  }
+}
 
 // In-place LDL^T of the lower triangle of the column-major n x n matrix `a`: its strictly lower
 // part becomes L (unit diagonal implied), its diagonal D, and inv_d receives 1 / D. No square
