@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <cassert>
 
-#include "core/ik/fast_math.h"
+#include "core/fast_math.h"
 #include "core/skeleton.h"
 
 namespace rigel {
 
 namespace {
 
-using ik::internal::RotateColumns;
+using internal::RotateColumns;
 
 bool IsIdentity(const Eigen::Quaterniond& q) {
   return q.w() == 1.0 && q.x() == 0.0 && q.y() == 0.0 && q.z() == 0.0;
@@ -25,7 +25,7 @@ Eigen::Matrix3d LocalRotation(const Skeleton& skeleton, int joint,
   const std::span<const ChannelType> layout = skeleton.channels();
   for (const int c : skeleton.rotation_channels(joint)) {
     double sn, cs;
-    ik::internal::SinCos(channels[c], &sn, &cs);
+    internal::SinCos(channels[c], &sn, &cs);
     RotateColumns(r, ChannelAxis(layout[c]), cs, sn);
   }
   return r;
@@ -66,7 +66,7 @@ void UpdateJointWorld(const Skeleton& skeleton, std::span<const double> channels
     const std::span<const ChannelType> layout = skeleton.channels();
     for (const int c : skeleton.rotation_channels(joint)) {
       double sn, cs;
-      ik::internal::SinCos(channels[c], &sn, &cs);
+      internal::SinCos(channels[c], &sn, &cs);
       RotateColumns(r, ChannelAxis(layout[c]), cs, sn);
     }
     out.translation() = pw.translation() + pw.linear() * t;

@@ -1,10 +1,10 @@
 // IK benchmark: rigel's solvers against KDL's ChainIkSolverPos_LMA and ChainIkSolverPos_NR_JL in
 // the same run (KDL only when built with it), and the full-body humanoid clip.
 //
-// Chains: the 7-DOF arm and the 30-DOF chain of bench_skeletons.h. 10,000 random reachable
-// targets, made by FK from random channel values inside the limits; every solver starts from the
-// same initial pose (the middle of the limits). Success: position error <= 1e-4 m (and angle
-// error <= 1e-3 rad for 6D), checked by rigel's FK on the returned channels; "in limits" also
+// Chains: the 7-DOF arm and the 30-DOF chain of tests/support/test_skeletons.h. 10,000 random
+// reachable targets, made by FK from random channel values inside the limits; every solver starts
+// from the same initial pose (the middle of the limits). Success: position error <= 1e-4 m (and
+// angle error <= 1e-3 rad for 6D), checked by rigel's FK on the returned channels; "in limits" also
 // requires every channel inside its limits. Times are per solve (median, p99) in microseconds.
 #include <benchmark/benchmark.h>
 
@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "bench_skeletons.h"
 #include "core/ik/solve.h"
+#include "tests/support/test_skeletons.h"
 
 #ifdef RIGEL_HAVE_KDL
 #include <kdl/chain.hpp>
@@ -30,6 +30,15 @@
 
 namespace rigel::bench {
 namespace {
+
+using rigel::testing::Arm;
+using rigel::testing::ArmLimits;
+using rigel::testing::Chain30;
+using rigel::testing::Chain30Limits;
+using rigel::testing::Humanoid;
+using rigel::testing::kArmTip;
+using rigel::testing::kChainTip;
+using rigel::testing::MakeHumanoid;
 
 constexpr int kTargets = 10000;
 constexpr double kPosOk = 1e-4;

@@ -521,9 +521,6 @@ bool SolveInPlace(lua_State* L, RigState& state, PoseState& pose) {
   bool ok = false;
   catch_exceptions(L, [&] {
     ok = ik::Solve(state.rig, state.targets, pose.pose, state.workspace, &state.report);
-    // A workspace whose preparation failed must not be reused: the next solve prepares afresh
-    // (core IK at 6076ed7 crashes on a second Solve after a failed Prepare).
-    if (!ok) state.workspace = ik::Workspace();
   });
   if (ok) pose.MarkFresh();
   if (!ok) lua_pushfstring(L, "invalid rig: %s", state.report.message.c_str());

@@ -2,6 +2,7 @@
 
 #include <cassert>
 
+#include "core/ik/task_rows.h"
 #include "core/skeleton.h"
 
 namespace rigel::ik {
@@ -82,13 +83,11 @@ void WorldJacobian(const Skeleton& skeleton, std::span<const double> channels,
   const std::span<const ChannelType> layout = skeleton.channels();
   for (int j = joint; j != Skeleton::kNoParent; j = skeleton.parent(j)) {
     ForEachChannelFrame(skeleton, channels, world, j, [&](int c, const Eigen::Isometry3d& frame) {
+      // The solver's column primitives (core/ik/task_rows.h): one Jacobian.
       const Eigen::Vector3d a = frame.linear().col(ChannelAxis(layout[c]));
-      if (IsRotation(layout[c])) {
-        jacobian.col(c).head<3>() = a.cross(p_e - frame.translation());
-        jacobian.col(c).tail<3>() = a;
-      } else {
-        jacobian.col(c).head<3>() = a;
-      }
+      const bool rotation = IsRotation(layout[c]);
+      jacobian.col(c).head<3>() = internal::PointVelocity(a, frame.translation(), rotation, p_e);
+      jacobian.col(c).tail<3>() = internal::AngularVelocity(a, rotation);
     });
   }
 }

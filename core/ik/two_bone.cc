@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "core/euler.h"
+#include "core/ik/stages.h"
+#include "core/ik/validate.h"
 #include "core/skeleton.h"
 
 namespace rigel::ik {
@@ -175,4 +177,90 @@ bool TwoBoneJob::Run() const {
   return true;
 }
 
+namespace internal {
+
+bool PlanTwoBone(const Rig& rig, const Stage& stage, StageWork& st, const std::string& where,
+                 std::string* error) {
+  const Skeleton& s = rig.skeleton();
+  const int nj = s.num_joints();
+  st.pos_task = -1;
+  st.pole_task = -1;
+  for (const int t : st.tasks) {
+    const TaskType type = rig.tasks[t].type;
+    if (st.pos_task < 0 && (type == TaskType::kPosition || type == TaskType::kPose)) {
+      st.pos_task = t;
+    }
+    if (st.pole_task < 0 && type == TaskType::kPole) st.pole_task = t;
+  }
+  if (st.pos_task < 0) return Fail(error, where + ": two-bone needs a position or pose task");
+  st.end = rig.tasks[st.pos_task].joint;
+  st.lower = stage.lower;
+  st.upper = stage.upper;
+  if (st.lower < 0) {
+    for (int j = s.parent(st.end); j != Skeleton::kNoParent; j = s.parent(j)) {
+      if (!s.rotation_channels(j).empty()) {
+        st.lower = j;
+        break;
+      }
+    }
+  }
+  if (st.upper < 0 && st.lower >= 0) {
+    for (int j = s.parent(st.lower); j != Skeleton::kNoParent; j = s.parent(j)) {
+      if (s.rotation_channels(j).size() == 3) {
+        st.upper = j;
+        break;
+      }
+    }
+  }
+  if (st.upper < 0 || st.lower < 0 || st.upper >= nj || st.lower >= nj ||
+      !IsAncestorOrSelf(s, st.upper, st.lower) || !IsAncestorOrSelf(s, st.lower, st.end) ||
+      st.upper == st.lower || st.lower == st.end || s.rotation_channels(st.upper).size() != 3 ||
+      (s.rotation_channels(st.lower).size() != 1 && s.rotation_channels(st.lower).size() != 3)) {
+    return Fail(error, where +
+                           ": no valid upper/lower/end joints (upper needs 3 rotation "
+                           "channels, lower 1 or 3)");
+  }
+  return true;
+}
+
+Status RunTwoBone(const Rig& rig, int stage_index, std::span<const Target> targets, Pose& pose,
+                  Workspace::Impl& w, int* iterations) {
+  const Skeleton& s = rig.skeleton();
+  const Settings& set = rig.stages[stage_index].settings;
+  StageWork& st = w.stages[stage_index];
+  pose.UpdateWorld(s);
+  const Task& task = rig.tasks[st.pos_task];
+  TwoBoneJob job;
+  job.skeleton = &s;
+  job.channels = pose.channels;
+  job.world = pose.world;
+  job.upper = st.upper;
+  job.lower = st.lower;
+  job.end = st.end;
+  job.offset = task.offset;
+  job.target = targets[st.pos_task].position;
+  if (st.pole_task >= 0 && rig.tasks[st.pole_task].weight * targets[st.pole_task].weight > 0) {
+    job.pole = targets[st.pole_task].position;
+    job.use_pole = true;
+  }
+  job.min = rig.min;
+  job.max = rig.max;
+  bool reached = false;
+  job.reached = &reached;
+  if (!job.Run()) return Status::kInvalidInput;
+  // Limits: the analytic answer is projected onto the limits of the two joints.
+  for (const int j : {st.upper, st.lower}) {
+    for (const int c : s.rotation_channels(j)) {
+      pose.channels[c] = std::clamp(pose.channels[c], rig.min[c], rig.max[c]);
+    }
+  }
+  pose.UpdateWorld(s);
+  *iterations += 1;
+  double pe = 0, ae = 0;
+  TaskError(s, task, targets[st.pos_task], pose.world, &pe, &ae);
+  if (pe <= set.position_tolerance) return Status::kConverged;
+  return reached ? Status::kNotConverged : Status::kUnreachable;
+}
+
+}  // namespace internal
 }  // namespace rigel::ik

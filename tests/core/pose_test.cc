@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <random>
 
-#include "core/ik/fast_math.h"
+#include "core/fast_math.h"
 #include "core/skeleton_builder.h"
 #include "test_util.h"
 
@@ -51,7 +51,7 @@ std::unique_ptr<Skeleton> Tiny() {
   return SkeletonBuilder().Build(raw);
 }
 
-// FK's sin/cos (core/ik/fast_math.h) against libm: within about one ulp of the result, plus the
+// FK's sin/cos (core/fast_math.h) against libm: within about one ulp of the result, plus the
 // reduction's absolute error (about 1e-26 per quarter turn, visible only in the relative error
 // next to the zeros of sin and cos), on joint angles of a few turns and a few large arguments.
 TEST(SinCos, AgreesWithLibm) {
@@ -60,7 +60,7 @@ TEST(SinCos, AgreesWithLibm) {
   double worst_ulp = 0.0;
   auto check = [&](double x) {
     double s = 0, c = 0;
-    ik::internal::SinCos(x, &s, &c);
+    internal::SinCos(x, &s, &c);
     for (const auto& [got, want] : {std::pair{s, std::sin(x)}, std::pair{c, std::cos(x)}}) {
       const double ulp = std::nextafter(std::abs(want), INFINITY) - std::abs(want);
       const double allowed = 1.0 * ulp + 1e-24;
@@ -73,7 +73,7 @@ TEST(SinCos, AgreesWithLibm) {
     check(x);
   }
   double s = 0, c = 0;
-  ik::internal::SinCos(NAN, &s, &c);
+  internal::SinCos(NAN, &s, &c);
   EXPECT_TRUE(std::isnan(s) && std::isnan(c));
   std::printf("[ sincos  ] worst error %.2f ulp (|value| > 1e-3)\n", worst_ulp);
 }

@@ -2,16 +2,20 @@
 #ifndef RIGEL_TESTS_IK_IK_TEST_UTIL_H_
 #define RIGEL_TESTS_IK_IK_TEST_UTIL_H_
 
+#include <gtest/gtest.h>
+
+#include <Eigen/Geometry>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "bench/ik/bench_skeletons.h"
 #include "core/euler.h"
 #include "core/ik/rig.h"
+#include "core/pose.h"
 #include "core/raw_skeleton.h"
 #include "core/skeleton_builder.h"
+#include "support/test_skeletons.h"
 
 namespace rigel::testing {
 
@@ -28,17 +32,97 @@ inline std::shared_ptr<const Skeleton> Build(const RawSkeleton& raw) {
   return std::shared_ptr<const Skeleton>(std::move(s));
 }
 
-// The benchmark's builders (bench/ik/bench_skeletons.h): a serial chain, joint i with channels
-// `layouts[i]` and rest offset `offsets[i]` from its parent; the 7-DOF arm (shoulder ZXY, elbow
-// Y, wrist ZXY; links 0.3, 0.25 m along X, effector 0.08 m past the wrist).
-using rigel::bench::Arm;
-using rigel::bench::Chain;
-
 // The arm's limits (radians, per channel in layout order), as in the benchmark.
 inline void ArmLimits(ik::Rig& rig) {
   std::vector<double> lo, hi;
-  rigel::bench::ArmLimits(lo, hi);
+  ArmLimits(lo, hi);
   for (int c = 0; c < 7; ++c) rig.SetLimits(c, lo[c], hi[c]);
+}
+
+// The arm rig of the solver tests: one task of `type` on the wrist (effector kTip past it), the
+// arm's limits, one stage of `method` with 200 iterations.
+inline const Eigen::Vector3d kTip(0.08, 0, 0);
+
+inline ik::Rig ArmRig(ik::TaskType type, ik::Method method) {
+  ik::Rig rig(Arm());
+  ArmLimits(rig);
+  ik::Task t;
+  t.type = type;
+  t.joint = 2;
+  t.offset = kTip;
+  rig.AddTask(t);
+  ik::Stage stage;
+  stage.method = method;
+  stage.settings.max_iterations = 200;
+  rig.stages.push_back(stage);
+  return rig;
+}
+
+// Random channel values inside the rig's limits.
+inline std::vector<double> RandomInside(const ik::Rig& rig, std::mt19937_64& rng) {
+  std::vector<double> q(rig.min.size());
+  for (size_t c = 0; c < q.size(); ++c) {
+    q[c] = std::uniform_real_distribution<double>(rig.min[c], rig.max[c])(rng);
+  }
+  return q;
+}
+
+// The world frame of `joint` (+ offset) at channels q, as a target.
+inline ik::Target FrameTarget(const Skeleton& s, const std::vector<double>& q, int joint,
+                              const Eigen::Vector3d& offset) {
+  std::vector<Eigen::Isometry3d> world(s.num_joints());
+  ForwardKinematics(s, q, world);
+  ik::Target t;
+  t.position = world[joint] * offset;
+  t.orientation = Eigen::Quaterniond(world[joint].linear());
+  return t;
+}
+
+// The finite-difference tree of the Jacobian tests, for Euler order `order`:
+//
+//   root (6: position + rotation, order O; position_last: rotations first)
+//    ├─ spine (3: rotation O)                    rest orientation: a tilt
+//    │   └─ slider (6: Y position first, rotations O, then X/Z position)
+//    │       └─ hand (3: rotation O)              rest orientation: a turn about Y
+//    └─ leg (3: rotation O): off the hand's path
+inline std::shared_ptr<const Skeleton> FdTree(EulerOrder order, bool position_last) {
+  RawSkeleton raw;
+  raw.roots.emplace_back();
+  RawSkeleton::Joint& root = raw.roots.back();
+  root.name = "root";
+  root.rest_translation = Eigen::Vector3d(0.1, 0.9, -0.2);
+  const std::vector<C> rot = RotationChannels(order);
+  std::vector<C> pos = {C::kXposition, C::kYposition, C::kZposition};
+  root.channels = position_last ? rot : pos;
+  root.channels.insert(root.channels.end(), (position_last ? pos : rot).begin(),
+                       (position_last ? pos : rot).end());
+  root.children.emplace_back();
+  RawSkeleton::Joint& spine = root.children.back();
+  spine.name = "spine";
+  spine.rest_translation = Eigen::Vector3d(0.0, 0.3, 0.05);
+  spine.rest_orientation =
+      Eigen::Quaterniond(Eigen::AngleAxisd(0.4, Eigen::Vector3d(1, 2, 3).normalized()));
+  spine.channels = rot;
+  spine.children.emplace_back();
+  RawSkeleton::Joint& slider = spine.children.back();
+  slider.name = "slider";
+  slider.rest_translation = Eigen::Vector3d(0.2, 0.25, 0.0);
+  slider.channels = {C::kYposition};
+  slider.channels.insert(slider.channels.end(), rot.begin(), rot.end());
+  slider.channels.push_back(C::kXposition);
+  slider.channels.push_back(C::kZposition);
+  slider.children.emplace_back();
+  RawSkeleton::Joint& hand = slider.children.back();
+  hand.name = "hand";
+  hand.rest_translation = Eigen::Vector3d(0.0, 0.0, 0.3);
+  hand.rest_orientation = Eigen::Quaterniond(Eigen::AngleAxisd(-0.7, Eigen::Vector3d::UnitY()));
+  hand.channels = rot;
+  // A sibling branch: its channels must have zero columns (off-path).
+  root.children.emplace_back();
+  root.children.back().name = "leg";
+  root.children.back().rest_translation = Eigen::Vector3d(0.1, -0.1, 0);
+  root.children.back().channels = rot;
+  return Build(raw);
 }
 
 }  // namespace rigel::testing

@@ -18,49 +18,6 @@
 namespace rigel::ik {
 namespace {
 
-using C = ChannelType;
-using rigel::testing::RotationChannels;
-
-std::shared_ptr<const Skeleton> Tree(EulerOrder order, bool position_last) {
-  RawSkeleton raw;
-  raw.roots.emplace_back();
-  RawSkeleton::Joint& root = raw.roots.back();
-  root.name = "root";
-  root.rest_translation = Eigen::Vector3d(0.1, 0.9, -0.2);
-  const std::vector<C> rot = RotationChannels(order);
-  std::vector<C> pos = {C::kXposition, C::kYposition, C::kZposition};
-  root.channels = position_last ? rot : pos;
-  root.channels.insert(root.channels.end(), (position_last ? pos : rot).begin(),
-                       (position_last ? pos : rot).end());
-  root.children.emplace_back();
-  RawSkeleton::Joint& spine = root.children.back();
-  spine.name = "spine";
-  spine.rest_translation = Eigen::Vector3d(0.0, 0.3, 0.05);
-  spine.rest_orientation =
-      Eigen::Quaterniond(Eigen::AngleAxisd(0.4, Eigen::Vector3d(1, 2, 3).normalized()));
-  spine.channels = rot;
-  spine.children.emplace_back();
-  RawSkeleton::Joint& slider = spine.children.back();
-  slider.name = "slider";
-  slider.rest_translation = Eigen::Vector3d(0.2, 0.25, 0.0);
-  slider.channels = {C::kYposition};
-  slider.channels.insert(slider.channels.end(), rot.begin(), rot.end());
-  slider.channels.push_back(C::kXposition);
-  slider.channels.push_back(C::kZposition);
-  slider.children.emplace_back();
-  RawSkeleton::Joint& hand = slider.children.back();
-  hand.name = "hand";
-  hand.rest_translation = Eigen::Vector3d(0.0, 0.0, 0.3);
-  hand.rest_orientation = Eigen::Quaterniond(Eigen::AngleAxisd(-0.7, Eigen::Vector3d::UnitY()));
-  hand.channels = rot;
-  // A sibling branch: its channels must have zero columns (off-path).
-  root.children.emplace_back();
-  root.children.back().name = "leg";
-  root.children.back().rest_translation = Eigen::Vector3d(0.1, -0.1, 0);
-  root.children.back().channels = rot;
-  return rigel::testing::Build(raw);
-}
-
 // Twist of the effector by central differences: linear velocity of the point, angular velocity
 // from log(R(+h) R(-h)^T) / 2h.
 Eigen::MatrixXd FiniteDifference(const Skeleton& s, std::vector<double> channels, int joint,
@@ -86,7 +43,7 @@ class JacobianTest : public ::testing::TestWithParam<std::tuple<EulerOrder, bool
 
 TEST_P(JacobianTest, WorldAndBodyMatchFiniteDifferences) {
   const auto [order, position_last] = GetParam();
-  const auto skeleton = Tree(order, position_last);
+  const auto skeleton = rigel::testing::FdTree(order, position_last);
   const Skeleton& s = *skeleton;
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> angle(-2.5, 2.5);

@@ -1,7 +1,9 @@
-// Skeletons, limits and target sets of the IK benchmark.
-#ifndef RIGEL_BENCH_IK_BENCH_SKELETONS_H_
-#define RIGEL_BENCH_IK_BENCH_SKELETONS_H_
+// Skeletons and limits shared by the IK tests and the IK benchmark (bench/ik uses them from here).
+#ifndef RIGEL_TESTS_SUPPORT_TEST_SKELETONS_H_
+#define RIGEL_TESTS_SUPPORT_TEST_SKELETONS_H_
 
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
@@ -13,7 +15,7 @@
 #include "core/raw_skeleton.h"
 #include "core/skeleton_builder.h"
 
-namespace rigel::bench {
+namespace rigel::testing {
 
 using C = ChannelType;
 inline const std::vector<C> kZXY = {C::kZrotation, C::kXrotation, C::kYrotation};
@@ -166,6 +168,6 @@ inline Humanoid MakeHumanoid() {
   return h;
 }
 
-}  // namespace rigel::bench
+}  // namespace rigel::testing
 
-#endif  // RIGEL_BENCH_IK_BENCH_SKELETONS_H_
+#endif  // RIGEL_TESTS_SUPPORT_TEST_SKELETONS_H_

@@ -1,11 +1,11 @@
-// Small math kernels shared by the IK solver and forward kinematics (core/pose.cc).
-#ifndef RIGEL_CORE_IK_FAST_MATH_H_
-#define RIGEL_CORE_IK_FAST_MATH_H_
+// Small math kernels shared by forward kinematics (core/pose.cc) and the IK solver (core/ik).
+#ifndef RIGEL_CORE_FAST_MATH_H_
+#define RIGEL_CORE_FAST_MATH_H_
 
 #include <Eigen/Core>
 #include <cmath>
 
-namespace rigel::ik::internal {
+namespace rigel::internal {
 
 // sin and cos of x to about 1 ulp: Cody-Waite reduction by pi/2 and the fdlibm kernels
 // (minimax on [-pi/4, pi/4]). Cheaper than libm's sincos for the few-radian angles of joints;
@@ -73,6 +73,6 @@ template <int I, int K>
   }
 }
 
-}  // namespace rigel::ik::internal
+}  // namespace rigel::internal
 
-#endif  // RIGEL_CORE_IK_FAST_MATH_H_
+#endif  // RIGEL_CORE_FAST_MATH_H_

@@ -1,0 +1,127 @@
+// The plan of a Workspace (internal to core/ik): what Workspace::Prepare computes once per rig
+// structure and every solve then reuses without allocating. Per stage (StageWork): its tasks in
+// priority order and their rows, its columns (the free channels under its chain root), a flat
+// forward-kinematics program over its joints, the block pattern of J J^T, and every buffer of
+// the iteration, sized once. Per workspace (Workspace::Impl): the joint frames shared by the
+// stages and the keys IsPreparedFor compares.
+//
+// Prepare is transactional: the plan is built into a new Impl and swapped in only once every
+// stage has been planned, so a failed Prepare leaves the workspace as it was (prepared for the
+// previous rig, or not at all) and never half-built.
+#ifndef RIGEL_CORE_IK_PLAN_H_
+#define RIGEL_CORE_IK_PLAN_H_
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include "core/ik/linear.h"
+#include "core/ik/rig.h"
+#include "core/ik/solve.h"
+
+namespace rigel::ik {
+namespace internal {
+
+using Eigen::Vector3d;
+
+// The stage's forward kinematics as a flat program: per joint (ancestors first), its translation
+// channels fk_channels[t_begin, t_end) and rotation channels [t_end, r_end).
+struct FkJoint {
+  int joint = 0, parent = -1;
+  bool rest_identity = true;
+  Eigen::Vector3d rest_t = Eigen::Vector3d::Zero();
+  int t_begin = 0, t_end = 0, r_end = 0;
+};
+// One channel of the stage FK program: its skeleton channel, axis (0-2) and stage column (-1 when
+// it does not move in this stage).
+struct FkChannel {
+  int channel = 0, axis = 0, col = -1;
+};
+
+// One stage's plan (from Prepare) and its iteration state (reused by every solve).
+struct StageWork {
+  Method method = Method::kDlsAdaptive;
+  std::vector<FkJoint> fk;
+  std::vector<FkChannel> fk_channels;
+  // The channel values (per fk_channels entry) of the last ChainFk.
+  std::vector<double> fk_theta;
+  // Priority levels taking part in the steps (all, until a higher level stalls above tolerance
+  // while lower ones pull: then the lower ones are dropped and the higher ones finish alone).
+  int active_levels = 1;
+  // True while the joint frames of the last ChainFk match the channels (false after a rejected
+  // trial or a restored restart): Solve then reuses them for pose.world.
+  bool frames_valid = false;
+  bool last_bias = false;                    // The last step used the preferred-angle bias.
+  bool step_scaled = false;                  // The last step was scaled down to the max step.
+  std::vector<std::uint8_t> joint_in_stage;  // Per skeleton joint.
+  std::vector<int> tasks;                    // Rig task indices, sorted by (priority, index).
+  std::vector<int> task_row;
+  std::vector<int> task_dim;
+  std::vector<Eigen::Matrix3d> task_offset_rotation;
+  std::vector<Level> levels;
+  int rows = 0;
+  int cols = 0;
+  std::vector<int> joints;  // Joints to update, ancestor-closed, ascending.
+  std::vector<int> col_channel;
+  std::vector<int> channel_col;  // Per skeleton channel: column or -1.
+  std::vector<std::uint8_t> col_rotation;
+  std::vector<int> col_joint;
+  std::vector<std::vector<int>> task_cols;  // Columns moving the effector joint.
+  // kPole: per entry of task_cols, bit 0 = the column moves pole_mid, bit 1 = pole_root.
+  std::vector<std::vector<std::uint8_t>> task_col_moves;
+  // Single-level damped least squares (kDls, kDlsAdaptive): J J^T is assembled block by block
+  // from the columns two tasks share (J is sparse on a tree), factorized by LDL^T.
+  struct Block {
+    int row_a = 0, dim_a = 0, row_b = 0, dim_b = 0;  // row_a >= row_b: the lower triangle.
+    std::vector<int> cols;                           // Columns both tasks depend on.
+  };
+  bool fast = false;
+  std::vector<Block> blocks;
+  // Estimated cost of a full step over a chord step (fast stages).
+  double full_over_chord = 1.0;
+  // 3 or 6 when the stage may take the serial path (one kPosition/kPose task on all axes,
+  // DLS, no alternate Jacobian; see IterateSerial), else 0.
+  int serial_rows = 0;
+  // Per iteration.
+  std::vector<Vector3d> axis;
+  std::vector<Vector3d> pivot;
+  std::vector<double> pos_err, pos_err_saved;
+  std::vector<double> ang_err, ang_err_saved;
+  // j/e hold the current system; the *_saved buffers hold the last accepted one while a trial
+  // step is evaluated (swapped, never copied). Both J buffers share one sparsity pattern.
+  MatrixXd j, j_saved, n_proj;
+  // Restarts: best channel values (per column) and their error.
+  VectorXd best;
+  VectorXd e, e_saved, e_work, x, dtheta, fixed, z, scale, theta_prev, grad;
+  std::vector<std::uint8_t> clamped;
+  // kTwoBone.
+  int upper = -1, lower = -1, end = -1, pos_task = -1, pole_task = -1;
+};
+
+}  // namespace internal
+
+// The workspace's storage: the keys IsPreparedFor compares, the joint frames shared by the stages
+// and every stage's plan.
+struct Workspace::Impl {
+  // Structure the workspace was prepared for.
+  const Skeleton* skeleton = nullptr;
+  std::vector<std::tuple<TaskType, int, int, int, int, std::uint8_t, bool>> task_keys;
+  std::vector<std::tuple<Method, std::vector<int>, int, int, int>> stage_keys;
+  std::vector<std::uint8_t> locked;
+  std::vector<std::uint8_t> relaxed;
+  // Joint frames (world), valid for the joints a stage updated.
+  std::vector<Eigen::Matrix3d> rot;
+  std::vector<Eigen::Vector3d> pos;
+  std::vector<Eigen::Matrix3d> rest_rot;
+  std::vector<std::uint8_t> rest_identity;
+  std::vector<internal::StageWork> stages;
+  std::vector<Target> no_targets;
+  // Restarts run by the current solve.
+  int restarts = 0;
+  bool fast_paths = true;
+};
+
+}  // namespace rigel::ik
+
+#endif  // RIGEL_CORE_IK_PLAN_H_
