@@ -114,6 +114,7 @@ std::unique_ptr<Skeleton> SkeletonBuilder::Build(const RawSkeleton& raw, std::st
     s->index_by_name_.emplace(j.name, index);
     s->rest_translations_.push_back(j.rest_translation);
     s->rest_orientations_.push_back(j.rest_orientation.normalized());
+    s->translation_modes_.push_back(j.translation_mode);
     for (const ChannelType c : j.channels) {
       s->channels_.push_back(c);
       s->channel_joint_.push_back(index);

@@ -46,8 +46,10 @@ void SaveClips(const Skeleton& skeleton, std::span<const Clip> clips, const std:
 void SaveScene(const Scene& scene, const std::string& path) {
   if (!scene.skeleton) throw ExportError(path + ": scene has no skeleton");
   SaveOptions options;
-  if (scene.file_unit_metres > 0 && scene.length_scale > 0) {
-    options.metres_per_unit = scene.file_unit_metres / scene.length_scale;
+  const double file_unit =
+      scene.file_unit_metres > 0 ? scene.file_unit_metres : scene.estimated_unit_metres;
+  if (file_unit > 0 && scene.length_scale > 0) {
+    options.metres_per_unit = file_unit / scene.length_scale;
   }
   SaveClips(*scene.skeleton, scene.clips, path, options);
 }

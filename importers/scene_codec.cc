@@ -108,6 +108,7 @@ RawSkeleton ToRawSkeleton(const Skeleton& skeleton) {
     joint.name = skeleton.name(j);
     joint.rest_translation = skeleton.rest_translation(j);
     joint.rest_orientation = skeleton.rest_orientation(j);
+    joint.translation_mode = skeleton.translation_mode(j);
     const auto channels = skeleton.joint_channels(j);
     joint.channels.assign(channels.begin(), channels.end());
     joint.end_sites = end_sites[j];

@@ -168,9 +168,11 @@ void ExpectRoundTrip(const Scene& source, const std::string& path, double rel_to
   ASSERT_EQ(back.clips.size(), source.clips.size());
   const double height = testing::Height(*source.skeleton, source.clips[0]);
   // glb/gltf and FBX are written in metres when the source's unit is known: compare in metres.
-  const double scale = back.file_unit_metres > 0 && source.file_unit_metres > 0
-                           ? source.file_unit_metres / back.file_unit_metres
-                           : 1.0;
+  // A BVH source has no stated unit: its writers use the unit estimated from the height.
+  const double source_unit =
+      source.file_unit_metres > 0 ? source.file_unit_metres : source.estimated_unit_metres;
+  const double scale =
+      back.file_unit_metres > 0 && source_unit > 0 ? source_unit / back.file_unit_metres : 1.0;
   for (std::size_t c = 0; c < source.clips.size(); ++c) {
     SCOPED_TRACE(fmt::format("{} clip {}", path, c));
     EXPECT_EQ(back.clips[c].num_frames(), source.clips[c].num_frames());
