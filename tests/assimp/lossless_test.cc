@@ -46,7 +46,9 @@ struct WorldError {
 WorldError CompareWorld(const Skeleton& a, const Clip& ca, const Skeleton& b, const Clip& cb) {
   WorldError e;
   EXPECT_EQ(ca.num_frames(), cb.num_frames());
-  const double height = testing::Height(a, ca);
+  // Relative to the height; absolute for a figure without one (a single joint).
+  const double h = testing::Height(a, ca);
+  const double height = h > 0 ? h : 1.0;
   Pose pa(a), pb(b);
   for (int f = 0; f < std::min(ca.num_frames(), cb.num_frames()); ++f) {
     pa.SetFromRow(a, ca.frame(f));
@@ -346,12 +348,13 @@ TEST(ContinuousCurves, BvhHipTurningThroughPlusMinus180) {
 
 // A BVH figure of known height in centimetres comes out of glTF in metres.
 TEST(Units, BvhInCentimetresBecomesMetresInGltf) {
-  // Hips OFFSET (0, 90, 0) + Head (0, 80, 0): 80 cm from hips to head.
+  // Hips OFFSET (0, 90, 0) + Head (0, 160, 0): 160 cm from hips to head, a 160 unit tall figure
+  // (nearest 1.6 m in cm, so the estimate is cm too).
   const std::string text =
       "HIERARCHY\nROOT Hips\n{\nOFFSET 0 90 0\nCHANNELS 6 Xposition Yposition Zposition "
-      "Zrotation Xrotation Yrotation\nJOINT Head\n{\nOFFSET 0 80 0\nCHANNELS 3 Zrotation "
-      "Xrotation Yrotation\nEnd Site\n{\nOFFSET 0 10 0\n}\n}\n}\nMOTION\nFrames: 1\n"
-      "Frame Time: 0.1\n0 0 0 0 0 0 0 0 0\n";
+      "Zrotation Xrotation Yrotation\nJOINT Head\n{\nOFFSET 0 160 0\nCHANNELS 3 Zrotation "
+      "Xrotation Yrotation\nEnd Site\n{\nOFFSET 0 10 0\n}\n}\n}\nMOTION\nFrames: 2\n"
+      "Frame Time: 0.1\n0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 5\n";
   TempDir dir;
   const std::string bvh = dir.file("fig.bvh");
   WriteFileAtomically(bvh, text);
@@ -359,7 +362,7 @@ TEST(Units, BvhInCentimetresBecomesMetresInGltf) {
     SCOPED_TRACE(unit);
     LoadOptions options;
     if (*unit) options.bvh.unit_metres = *ParseBvhUnit(unit);
-    const Scene scene = LoadScene(bvh, options);  // 80 units tall: estimated cm too
+    const Scene scene = LoadScene(bvh, options);
     SaveScene(scene, dir.file("fig.glb"));
     const std::string d = ReadAll(dir.file("fig.glb"));
     std::uint32_t json_len;
@@ -369,16 +372,16 @@ TEST(Units, BvhInCentimetresBecomesMetresInGltf) {
     for (const auto& node : j["nodes"]) {
       if (node.value("name", "") != "Head") continue;
       found = true;
-      EXPECT_NEAR(node["translation"][1].get<double>(), 0.8, 1e-9);
+      EXPECT_NEAR(node["translation"][1].get<double>(), 1.6, 1e-9);
     }
     EXPECT_TRUE(found);
     const Scene back = LoadScene(dir.file("fig.glb"));
-    EXPECT_NEAR(back.skeleton->rest_translation(back.skeleton->FindJoint("Head")).y(), 0.8, 1e-6);
+    EXPECT_NEAR(back.skeleton->rest_translation(back.skeleton->FindJoint("Head")).y(), 1.6, 1e-6);
     // FBX states centimetres per unit through UnitScaleFactor (written in metres: 100).
     SaveScene(scene, dir.file("fig.fbx"));
     const Scene fbx = LoadScene(dir.file("fig.fbx"));
     EXPECT_DOUBLE_EQ(fbx.file_unit_metres, 1.0);
-    EXPECT_NEAR(fbx.skeleton->rest_translation(fbx.skeleton->FindJoint("Head")).y(), 0.8, 1e-6);
+    EXPECT_NEAR(fbx.skeleton->rest_translation(fbx.skeleton->FindJoint("Head")).y(), 1.6, 1e-6);
   }
 }
 
