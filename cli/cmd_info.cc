@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/read_options.h"
 #include "core/pose.h"
 #include "core/skeleton_utils.h"
 #include "importers/confine.h"
@@ -43,9 +44,28 @@ nlohmann::json Describe(const Scene& scene) {
   info["duration"] = first ? first->duration() : 0.0;
   info["warnings"] = scene.warnings;
   info["unit_metres"] = MetresPerUnit(scene);
+  info["unit_estimated_metres"] = scene.file_unit_metres > 0 || scene.estimated_unit_metres <= 0
+                                      ? 0.0
+                                      : scene.estimated_unit_metres / scene.length_scale;
+  // How each joint with position channels reads them (BVH: decided per joint, see bvh_reader.h).
+  nlohmann::json translation = nlohmann::json::object();
+  for (int j = 0; j < skeleton.num_joints(); ++j) {
+    bool has_position = false;
+    for (int k = 0; k < 3; ++k) has_position |= skeleton.translation_channel(j, k) >= 0;
+    if (!has_position) continue;
+    translation[skeleton.name(j)] =
+        skeleton.translation_mode(j) == TranslationMode::kReplace ? "replace" : "add";
+  }
+  info["translation_modes"] = translation;
   // How the Assimp loader (and `rigel run` scripts) are confined (docs/security.md).
   info["confinement"] = DescribeConfinement();
   return info;
+}
+
+// Up to 6 names, then "...".
+std::string Short(const std::vector<std::string>& names) {
+  if (names.size() <= 6) return fmt::format("{}", fmt::join(names, " "));
+  return fmt::format("{} ...", fmt::join(names.begin(), names.begin() + 6, " "));
 }
 
 void PrintHuman(const nlohmann::json& info) {
@@ -63,12 +83,31 @@ void PrintHuman(const nlohmann::json& info) {
              info["up_axis"].get<std::string>());
   if (info["clips"].size() > 1) {
     for (const auto& clip : info["clips"]) {
-      fmt::print("clip:            '{}' {} frames\n", clip["name"].get<std::string>(),
-                 clip["frames"].get<int>());
+      const double t = clip["frame_time"].get<double>();
+      fmt::print("take:            '{}' {} frames at {:.6g} fps\n", clip["name"].get<std::string>(),
+                 clip["frames"].get<int>(), t > 0 ? 1.0 / t : 0.0);
     }
   }
   const double unit = info["unit_metres"].get<double>();
-  fmt::print("unit:            {}\n", unit > 0 ? fmt::format("{:g} m", unit) : "not stated");
+  const double estimate = info["unit_estimated_metres"].get<double>();
+  fmt::print("unit:            {}\n",
+             unit > 0       ? fmt::format("{:g} m", unit)
+             : estimate > 0 ? fmt::format("{:g} m (estimated from the height)", estimate)
+                            : "not stated");
+  std::vector<std::string> add, replace;
+  for (const auto& [name, mode] : info["translation_modes"].items()) {
+    (mode.get<std::string>() == "replace" ? replace : add).push_back(name);
+  }
+  std::vector<std::string> parts;
+  if (!add.empty()) {
+    parts.push_back(fmt::format("{} joint{} add to the OFFSET ({})", add.size(),
+                                add.size() == 1 ? "" : "s", Short(add)));
+  }
+  if (!replace.empty()) {
+    parts.push_back(fmt::format("{} joint{} replace the OFFSET ({})", replace.size(),
+                                replace.size() == 1 ? "" : "s", Short(replace)));
+  }
+  if (!parts.empty()) fmt::print("translation:     {}\n", fmt::join(parts, "; "));
   fmt::print("joint names:     {}\n",
              fmt::join(info["joint_names"].get<std::vector<std::string>>(), " "));
   fmt::print("confinement:     {}\n", info["confinement"].get<std::string>());
@@ -88,9 +127,11 @@ Runner AddInfoCommand(CLI::App& app) {
   sub->add_option("--unit", *unit, "Length unit of the output: file (as stored), m or cm")
       ->check(CLI::IsMember({"file", "m", "cm"}));
   sub->add_flag("--json", *json, "Print one JSON object on stdout");
-  return [file, json, unit]() {
+  auto read = std::make_shared<ReadArgs>();
+  AddReadOptions(sub, read.get());
+  return [file, json, unit, read]() {
     try {
-      LoadOptions options;
+      LoadOptions options = ApplyReadArgs(*read);
       options.unit = ParseLengthUnit(*unit).value_or(LengthUnit::kFile);
       const Scene scene = LoadScene(*file, options);
       for (const std::string& w : scene.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);

@@ -20,6 +20,7 @@
 #include "cli/batch/batch.h"
 #include "cli/command.h"
 #include "cli/preview/preview_page.h"
+#include "cli/read_options.h"
 #include "core/retarget/retarget.h"
 #include "exporters/atomic_file.h"
 #include "exporters/save_scene.h"
@@ -49,6 +50,7 @@ struct RetargetArgs {
   std::string shard;
   bool resume = false;
   bool no_progress = false;
+  ReadArgs read;
 };
 
 double UnitOf(const Scene& scene) { return MetresPerUnit(scene); }
@@ -105,8 +107,8 @@ int SuggestMap(const RetargetArgs& a) {
     return kExitUsage;
   }
   try {
-    const Scene src = LoadScene(files[0]);
-    const Scene tgt = LoadScene(files[1]);
+    const Scene src = LoadScene(files[0], ApplyReadArgs(a.read));
+    const Scene tgt = LoadScene(files[1], ApplyReadArgs(a.read));
     std::vector<std::string> notes;
     retarget::BoneMap map = retarget::AutoMap(*src.skeleton, *tgt.skeleton, &notes);
     map.source_name = std::filesystem::path(files[0]).filename().string();
@@ -141,7 +143,7 @@ int Run(const RetargetArgs& a) {
   Scene target;
   retarget::BoneMap map;
   try {
-    target = LoadScene(a.target);
+    target = LoadScene(a.target, ApplyReadArgs(a.read));
     for (const std::string& w : target.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
     if (!a.map.empty()) map = ReadBoneMap(a.map);
   } catch (const std::exception& e) {
@@ -201,7 +203,7 @@ int Run(const RetargetArgs& a) {
         std::filesystem::equivalent(a.target, out_path, same_ec)) {
       throw std::runtime_error(out_path + ": output would overwrite an input");
     }
-    const Scene source = LoadScene(input.path);
+    const Scene source = LoadScene(input.path, ApplyReadArgs(a.read));
     for (const std::string& w : source.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
     if (source.clips.empty()) throw std::runtime_error(input.path + ": no animation");
     retarget::RetargetOptions clip_options = options;
@@ -271,6 +273,7 @@ Runner AddRetargetCommand(CLI::App& app) {
       "'rigel retarget --suggest-map SRC TARGET' prints an editable bone map.");
   auto a = std::make_shared<RetargetArgs>();
   sub->add_option("--target", a->target, "Skeleton to retarget onto (.bvh, .fbx, .glb)");
+  AddReadOptions(sub, &a->read);
   sub->add_option("--map", a->map, "Bone map (XML, see docs/retarget.md); default: automatic");
   sub->add_option("--out", a->out, "Output folder (default: the current folder)");
   sub->add_option("--format", a->format, "Output format")

@@ -20,6 +20,15 @@ enum class ChannelType : std::uint8_t {
   kZrotation = 5,
 };
 
+// How a file states a joint's position channels. rigel always stores them as deltas added to the
+// rest translation (so FK, solvers and exporters see one meaning); the mode records the file's own
+// convention so the BVH writer gives the values back as the file had them.
+//   kAdd:     the file's values are deltas added to the OFFSET (most BVH roots).
+//   kReplace: the file's values are absolute local translations that replace the OFFSET on the
+//             axes they cover (exports with 6 channels on every joint); rigel stores value -
+//             OFFSET.
+enum class TranslationMode : std::uint8_t { kAdd = 0, kReplace = 1 };
+
 constexpr bool IsRotation(ChannelType c) { return static_cast<int>(c) >= 3; }
 constexpr bool IsTranslation(ChannelType c) { return static_cast<int>(c) < 3; }
 // 0 = X, 1 = Y, 2 = Z.

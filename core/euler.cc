@@ -140,6 +140,31 @@ Eigen::Vector3d MatrixToEulerNear(const Eigen::Matrix3d& r, EulerOrder order,
   return best;
 }
 
+Eigen::Vector3d EulerNearest(EulerOrder order, const Eigen::Vector3d& xyz,
+                             const Eigen::Vector3d& previous) {
+  const auto a = EulerAxes(order);
+  Eigen::Vector3d second;
+  second[a[0]] = xyz[a[0]] + kPi;
+  second[a[1]] = kPi - xyz[a[1]];
+  second[a[2]] = xyz[a[2]] + kPi;
+  Eigen::Vector3d best = xyz;
+  double best_distance = INFINITY;
+  for (const Eigen::Vector3d* candidate : {&xyz, static_cast<const Eigen::Vector3d*>(&second)}) {
+    Eigen::Vector3d c;
+    for (int n = 0; n < 3; ++n) {
+      // Keep the value untouched when it is already within pi (bit-exact pass-through).
+      const double v = (*candidate)[n];
+      c[n] = std::abs(v - previous[n]) <= kPi ? v : WrapNear(v, previous[n]);
+    }
+    const double d = (c - previous).squaredNorm();
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
 Eigen::Vector3d QuaternionToEulerNear(const Eigen::Quaterniond& q, EulerOrder order,
                                       const Eigen::Vector3d& previous_xyz) {
   return MatrixToEulerNear(q.normalized().toRotationMatrix(), order, previous_xyz);

@@ -56,6 +56,14 @@ Eigen::Vector3d MatrixToEulerNear(const Eigen::Matrix3d& rotation, EulerOrder or
 Eigen::Vector3d QuaternionToEulerNear(const Eigen::Quaterniond& q, EulerOrder order,
                                       const Eigen::Vector3d& previous_xyz);
 
+// The triple equivalent to `xyz_radians` (the same rotation for `order`) nearest `previous_xyz`:
+// of the two Euler solutions (a, b, c) and (a + pi, pi - b, c + pi) (first, middle, last angle in
+// product order), each angle shifted by whole turns to lie within pi of the previous value, the
+// one nearest `previous_xyz` (sum of squared differences). When that is the input itself it comes
+// back bit for bit. Writers call it key after key so curves have no 360 degree wraps.
+Eigen::Vector3d EulerNearest(EulerOrder order, const Eigen::Vector3d& xyz_radians,
+                             const Eigen::Vector3d& previous_xyz);
+
 // `angle` shifted by whole turns to lie within pi of `reference`.
 double WrapNear(double angle, double reference);
 

@@ -22,6 +22,9 @@ struct RawSkeleton {
     // Channel layout exactly as the file lists it: any subset of the six channels, any order,
     // each at most once.
     std::vector<ChannelType> channels;
+    // How the file states the position channels (see TranslationMode); only the BVH writer reads
+    // it. Channel values in a Clip are always deltas added to rest_translation.
+    TranslationMode translation_mode = TranslationMode::kAdd;
     // BVH "End Site" offsets (joint space) following this joint; kept so exporters write them back.
     std::vector<Eigen::Vector3d> end_sites;
     std::vector<Joint> children;

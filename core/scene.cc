@@ -15,6 +15,12 @@ double MetresPerUnit(const Scene& scene) {
              : 0.0;
 }
 
+double MetresPerUnitOrEstimate(const Scene& scene) {
+  const double unit =
+      scene.file_unit_metres > 0 ? scene.file_unit_metres : scene.estimated_unit_metres;
+  return unit > 0 && scene.length_scale > 0 ? unit / scene.length_scale : 0.0;
+}
+
 bool ScaleSceneLengths(Scene& scene, double factor, std::string* error) {
   if (!std::isfinite(factor) || factor <= 0) {
     std::ostringstream message;

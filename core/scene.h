@@ -23,6 +23,10 @@ struct Scene {
   // Length of one unit of the file, in metres (FBX: UnitScaleFactor / 100; glTF: 1); 0 when the
   // file does not say (BVH).
   double file_unit_metres = 0.0;
+  // When the file does not state its unit (BVH read without --unit-in): the importer's estimate
+  // from the figure's height, in metres per file unit (a warning names it); 0 otherwise. Writers
+  // and unit conversion use it when file_unit_metres is 0.
+  double estimated_unit_metres = 0.0;
   // Factor the importer multiplied every length by to convert units on request (1 = lengths are
   // in the file's unit). One scene length unit is file_unit_metres / length_scale metres.
   double length_scale = 1.0;
@@ -31,6 +35,11 @@ struct Scene {
 // Length of one scene unit in metres (file_unit_metres / length_scale), or 0 when the file does
 // not state its unit. Writers and the retargeter use it to keep lengths in metres.
 double MetresPerUnit(const Scene& scene);
+
+// Like MetresPerUnit, but falls back on the unit estimated from the figure's height
+// (Scene::estimated_unit_metres, with its warning) when the file states none; 0 when neither is
+// known.
+double MetresPerUnitOrEstimate(const Scene& scene);
 
 // Multiplies every length of `scene` (rest translations, end sites, position channels) by
 // `factor` and records it in scene.length_scale. Returns false and sets `*error` (when given),

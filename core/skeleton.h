@@ -57,6 +57,10 @@ class Skeleton {
   // Rest orientation of a joint in its parent's space (identity for BVH).
   const Eigen::Quaterniond& rest_orientation(int joint) const { return rest_orientations_[joint]; }
 
+  // How the source file stated this joint's position channels (the BVH writer restores it). Clip
+  // values are deltas added to rest_translation() whatever the mode.
+  TranslationMode translation_mode(int joint) const { return translation_modes_[joint]; }
+
   // The whole channel layout, joint after joint, in file order.
   std::span<const ChannelType> channels() const { return channels_; }
   // First channel of `joint` in a Clip row, and its count.
@@ -90,6 +94,7 @@ class Skeleton {
   std::unordered_map<std::string, int> index_by_name_;
   std::vector<Eigen::Vector3d> rest_translations_;
   std::vector<Eigen::Quaterniond> rest_orientations_;
+  std::vector<TranslationMode> translation_modes_;
   std::vector<ChannelType> channels_;
   std::vector<int> channel_begin_;  // num_joints + 1 entries.
   std::vector<int> channel_joint_;

@@ -115,6 +115,7 @@ std::unique_ptr<Skeleton> SkeletonBuilder::Build(const RawSkeleton& raw, std::st
     s->index_by_name_.emplace(j.name, index);
     s->rest_translations_.push_back(j.rest_translation);
     s->rest_orientations_.push_back(j.rest_orientation.normalized());
+    s->translation_modes_.push_back(j.translation_mode);
     for (const ChannelType c : j.channels) {
       s->channels_.push_back(c);
       s->channel_joint_.push_back(index);
@@ -139,6 +140,7 @@ RawSkeleton ToRawSkeleton(const Skeleton& skeleton) {
     joint.name = skeleton.name(j);
     joint.rest_translation = skeleton.rest_translation(j);
     joint.rest_orientation = skeleton.rest_orientation(j);
+    joint.translation_mode = skeleton.translation_mode(j);
     const auto channels = skeleton.joint_channels(j);
     joint.channels.assign(channels.begin(), channels.end());
     joint.end_sites = end_sites[j];

@@ -4,9 +4,12 @@
 
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <span>
 
 #include "core/euler.h"
+#include "core/pose.h"
+#include "core/skeleton_builder.h"
 #include "exporters/export_check.h"
 
 namespace rigel {
@@ -23,14 +26,10 @@ void AppendNumber(std::string* out, double v) {
 
 void CheckExportable(const Skeleton& skeleton, const Clip& clip, const std::string& target) {
   CheckClipsForExport(skeleton, std::span<const Clip>(&clip, 1), target);
-  for (int j = 0; j < skeleton.num_joints(); ++j) {
-    if (!skeleton.rest_orientation(j).isApprox(Eigen::Quaterniond::Identity(), 1e-12)) {
-      throw ExportError(fmt::format(
-          "{}: joint '{}' has a rest orientation, which BVH cannot store (bake it into the "
-          "rotation channels first)",
-          target, skeleton.name(j)));
-    }
-  }
+}
+
+bool IsIdentity(const Eigen::Quaterniond& q) {
+  return q.isApprox(Eigen::Quaterniond::Identity(), 1e-12);
 }
 
 // Streams the BVH text to `flush(std::string&)` in blocks of about kFlushBytes.
@@ -107,14 +106,21 @@ void Emit(const Skeleton& skeleton, const Clip& clip, Flush&& flush) {
   out += '\n';
   const int channels = clip.num_channels();
   std::vector<double> scale(channels);
+  // Joints whose file stated absolute translations get their OFFSET back (TranslationMode).
+  std::vector<double> shift(channels, 0.0);
   for (int c = 0; c < channels; ++c) {
-    scale[c] = IsRotation(skeleton.channels()[c]) ? kDegPerRad : 1.0;
+    const ChannelType type = skeleton.channels()[c];
+    scale[c] = IsRotation(type) ? kDegPerRad : 1.0;
+    const int j = skeleton.channel_joint(c);
+    if (IsTranslation(type) && skeleton.translation_mode(j) == TranslationMode::kReplace) {
+      shift[c] = skeleton.rest_translation(j)[ChannelAxis(type)];
+    }
   }
   for (int f = 0; f < clip.num_frames(); ++f) {
     const std::span<const double> row = clip.frame(f);
     for (int c = 0; c < channels; ++c) {
       if (c) out += ' ';
-      AppendNumber(&out, row[c] * scale[c]);
+      AppendNumber(&out, row[c] * scale[c] + shift[c]);
     }
     out += '\n';
     if (out.size() >= kFlushBytes) {
@@ -127,17 +133,111 @@ void Emit(const Skeleton& skeleton, const Clip& clip, Flush&& flush) {
 
 }  // namespace
 
+bool HasRestOrientations(const Skeleton& skeleton) {
+  for (int j = 0; j < skeleton.num_joints(); ++j) {
+    if (!IsIdentity(skeleton.rest_orientation(j))) return true;
+  }
+  return false;
+}
+
+void FoldRestOrientations(const Skeleton& skeleton, const Clip& clip,
+                          std::unique_ptr<Skeleton>* folded_skeleton, Clip* folded_clip) {
+  const int n = skeleton.num_joints();
+  // The most used three-channel order, for joints that have no rotation channel.
+  std::map<EulerOrder, int> uses;
+  for (int j = 0; j < n; ++j) {
+    if (const auto order = skeleton.rotation_order(j)) ++uses[*order];
+  }
+  EulerOrder common = EulerOrder::kZXY;
+  int most = 0;
+  for (const auto& [order, count] : uses) {
+    if (count > most) {
+      most = count;
+      common = order;
+    }
+  }
+  // New layout, in the builder's joint order (depth first, as ToRawSkeleton gives it back).
+  RawSkeleton raw = ToRawSkeleton(skeleton);
+  std::vector<RawSkeleton::Joint*> joints;
+  std::vector<RawSkeleton::Joint*> stack;
+  for (auto it = raw.roots.rbegin(); it != raw.roots.rend(); ++it) stack.push_back(&*it);
+  while (!stack.empty()) {
+    RawSkeleton::Joint* j = stack.back();
+    stack.pop_back();
+    joints.push_back(j);
+    for (auto it = j->children.rbegin(); it != j->children.rend(); ++it) stack.push_back(&*it);
+  }
+  std::vector<bool> folded(n, false);
+  for (int j = 0; j < n; ++j) {
+    if (IsIdentity(skeleton.rest_orientation(j))) continue;
+    folded[j] = true;
+    RawSkeleton::Joint& joint = *joints[j];
+    joint.rest_orientation = Eigen::Quaterniond::Identity();
+    const std::span<const int> rc = skeleton.rotation_channels(j);
+    if (rc.size() == 3) continue;
+    std::array<bool, 3> has = {false, false, false};
+    for (const int c : rc) has[ChannelAxis(skeleton.channels()[c])] = true;
+    const std::array<int, 3> axes = rc.empty() ? EulerAxes(common) : std::array<int, 3>{0, 1, 2};
+    for (const int a : axes) {
+      if (!has[a]) joint.channels.push_back(static_cast<ChannelType>(3 + a));
+    }
+  }
+  std::string error;
+  std::unique_ptr<Skeleton> out = SkeletonBuilder().Build(raw, &error);
+  if (!out) throw ExportError("BVH: folding rest orientations: " + error);
+  Clip result(clip.num_frames(), out->num_channels(), clip.frame_time());
+  result.set_name(clip.name());
+  std::vector<Eigen::Vector3d> previous(n, Eigen::Vector3d::Zero());
+  for (int f = 0; f < clip.num_frames(); ++f) {
+    const std::span<const double> in = clip.frame(f);
+    const std::span<double> row = result.frame(f);
+    for (int j = 0; j < n; ++j) {
+      // Channels the joint had keep their values (translations always; rotations when unfolded).
+      const std::span<const ChannelType> old_layout = skeleton.joint_channels(j);
+      for (size_t k = 0; k < old_layout.size(); ++k) {
+        row[out->channel_begin(j) + k] = in[skeleton.channel_begin(j) + k];
+      }
+      if (!folded[j]) continue;
+      const Eigen::Matrix3d local = LocalRotation(skeleton, j, in);
+      const EulerOrder order = *out->rotation_order(j);
+      if (f == 0) {
+        // Start from the source's own angles where it had them (zero elsewhere).
+        for (const int c : out->rotation_channels(j)) {
+          previous[j][ChannelAxis(out->channels()[c])] = row[c];
+        }
+      }
+      const Eigen::Vector3d xyz = MatrixToEulerNear(local, order, previous[j]);
+      previous[j] = xyz;
+      for (const int c : out->rotation_channels(j)) row[c] = xyz[ChannelAxis(out->channels()[c])];
+    }
+  }
+  *folded_skeleton = std::move(out);
+  *folded_clip = std::move(result);
+}
+
 std::string FormatBvh(const Skeleton& skeleton, const Clip& clip) {
   CheckExportable(skeleton, clip, "BVH");
   std::string text;
-  Emit(skeleton, clip, [&text](const std::string& block) { text += block; });
+  if (HasRestOrientations(skeleton)) {
+    std::unique_ptr<Skeleton> s;
+    Clip c;
+    FoldRestOrientations(skeleton, clip, &s, &c);
+    Emit(*s, c, [&text](const std::string& block) { text += block; });
+  } else {
+    Emit(skeleton, clip, [&text](const std::string& block) { text += block; });
+  }
   return text;
 }
 
 void WriteBvh(const Skeleton& skeleton, const Clip& clip, const std::string& path) {
   CheckExportable(skeleton, clip, path);
+  std::unique_ptr<Skeleton> folded_skeleton;
+  Clip folded_clip;
+  const bool fold = HasRestOrientations(skeleton);
+  if (fold) FoldRestOrientations(skeleton, clip, &folded_skeleton, &folded_clip);
   AtomicFile file(path);
-  Emit(skeleton, clip, [&file](const std::string& block) { file.Write(block); });
+  Emit(fold ? *folded_skeleton : skeleton, fold ? folded_clip : clip,
+       [&file](const std::string& block) { file.Write(block); });
   file.Commit();
 }
 

@@ -4,6 +4,7 @@
 #ifndef RIGEL_EXPORTERS_BVH_WRITER_H_
 #define RIGEL_EXPORTERS_BVH_WRITER_H_
 
+#include <memory>
 #include <string>
 
 #include "core/clip.h"
@@ -12,11 +13,29 @@
 
 namespace rigel {
 
-// BVH text for `clip` on `skeleton`. Throws ExportError, before producing anything, when:
+// True when some joint has a rest orientation other than identity (FBX pre-rotation, joint
+// orient), which BVH cannot store.
+bool HasRestOrientations(const Skeleton& skeleton);
+
+// A skeleton without rest orientations and a clip on it that give every joint the same world
+// position and world rotation as (skeleton, clip) on every frame: what a BVH can hold. Offsets and
+// End Sites are unchanged (each joint keeps its world rotation, so its children's offsets keep
+// their meaning); a joint with a rest orientation R gets the local rotation R * R_channels in its
+// rotation channels, as the Euler triple of its order nearest the previous frame's (no 360 degree
+// jumps). Such a joint with fewer than 3 rotation channels (a fixed joint, a position-only joint)
+// gets the missing rotation channels appended, the axes it had first, then the others in
+// ascending order; with none it takes the skeleton's most used order (ZXY when there is none).
+// Joints without a rest orientation keep their channels and values exactly.
+void FoldRestOrientations(const Skeleton& skeleton, const Clip& clip,
+                          std::unique_ptr<Skeleton>* folded_skeleton, Clip* folded_clip);
+
+// BVH text for `clip` on `skeleton`. Rest orientations are folded first (FoldRestOrientations).
+// Position channels of joints whose source file stated absolute translations
+// (TranslationMode::kReplace) are written as value + OFFSET, the file's own convention. Throws
+// ExportError, before producing anything, when:
 // - the clip's row width is not the skeleton's channel count, or it has no frame;
 // - the frame time is not finite and > 0;
-// - any value or offset is NaN or infinite (the message names frame, joint and channel);
-// - a joint has a rest orientation other than identity (BVH cannot store one).
+// - any value or offset is NaN or infinite (the message names frame, joint and channel).
 std::string FormatBvh(const Skeleton& skeleton, const Clip& clip);
 
 // Writes FormatBvh() to `path` atomically (temporary file, then rename). Throws ExportError.

@@ -453,7 +453,10 @@ std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
         const std::span<const double> row = clip.frame(f);
         Eigen::Vector3d xyz = Eigen::Vector3d::Zero();
         if (plan.native_order) {
+          // The file's own angles, turned into the equivalent nearest the previous key's so the
+          // curve never wraps by 360 degrees (BVH values flip between +-180 on a turning hip).
           for (const int c : rc) xyz[ChannelAxis(layout[c])] = row[c];
+          if (f > 0) xyz = EulerNearest(plan.order, xyz, previous);
         } else {
           Eigen::Matrix3d r = Eigen::Matrix3d::Identity();
           for (const int c : rc) r = r * AxisRotation(ChannelAxis(layout[c]), row[c]);

@@ -46,7 +46,7 @@ void SaveClips(const Skeleton& skeleton, std::span<const Clip> clips, const std:
 void SaveScene(const Scene& scene, const std::string& path) {
   if (!scene.skeleton) throw ExportError(path + ": scene has no skeleton");
   SaveOptions options;
-  options.metres_per_unit = MetresPerUnit(scene);
+  options.metres_per_unit = MetresPerUnitOrEstimate(scene);
   SaveClips(*scene.skeleton, scene.clips, path, options);
 }
 

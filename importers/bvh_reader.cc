@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -12,8 +13,10 @@
 #include <unordered_map>
 
 #include "core/euler.h"
+#include "core/pose.h"
 #include "core/raw_skeleton.h"
 #include "core/skeleton_builder.h"
+#include "core/skeleton_utils.h"
 
 namespace rigel {
 namespace {
@@ -155,9 +158,77 @@ const char* TokenEnd(const char* p, const char* end) {
   return p;
 }
 
+struct UnitName {
+  std::string_view name;
+  double metres;
+};
+constexpr UnitName kUnits[] = {
+    {"m", 1.0}, {"dm", 0.1}, {"cm", 0.01}, {"mm", 0.001}, {"in", 0.0254}};
+
+std::string UnitLabel(double metres) {
+  for (const UnitName& u : kUnits) {
+    if (u.metres == metres) return std::string(u.name);
+  }
+  return fmt::format("{:g} m", metres);
+}
+
+// Value at quantile q (0..1) of `v` (reordered), nearest rank.
+double Quantile(std::vector<double>& v, double q) {
+  const size_t k = std::min(
+      v.size() - 1, static_cast<size_t>(std::llround(q * static_cast<double>(v.size() - 1))));
+  std::nth_element(v.begin(), v.begin() + k, v.end());
+  return v[k];
+}
+
+// The per-joint decision of the header comment. `clip` holds the file's values. Returns the mode
+// and, when the data do not decide, a reason (empty otherwise).
+TranslationMode DecideTranslation(const Skeleton& skeleton, const Clip& clip, int joint,
+                                  double figure_size, std::string* undecided) {
+  const Eigen::Vector3d& offset = skeleton.rest_translation(joint);
+  double norm2 = 0;
+  for (int k = 0; k < 3; ++k) {
+    if (skeleton.translation_channel(joint, k) >= 0) norm2 += offset[k] * offset[k];
+  }
+  const double norm = std::sqrt(norm2);
+  if (norm <= 1e-9 * figure_size || norm == 0) return TranslationMode::kAdd;
+  int add = 0, replace = 0, neither = 0;
+  std::string detail;
+  std::vector<double> values(clip.num_frames());
+  for (int k = 0; k < 3; ++k) {
+    const int c = skeleton.translation_channel(joint, k);
+    if (c < 0 || std::abs(offset[k]) < 0.1 * norm) continue;
+    for (int f = 0; f < clip.num_frames(); ++f) values[f] = clip.at(f, c);
+    const double spread = Quantile(values, 0.95) - Quantile(values, 0.05);
+    const double median = Quantile(values, 0.5);
+    const char axis = static_cast<char>('X' + k);
+    if (spread > 0.5 * std::abs(offset[k])) {
+      detail +=
+          fmt::format(" {}: values spread over {:.4g}, OFFSET {:.4g};", axis, spread, offset[k]);
+      continue;
+    }
+    const double t = median / offset[k];
+    if (std::abs(t - 1) <= 0.25) {
+      ++replace;
+    } else if (std::abs(t) <= 0.25) {
+      ++add;
+    } else {
+      ++neither;
+      detail +=
+          fmt::format(" {}: median {:.4g} is {:.3g} x OFFSET {:.4g};", axis, median, t, offset[k]);
+    }
+  }
+  if (replace > 0 && add == 0 && neither == 0) return TranslationMode::kReplace;
+  if (add > 0 && replace == 0 && neither == 0) return TranslationMode::kAdd;
+  if (add > 0 && replace > 0) detail += " some axes restate the OFFSET, others stay near zero;";
+  if (!detail.empty()) detail.pop_back();
+  *undecided = detail.empty() ? std::string("no axis to judge by") : detail.substr(1);
+  return TranslationMode::kAdd;
+}
+
 class BvhParser {
  public:
-  BvhParser(LineReader* reader, std::string name) : reader_(reader), name_(std::move(name)) {}
+  BvhParser(LineReader* reader, std::string name, const BvhReadOptions& options)
+      : reader_(reader), name_(std::move(name)), options_(options) {}
 
   Scene Parse() {
     Scene scene;
@@ -186,6 +257,8 @@ class BvhParser {
     std::unique_ptr<Skeleton> skeleton = SkeletonBuilder().Build(raw, &error);
     if (!skeleton) throw ImportError(name_ + ": " + error);
     ParseMotion(*skeleton, &scene);
+    ResolveTranslation(&raw, &skeleton, &scene);
+    ResolveUnit(*skeleton, &scene);
     scene.skeleton = std::move(skeleton);
     return scene;
   }
@@ -193,6 +266,86 @@ class BvhParser {
  private:
   [[noreturn]] void Fail(int line, std::string_view expected, std::string_view found) {
     throw ImportError(fmt::format("{}:{}: expected {}, found {}", name_, line, expected, found));
+  }
+
+  // Decides each joint's TranslationMode (see bvh_reader.h), stores it in the skeleton and turns
+  // the values of kReplace joints into deltas.
+  void ResolveTranslation(RawSkeleton* raw, std::unique_ptr<Skeleton>* skeleton, Scene* scene) {
+    const Skeleton& sk = **skeleton;
+    Clip& clip = scene->clips.front();
+    // Raw joints in the builder's order (depth first, file order).
+    std::vector<RawSkeleton::Joint*> joints;
+    std::vector<RawSkeleton::Joint*> stack;
+    for (auto it = raw->roots.rbegin(); it != raw->roots.rend(); ++it) stack.push_back(&*it);
+    while (!stack.empty()) {
+      RawSkeleton::Joint* j = stack.back();
+      stack.pop_back();
+      joints.push_back(j);
+      for (auto it = j->children.rbegin(); it != j->children.rend(); ++it) stack.push_back(&*it);
+    }
+    const Pose rest(sk);
+    const Eigen::AlignedBox3d box = JointBounds(rest.world);
+    const double size = box.isEmpty() ? 0.0 : box.sizes().maxCoeff();
+    bool any_replace = false;
+    for (int j = 0; j < sk.num_joints(); ++j) {
+      bool has_position = false;
+      for (int k = 0; k < 3; ++k) has_position |= sk.translation_channel(j, k) >= 0;
+      if (!has_position) continue;
+      TranslationMode mode = TranslationMode::kAdd;
+      if (options_.translation == BvhTranslation::kReplace) {
+        mode = TranslationMode::kReplace;
+      } else if (options_.translation == BvhTranslation::kAuto) {
+        std::string undecided;
+        mode = DecideTranslation(sk, clip, j, size, &undecided);
+        if (!undecided.empty()) {
+          scene->warnings.push_back(fmt::format(
+              "{}: joint '{}': the data do not decide whether its position channels are deltas "
+              "added to the OFFSET or absolute translations replacing it ({}); read as deltas "
+              "(--bvh-translation replace to read them as absolute)",
+              name_, sk.name(j), undecided));
+        }
+      }
+      joints[j]->translation_mode = mode;
+      if (mode != TranslationMode::kReplace) continue;
+      any_replace = true;
+      for (int k = 0; k < 3; ++k) {
+        const int c = sk.translation_channel(j, k);
+        if (c < 0) continue;
+        const double o = sk.rest_translation(j)[k];
+        for (int f = 0; f < clip.num_frames(); ++f) clip.at(f, c) -= o;
+      }
+    }
+    if (!any_replace) return;
+    std::string error;
+    std::unique_ptr<Skeleton> rebuilt = SkeletonBuilder().Build(*raw, &error);
+    if (!rebuilt) throw ImportError(name_ + ": " + error);
+    *skeleton = std::move(rebuilt);
+  }
+
+  // Sets scene->file_unit_metres from the options, or estimates it from the figure's height at
+  // frame 0 with a warning.
+  void ResolveUnit(const Skeleton& skeleton, Scene* scene) {
+    if (options_.unit_metres > 0) {
+      scene->file_unit_metres = options_.unit_metres;
+      return;
+    }
+    Pose pose(skeleton);
+    pose.SetFromRow(skeleton, scene->clips.front().frame(0));
+    const Eigen::AlignedBox3d box = JointBounds(pose.world);
+    const double height = box.isEmpty() ? 0.0 : box.sizes()[GuessUpAxis(box)];
+    const double unit = EstimateBvhUnit(height);
+    if (unit > 0) {
+      scene->estimated_unit_metres = unit;
+      scene->warnings.push_back(fmt::format(
+          "{}: BVH does not state its length unit; estimated {} from the figure's height ({:.4g} "
+          "units = {:.3g} m; --unit-in m|dm|cm|mm|in to state it)",
+          name_, UnitLabel(unit), height, height * unit));
+    } else {
+      scene->warnings.push_back(fmt::format(
+          "{}: BVH does not state its length unit and the figure has no height to estimate it "
+          "from (--unit-in m|dm|cm|mm|in to state it)",
+          name_));
+    }
   }
 
   // --- token stream over the hierarchy (lines copied: the hierarchy is small) ---
@@ -474,6 +627,7 @@ class BvhParser {
 
   LineReader* reader_;
   std::string name_;
+  BvhReadOptions options_;
   std::string line_;
   size_t pos_ = 0;
   int line_no_ = 0;
@@ -488,7 +642,40 @@ struct FileCloser {
 
 }  // namespace
 
-Scene ReadBvh(const std::string& path) {
+std::optional<BvhTranslation> ParseBvhTranslation(std::string_view text) {
+  if (text == "auto") return BvhTranslation::kAuto;
+  if (text == "add") return BvhTranslation::kAdd;
+  if (text == "replace") return BvhTranslation::kReplace;
+  return std::nullopt;
+}
+
+std::optional<double> ParseBvhUnit(std::string_view text) {
+  for (const UnitName& u : kUnits) {
+    if (u.name == text) return u.metres;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> BvhUnitNames() {
+  std::vector<std::string> names;
+  for (const UnitName& u : kUnits) names.emplace_back(u.name);
+  return names;
+}
+
+double EstimateBvhUnit(double height) {
+  if (!(height > 0) || !std::isfinite(height)) return 0.0;
+  double best = 0, best_distance = INFINITY;
+  for (const UnitName& u : kUnits) {
+    const double d = std::abs(std::log(height * u.metres / 1.6));
+    if (d < best_distance) {
+      best_distance = d;
+      best = u.metres;
+    }
+  }
+  return best;
+}
+
+Scene ReadBvh(const std::string& path, const BvhReadOptions& options) {
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     throw ImportError(fmt::format("{}: cannot read: not a regular file", path));
@@ -502,15 +689,15 @@ Scene ReadBvh(const std::string& path) {
   std::fseek(file.get(), 0, SEEK_SET);
   if (size < 0) throw ImportError(fmt::format("{}: cannot read: not a regular file", path));
   LineReader reader(file.get(), static_cast<uint64_t>(size));
-  BvhParser parser(&reader, path);
+  BvhParser parser(&reader, path, options);
   Scene scene = parser.Parse();
   if (std::ferror(file.get())) throw ImportError(fmt::format("{}: read error", path));
   return scene;
 }
 
-Scene ParseBvh(std::string_view text, const std::string& name) {
+Scene ParseBvh(std::string_view text, const std::string& name, const BvhReadOptions& options) {
   LineReader reader(text);
-  BvhParser parser(&reader, name);
+  BvhParser parser(&reader, name, options);
   return parser.Parse();
 }
 

@@ -13,22 +13,68 @@
 //
 // One leniency: motion rows beyond the declared frame count are ignored with a warning in
 // Scene::warnings (some real exporters write one extra row).
+//
+// Position channels. Files disagree on what they mean: deltas added to the OFFSET (most roots:
+// MakeHuman, iClone, CMU) or absolute local translations restating it (3ds Max Biped/Truebones and
+// Bandai Namco exports put 6 channels on every joint; PyMO writes the root's first position into
+// its OFFSET and absolute positions into the channels). With BvhTranslation::kAuto the reader
+// decides per joint, from all frames (docs/formats.md states the rule):
+//   - o = the OFFSET on the axes that have a position channel. If |o| <= 1e-9 of the figure size
+//     (rest extent), both readings agree: kAdd, nothing to decide.
+//   - Otherwise each such axis k with |o_k| >= 0.1 |o| is examined over all frames: m = median
+//     value, spread = 95th - 5th percentile. An axis whose spread exceeds 0.5 |o_k| (a root
+//     travelling) says nothing. Else t = m / o_k votes "replace" when |t - 1| <= 0.25 (the values
+//     restate the OFFSET), "add" when |t| <= 0.25 (near zero), and "neither" otherwise.
+//   - Unanimous votes decide; no vote, "neither" or mixed votes leave it undecided: the joint is
+//     read as kAdd and Scene::warnings says so.
+// rigel stores position values as deltas (a kReplace joint's values minus its OFFSET) and records
+// the mode in the Skeleton, so the BVH writer gives back the file's own values.
 #ifndef RIGEL_IMPORTERS_BVH_READER_H_
 #define RIGEL_IMPORTERS_BVH_READER_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/scene.h"
 #include "importers/import_error.h"
 
 namespace rigel {
 
+// How to read BVH position channels (see above).
+enum class BvhTranslation {
+  kAuto,     // decided per joint from the data
+  kAdd,      // every joint: deltas added to the OFFSET
+  kReplace,  // every joint: absolute translations replacing the OFFSET
+};
+
+// Parses "auto", "add", "replace". nullopt for anything else.
+std::optional<BvhTranslation> ParseBvhTranslation(std::string_view text);
+
+// Metres per unit for "m", "dm", "cm", "mm", "in". nullopt for anything else.
+std::optional<double> ParseBvhUnit(std::string_view text);
+
+// The unit names ParseBvhUnit accepts, in order.
+std::vector<std::string> BvhUnitNames();
+
+// Guess of the unit of a figure `height` units tall (up-axis extent of its joints at frame 0),
+// assuming a standing adult of about 1.6 m: the unit among ParseBvhUnit's whose height in metres is
+// nearest 1.6 m on a log scale. Returns metres per unit; 0 when height is not > 0.
+double EstimateBvhUnit(double height);
+
+struct BvhReadOptions {
+  BvhTranslation translation = BvhTranslation::kAuto;
+  // Metres per file unit, stated by the user (--unit-in). 0: estimated from the figure's height
+  // (EstimateBvhUnit) with a warning naming the estimate.
+  double unit_metres = 0.0;
+};
+
 // Reads the BVH file at `path`. Throws ImportError. The scene has exactly one clip.
-Scene ReadBvh(const std::string& path);
+Scene ReadBvh(const std::string& path, const BvhReadOptions& options = {});
 
 // Parses BVH text held in memory; `name` stands for the file name in messages.
-Scene ParseBvh(std::string_view text, const std::string& name);
+Scene ParseBvh(std::string_view text, const std::string& name, const BvhReadOptions& options = {});
 
 }  // namespace rigel
 

@@ -32,14 +32,16 @@ std::vector<std::string> ReadableExtensions() {
 void ConvertSceneUnit(Scene& scene, LengthUnit unit) {
   if (unit == LengthUnit::kFile) return;
   const double target = unit == LengthUnit::kMetre ? 1.0 : 0.01;
-  if (!(scene.file_unit_metres > 0)) {
+  const double file_unit =
+      scene.file_unit_metres > 0 ? scene.file_unit_metres : scene.estimated_unit_metres;
+  if (!(file_unit > 0)) {
     throw ImportError(fmt::format(
         "{}: the file does not state its length unit, so it cannot be converted to {} (use "
         "--unit file)",
         scene.source, unit == LengthUnit::kMetre ? "metres" : "centimetres"));
   }
   std::string error;
-  if (!ScaleSceneLengths(scene, MetresPerUnit(scene) / target, &error)) {
+  if (!ScaleSceneLengths(scene, MetresPerUnitOrEstimate(scene) / target, &error)) {
     throw ImportError(fmt::format("{}: {}", scene.source, error));
   }
 }
@@ -49,7 +51,7 @@ Scene LoadScene(const std::string& path) { return LoadScene(path, LoadOptions())
 Scene LoadScene(const std::string& path, const LoadOptions& options) {
   const std::string ext = LowerExtension(path);
   if (ext == ".bvh") {
-    Scene scene = ReadBvh(path);
+    Scene scene = ReadBvh(path, options.bvh);
     ConvertSceneUnit(scene, options.unit);
     return scene;
   }

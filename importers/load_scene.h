@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/scene.h"
+#include "importers/bvh_reader.h"
 #include "importers/import_error.h"
 
 namespace rigel {
@@ -28,6 +29,9 @@ struct LoadOptions {
   // Unit of the returned lengths. Converting a file that does not state its unit (BVH) is an
   // ImportError.
   LengthUnit unit = LengthUnit::kFile;
+  // BVH only: how position channels are read (--bvh-translation) and the file's unit (--unit-in;
+  // 0 = estimated from the figure's height, with a warning).
+  BvhReadOptions bvh;
   // Read Assimp formats (FBX, glTF, DAE, ...) in a child process (see LoadSceneIsolated). Turn off
   // only for benchmarks and debugging: Debian's Assimp aborts on corrupt files.
   bool isolate = true;

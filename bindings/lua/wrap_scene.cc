@@ -107,13 +107,44 @@ const luaL_Reg kGetters[] = {{"skeleton", w_Scene_get_skeleton},   {"clips", w_S
 const luaL_Reg kMeta[] = {
     {"__eq", w_Scene_eq}, {"__tostring", w_Scene_tostring}, {nullptr, nullptr}};
 
+// The string option `field` of the table at `arg`, one of `options` (nullptr-terminated); -1 when
+// nil. Raises "bad argument #arg (field 'f': invalid value 'x', expected one of: ...)".
+int StringOptionField(lua_State* L, int arg, const char* field, const char* const* options) {
+  lua_getfield(L, arg, field);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return -1;
+  }
+  if (lua_type(L, -1) != LUA_TSTRING) FieldError(L, arg, field, "string");
+  const std::string value = lua_tostring(L, -1);
+  lua_pop(L, 1);
+  for (int i = 0; options[i] != nullptr; ++i) {
+    if (value == options[i]) return i;
+  }
+  OptionError(L, arg,
+              ("field '" + std::string(field) + "': invalid value '" + value + "', ").c_str(),
+              options);
+}
+
 int w_load(lua_State* L) {
-  // rigel.load(path) -> Scene
+  // rigel.load(path [, {bvh_translation = "auto"|"add"|"replace", unit = "m"|"dm"|"cm"|"mm"|"in"}])
   const char* path = CheckPathString(L, 1);
-  CheckMaxArgs(L, 1);
+  CheckMaxArgs(L, 2);
+  LoadOptions options;
+  if (!lua_isnoneornil(L, 2)) {
+    CheckTable(L, 2);
+    static const char* const kKeys[] = {"bvh_translation", "unit", nullptr};
+    CheckOptionKeys(L, 2, kKeys);
+    static const char* const kTranslations[] = {"auto", "add", "replace", nullptr};
+    const int t = StringOptionField(L, 2, "bvh_translation", kTranslations);
+    if (t >= 0) options.bvh.translation = *ParseBvhTranslation(kTranslations[t]);
+    static const char* const kUnits[] = {"m", "dm", "cm", "mm", "in", nullptr};
+    const int u = StringOptionField(L, 2, "unit", kUnits);
+    if (u >= 0) options.bvh.unit_metres = *ParseBvhUnit(kUnits[u]);
+  }
   CheckPathAccess(L, 1, path);
   catch_exceptions(L, [&] {
-    auto scene = std::make_shared<Scene>(LoadScene(path));
+    auto scene = std::make_shared<Scene>(LoadScene(path, options));
     if (!scene->skeleton) throw ImportError(std::string(path) + ": no skeleton");
     PushScene(L, std::move(scene));
   });

@@ -168,9 +168,11 @@ void ExpectRoundTrip(const Scene& source, const std::string& path, double rel_to
   ASSERT_EQ(back.clips.size(), source.clips.size());
   const double height = testing::Height(*source.skeleton, source.clips[0]);
   // glb/gltf and FBX are written in metres when the source's unit is known: compare in metres.
-  const double scale = back.file_unit_metres > 0 && source.file_unit_metres > 0
-                           ? source.file_unit_metres / back.file_unit_metres
-                           : 1.0;
+  // A BVH source has no stated unit: its writers use the unit estimated from the height.
+  const double source_unit =
+      source.file_unit_metres > 0 ? source.file_unit_metres : source.estimated_unit_metres;
+  const double scale =
+      back.file_unit_metres > 0 && source_unit > 0 ? source_unit / back.file_unit_metres : 1.0;
   for (std::size_t c = 0; c < source.clips.size(); ++c) {
     SCOPED_TRACE(fmt::format("{} clip {}", path, c));
     EXPECT_EQ(back.clips[c].num_frames(), source.clips[c].num_frames());
@@ -494,7 +496,21 @@ TEST(AssimpImport, UnitConversion) {
   options.unit = LengthUnit::kCentimetre;
   const Scene box = LoadScene(Data("fbx/assimp/multiple_animations_test.fbx"), options);
   EXPECT_DOUBLE_EQ(box.length_scale, 100.0);
-  EXPECT_THROW(LoadScene(Data("cmu_cgspeed/01_01.bvh"), options), ImportError);
+  // A BVH does not state its unit (issue 12 changed this from an error): it converts with the
+  // unit estimated from its height (the CMU figure is 24.8 units tall: dm), with a warning, or
+  // with the unit stated by --unit-in.
+  const Scene estimated = LoadScene(Data("cmu_cgspeed/01_01.bvh"), options);
+  EXPECT_DOUBLE_EQ(estimated.length_scale, 10.0);
+  EXPECT_NE(::testing::PrintToString(estimated.warnings).find("estimated dm"), std::string::npos);
+  options.bvh.unit_metres = 0.0254;
+  EXPECT_DOUBLE_EQ(LoadScene(Data("cmu_cgspeed/01_01.bvh"), options).length_scale, 2.54);
+  // Still an error for a file whose unit can be neither read nor estimated (no height).
+  TempDir dir;
+  WriteFileAtomically(dir.file("flat.bvh"),
+                      "HIERARCHY\nROOT a\n{\nOFFSET 0 0 0\nCHANNELS 1 Zrotation\n}\nMOTION\n"
+                      "Frames: 1\nFrame Time: 0.1\n0\n");
+  options.bvh.unit_metres = 0;
+  EXPECT_THROW(LoadScene(dir.file("flat.bvh"), options), ImportError);
 }
 
 // The same CMU take as cgspeed BVH (31 joints, CMU length units) and as Blender FBX (32 joints:

@@ -90,7 +90,9 @@ TEST(Blender, OpensRigelGlbAsArmatureWithSameMotion) {
     const Scene scene = ReadBvh(testing::SharedData() + "/" + rel);
     const std::string out = dir.file("out.glb");
     SaveScene(scene, out);
-    ExpectBlenderMatches(out, *scene.skeleton, scene.clips[0], 1.0, dir);
+    // The BVH states no unit: glTF is written in metres by the unit estimated from the height.
+    ASSERT_GT(scene.estimated_unit_metres, 0);
+    ExpectBlenderMatches(out, *scene.skeleton, scene.clips[0], scene.estimated_unit_metres, dir);
   }
 }
 
@@ -103,7 +105,9 @@ TEST(Blender, OpensRigelFbxAsArmatureWithSameMotion) {
     const Scene scene = ReadBvh(testing::SharedData() + "/" + rel);
     const std::string out = dir.file("out.fbx");
     SaveScene(scene, out);
-    ExpectBlenderMatches(out, *scene.skeleton, scene.clips[0], 0.01, dir);
+    // Written in metres (UnitScaleFactor 100) by the unit estimated from the height.
+    ASSERT_GT(scene.estimated_unit_metres, 0);
+    ExpectBlenderMatches(out, *scene.skeleton, scene.clips[0], scene.estimated_unit_metres, dir);
   }
 }
 

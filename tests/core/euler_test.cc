@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 namespace rigel {
@@ -122,6 +123,49 @@ TEST(Euler, WrapNear) {
   EXPECT_NEAR(WrapNear(-kPi + 0.1, kPi), kPi + 0.1, 1e-12);
   EXPECT_NEAR(WrapNear(0.5, 4 * kPi), 4 * kPi + 0.5, 1e-12);
   EXPECT_NEAR(WrapNear(0.5, 0.0), 0.5, 0);
+}
+
+TEST(Euler, EulerNearestKeepsTheRotationAndFollowsThePreviousKey) {
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> angle(-4 * kPi, 4 * kPi);
+  for (int i = 0; i < 6; ++i) {
+    const EulerOrder o = static_cast<EulerOrder>(i);
+    for (int n = 0; n < 200; ++n) {
+      const Eigen::Vector3d xyz(angle(rng), angle(rng), angle(rng));
+      const Eigen::Vector3d previous(angle(rng), angle(rng), angle(rng));
+      const Eigen::Vector3d near = EulerNearest(o, xyz, previous);
+      // Same rotation, every angle within pi of the previous key's.
+      EXPECT_LT((EulerToMatrix(o, near) - EulerToMatrix(o, xyz)).cwiseAbs().maxCoeff(), 1e-9);
+      for (int k = 0; k < 3; ++k) EXPECT_LE(std::abs(near[k] - previous[k]), kPi + 1e-12);
+      // Nothing nearer among the two solutions shifted by whole turns (a brute-force search).
+      const auto a = EulerAxes(o);
+      double best = INFINITY;
+      for (int s = 0; s < 2; ++s) {
+        Eigen::Vector3d base = xyz;
+        if (s) {
+          base[a[0]] += kPi;
+          base[a[1]] = kPi - base[a[1]];
+          base[a[2]] += kPi;
+        }
+        for (int t0 = -6; t0 <= 6; ++t0)
+          for (int t1 = -6; t1 <= 6; ++t1)
+            for (int t2 = -6; t2 <= 6; ++t2) {
+              const Eigen::Vector3d c = base + 2 * kPi * Eigen::Vector3d(t0, t1, t2);
+              best = std::min(best, (c - previous).squaredNorm());
+            }
+      }
+      EXPECT_LE((near - previous).squaredNorm(), best + 1e-9);
+    }
+  }
+  // A triple already nearest comes back bit for bit.
+  const Eigen::Vector3d xyz(0.1234567890123, -0.3, 2.9);
+  EXPECT_EQ(EulerNearest(EulerOrder::kZXY, xyz, Eigen::Vector3d(0.1, -0.2, 2.8)), xyz);
+  // A BVH hip turning through 180 degrees: -178 after 179 becomes 182.
+  const Eigen::Vector3d turned =
+      EulerNearest(EulerOrder::kZXY, Eigen::Vector3d(0, -178, 0) * kRadPerDeg,
+                   Eigen::Vector3d(0, 179, 0) * kRadPerDeg);
+  EXPECT_NEAR(turned.y() * kDegPerRad, 182.0, 1e-9);
+  EXPECT_NEAR(turned.x(), 0.0, 1e-12);
 }
 
 }  // namespace

@@ -67,7 +67,10 @@ std::string ErrorOf(const std::string& text) {
 }
 
 TEST(BvhReader, BaseParses) {
-  const Scene scene = ParseBvh(kBase, "base.bvh");
+  // The unit is stated so that no warning is expected (an unstated unit is estimated, with one).
+  BvhReadOptions stated;
+  stated.unit_metres = 0.01;
+  const Scene scene = ParseBvh(kBase, "base.bvh", stated);
   ASSERT_TRUE(scene.skeleton);
   EXPECT_EQ(scene.skeleton->num_joints(), 2);
   EXPECT_EQ(scene.skeleton->num_channels(), 9);
@@ -186,7 +189,9 @@ TEST(BvhReader, MalformedCorpus) {
 }
 
 TEST(BvhReader, ExtraMotionRowsWarn) {
-  const Scene scene = ParseBvh(std::string(kBase) + "1 2 3 4 5 6 7 8 9\n\n", "extra.bvh");
+  BvhReadOptions stated;  // no unit estimate warning
+  stated.unit_metres = 0.01;
+  const Scene scene = ParseBvh(std::string(kBase) + "1 2 3 4 5 6 7 8 9\n\n", "extra.bvh", stated);
   EXPECT_EQ(scene.clips[0].num_frames(), 2);
   ASSERT_EQ(scene.warnings.size(), 1u);
   EXPECT_EQ(scene.warnings[0],

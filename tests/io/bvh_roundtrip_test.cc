@@ -2,6 +2,7 @@
 // hierarchy and channel layout, values equal to 1e-9 relative, FK world positions equal.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/pose.h"
@@ -77,8 +78,22 @@ TEST(BvhRoundTrip, EveryRealFile) {
     EXPECT_GT(original.clips[0].num_frames(), 0);
     const std::string out = dir.file("roundtrip.bvh");
     WriteBvh(*original.skeleton, original.clips[0], out);
-    const Scene again = ReadBvh(out);
-    EXPECT_TRUE(again.warnings.empty());
+    // Read back with the unit stated: no warning but the undecided translation conventions the
+    // original had (the written values are the file's own, so the data decide the same way).
+    BvhReadOptions stated;
+    stated.unit_metres = 0.01;
+    const Scene again = ReadBvh(out, stated);
+    const auto undecided = [](const Scene& s) {
+      return std::count_if(s.warnings.begin(), s.warnings.end(), [](const std::string& w) {
+        return w.find("the data do not decide") != std::string::npos;
+      });
+    };
+    EXPECT_EQ(static_cast<std::ptrdiff_t>(again.warnings.size()), undecided(original))
+        << ::testing::PrintToString(again.warnings);
+    EXPECT_EQ(undecided(again), undecided(original));
+    for (int j = 0; j < original.skeleton->num_joints(); ++j) {
+      EXPECT_EQ(again.skeleton->translation_mode(j), original.skeleton->translation_mode(j));
+    }
     ExpectSameScene(original, again, file);
     // Writing what was read back gives the same bytes: the writer is a fixed point.
     EXPECT_EQ(FormatBvh(*again.skeleton, again.clips[0]),
@@ -112,7 +127,9 @@ TEST(BvhRoundTrip, ManifestFacts) {
     EXPECT_DOUBLE_EQ(s.clips[0].frame_time(), f.frame_time) << f.file;
   }
   // Boxing_Toes.bvh has one motion row more than 'Frames:' says: loaded, with a warning.
-  const Scene boxing = ReadBvh(root + "/assimp_misc/Boxing_Toes.bvh");
+  BvhReadOptions stated;  // no unit estimate warning
+  stated.unit_metres = 0.01;
+  const Scene boxing = ReadBvh(root + "/assimp_misc/Boxing_Toes.bvh", stated);
   ASSERT_EQ(boxing.warnings.size(), 1u);
   EXPECT_NE(boxing.warnings[0].find("1 motion row after the 3069 declared"), std::string::npos);
   // bvh_test1 mixes rotation orders per joint.
