@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "bindings/lua/rigel_module.h"
+#include "core/clip_check.h"
 #include "cli/batch/batch.h"
 #include "cli/command.h"
 #include "cli/preview/preview_page.h"
@@ -113,13 +114,12 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   }
   const Skeleton& skeleton = *skeleton_ptr;
   const Clip& clip = *clip_ptr;
-  if (!clip.matches(skeleton)) {
-    throw std::runtime_error("the returned clip does not match its skeleton");
-  }
-  // The solver must never hand a non-finite value to a file: name where it appeared.
+  // The one clip validator (core/clip_check.h): a clip that does not fit its skeleton, or a
+  // solver that produced a non-finite value, never reaches a file.
   std::string error;
-  if (!ik::CheckFiniteClip(skeleton, clip, &error)) {
-    throw std::runtime_error(error + ": nothing written");
+  if (const std::optional<ClipFault> fault = CheckClip(skeleton, clip)) {
+    throw std::runtime_error("the returned clip: " + DescribeClipFault(*fault, skeleton, clip) +
+                             ": nothing written");
   }
   if (!lua_isnil(L, result + 1) && !lua::ToBakeSummary(L, result + 1, &report.solver, &error)) {
     throw std::runtime_error(fmt::format("{}: {}", config.rig, error));
