@@ -14,6 +14,7 @@
 #include "core/euler.h"
 #include "core/raw_skeleton.h"
 #include "core/skeleton_builder.h"
+#include "importers/utf8.h"
 
 namespace rigel {
 namespace {
@@ -288,6 +289,10 @@ class BvhParser {
     }
     joint->name = RestOfLine();
     if (joint->name.empty()) Fail(line_no_, "a joint name", "end of line");
+    // glTF, FBX and the JSON reports need UTF-8 names: refuse other bytes here, naming the line.
+    if (!IsValidUtf8(joint->name)) {
+      throw ImportError(fmt::format("{}:{}: joint name is not valid UTF-8", name_, line_no_));
+    }
     if (auto it = first_line_.find(joint->name); it != first_line_.end()) {
       Fail(line_no_, "a unique joint name",
            fmt::format("{} again (first defined at line {})", Quote(joint->name), it->second));
