@@ -88,10 +88,13 @@ class LineReader {
 
 inline bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
+// A token for a message: at most 40 bytes, valid UTF-8 (other bytes written "\xFF"), so the
+// message can go into a JSON report.
 std::string Quote(std::string_view s) {
   constexpr size_t kMax = 40;
-  if (s.size() > kMax) return fmt::format("'{}...'", s.substr(0, kMax));
-  return fmt::format("'{}'", s);
+  bool cut = false;
+  const std::string shown = Utf8ForMessage(s, kMax, &cut);
+  return "'" + shown + (cut ? "...'" : "'");
 }
 
 enum class NumberStatus { kOk, kNotNumber, kComma, kNotFinite };

@@ -351,5 +351,17 @@ TEST(BvhReader, JointNamesMustBeUtf8) {
   }
 }
 
+// Messages quote tokens as valid UTF-8 (they go into JSON reports): other bytes are shown as
+// "\xFF", and the 40-byte cut never splits a multi-byte character.
+TEST(BvhReader, MessagesAreUtf8) {
+  EXPECT_EQ(ErrorOf(Edit(7, "  \xff\xfe{")), "case.bvh:7: expected '{', found '\\xFF\\xFE{'");
+  // 39 ASCII bytes then a 2-byte character: the cut at 40 bytes leaves the character out whole.
+  const std::string long_token = std::string(39, 'a') + "\xc3\xa9" + "bc";
+  EXPECT_EQ(ErrorOf(Edit(7, "  " + long_token)),
+            "case.bvh:7: expected '{', found '" + std::string(39, 'a') + "...'");
+  const std::string e_acute = std::string(10, 'a') + "\xc3\xa9";
+  EXPECT_EQ(ErrorOf(Edit(7, "  " + e_acute)), "case.bvh:7: expected '{', found '" + e_acute + "'");
+}
+
 }  // namespace
 }  // namespace rigel
