@@ -51,6 +51,9 @@ const char* const kConstants[] = {
     "math.mininteger",
     "2^53",
     "1e9",
+    "100",
+    "1000",
+    "200000",
     "2^31",
     "-2^31",
     "\"\"",
@@ -247,7 +250,9 @@ void DiscoverSurface() {
   FUZZ_CHECK(g_surface.functions.size() >= 8, "module functions");
 }
 
-// Writes the script the bytes describe.
+// Writes the script the bytes describe. Every byte is read in a fixed order (never two reads in
+// one expression, whose order the compiler chooses), so an input gives the same script in the
+// libFuzzer build and in the replay build.
 class Generator {
  public:
   explicit Generator(Bytes* bytes) : bytes_(bytes) {}
@@ -298,24 +303,31 @@ class Generator {
       case 3: {  // method call
         const int slot = ObjectSlot();
         const std::string& m = MethodFor(slot);
-        s = Target() + " = V[" + std::to_string(slot) + "]:" + m + "(" + Args(4) + ")";
+        const std::string target = Target();
+        const std::string args = Args(4);
+        s = target + " = V[" + std::to_string(slot) + "]:" + m + "(" + args + ")";
         break;
       }
       case 4: {  // module function
         const auto& f = g_surface.functions[bytes_->Pick(g_surface.functions.size())];
-        s = Target() + " = " + f + "(" + Args(4) + ")";
+        const std::string target = Target();
+        const std::string args = Args(4);
+        s = target + " = " + f + "(" + args + ")";
         break;
       }
       case 5: {  // operator
         const unsigned op = bytes_->Pick(13);
+        const std::string target = Target();
+        const std::string a = Slot();
         if (op < 10) {
-          s = Target() + " = " + Slot() + " " + kBinary[op] + " " + Slot();
+          const std::string b = Slot();
+          s = target + " = " + a + " " + kBinary[op] + " " + b;
         } else if (op == 10) {
-          s = Target() + " = -" + Slot();
+          s = target + " = -" + a;
         } else if (op == 11) {
-          s = Target() + " = #" + Slot();
+          s = target + " = #" + a;
         } else {
-          s = Target() + " = tostring(" + Slot() + ")";
+          s = target + " = tostring(" + a + ")";
         }
         break;
       }
@@ -326,11 +338,10 @@ class Generator {
         const std::string key = (fields.empty() || (bytes_->Next() & 1))
                                     ? "[" + Slot() + "]"
                                     : "." + fields[bytes_->Pick(fields.size())];
-        if (bytes_->Next() & 1) {
-          s = "V[" + std::to_string(slot) + "]" + key + " = " + Slot();
-        } else {
-          s = Target() + " = V[" + std::to_string(slot) + "]" + key;
-        }
+        const bool write = (bytes_->Next() & 1) != 0;
+        const std::string other = write ? Slot() : Target();
+        s = write ? "V[" + std::to_string(slot) + "]" + key + " = " + other
+                  : other + " = V[" + std::to_string(slot) + "]" + key;
         break;
       }
       case 7:
@@ -344,8 +355,10 @@ class Generator {
           const int n = static_cast<int>(bytes_->Pick(6));
           for (int i = 0; i < n; ++i) Statement(&body, depth + 2);
         }
-        s = Target() + " = " + rig + ":bake(" + clip + ", function(frame, pose)\n" + body + indent +
-            "  end" + ((bytes_->Next() & 1) ? ", " + Slot() : std::string()) + ")";
+        const std::string options = (bytes_->Next() & 1) ? ", " + Slot() : std::string();
+        const std::string target = Target();
+        s = target + " = " + rig + ":bake(" + clip + ", function(frame, pose)\n" + body + indent +
+            "  end" + options + ")";
         break;
       }
       case 9:
