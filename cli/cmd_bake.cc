@@ -17,10 +17,10 @@
 #include <sstream>
 
 #include "bindings/lua/rigel_module.h"
-#include "core/clip_check.h"
 #include "cli/batch/batch.h"
 #include "cli/command.h"
 #include "cli/preview/preview_page.h"
+#include "core/clip_check.h"
 #include "exporters/save_scene.h"
 #include "importers/load_scene.h"
 
@@ -174,7 +174,8 @@ Runner AddBakeCommand(CLI::App& app) {
       if (!o->merge.empty()) {
         if (o->report.empty()) throw batch::UsageError("--merge-reports needs --report OUT.json");
         const nlohmann::json merged = batch::MergeReports(o->merge);
-        WriteFileAtomically(o->report, merged.dump(2) + "\n");
+        WriteFileAtomically(
+            o->report, merged.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
         return kExitOk;
       }
       if (o->rig.empty()) throw batch::UsageError("--rig RIG.lua is required");
@@ -218,7 +219,10 @@ Runner AddBakeCommand(CLI::App& app) {
       }
       if (!o->preview.empty()) failed += preview::WritePreviewPages(o->preview, reports, "bake");
       if (!o->report.empty())
-        WriteFileAtomically(o->report, batch::ReportJson(reports, run).dump(2) + "\n");
+        WriteFileAtomically(o->report,
+                            batch::ReportJson(reports, run)
+                                    .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                                "\n");
       return failed ? kExitBadInput : kExitOk;
     } catch (const batch::UsageError& e) {
       fmt::print(stderr, "rigel bake: error: {}\n", e.what());

@@ -254,7 +254,8 @@ int Run(const RetargetArgs& a) {
     report["pin_feet"] = a.pin_feet;
     report["pin_hands"] = a.pin_hands;
     try {
-      WriteFileAtomically(a.report, report.dump(2) + "\n");
+      WriteFileAtomically(
+          a.report, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     } catch (const std::exception& e) {
       fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
       return kExitBadInput;
