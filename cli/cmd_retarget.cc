@@ -140,6 +140,22 @@ int Run(const RetargetArgs& a) {
     return kExitUsage;
   }
   const std::string ext = "." + a.format;
+  // Refuse before reading or writing anything: inputs are never written.
+  std::vector<batch::Input> inputs;
+  try {
+    inputs = batch::CollectInputs(a.clips, ReadableExtensions());
+    if (!a.shard.empty()) inputs = batch::SelectShard(inputs, batch::ParseShard(a.shard));
+    std::vector<std::string> read{a.target, a.map}, written;  // inputs are never written
+    for (const batch::Input& i : inputs) read.push_back(i.path);
+    batch::RunOptions where;
+    where.out_dir = a.out;
+    where.extension = ext;
+    for (const batch::Input& i : inputs) written.push_back(batch::OutputPath(where, i));
+    batch::CheckInputsNotOverwritten(read, a.out, written);
+  } catch (const batch::UsageError& e) {
+    fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
+    return kExitUsage;
+  }
   Scene target;
   retarget::BoneMap map;
   try {
@@ -164,21 +180,6 @@ int Run(const RetargetArgs& a) {
   options.source_reference_frame = a.source_ref;
   options.target_reference_frame = a.target_ref;
   options.target_unit_metres = UnitOf(target);
-  std::vector<batch::Input> inputs;
-  try {
-    inputs = batch::CollectInputs(a.clips, ReadableExtensions());
-    if (!a.shard.empty()) inputs = batch::SelectShard(inputs, batch::ParseShard(a.shard));
-    std::vector<std::string> read{a.target, a.map}, written;  // inputs are never written
-    for (const batch::Input& i : inputs) read.push_back(i.path);
-    batch::RunOptions where;
-    where.out_dir = a.out;
-    where.extension = ext;
-    for (const batch::Input& i : inputs) written.push_back(batch::OutputPath(where, i));
-    batch::CheckInputsNotOverwritten(read, a.out, written);
-  } catch (const batch::UsageError& e) {
-    fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
-    return kExitUsage;
-  }
   batch::RunOptions run;
   run.out_dir = a.out;
   run.extension = ext;
