@@ -491,6 +491,7 @@ void RunInWorkers(const std::vector<Input>& inputs, const std::vector<std::strin
   auto start_worker = [&](size_t w) {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
+    shared[w].out_of_memory.store(0);
     std::fflush(nullptr);
     const pid_t pid = fork();
     if (pid < 0) {
