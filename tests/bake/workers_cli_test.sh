@@ -72,4 +72,36 @@ assert c['crash.bvh']=='worker killed by signal 11 (SEGV)', c"
 check "in-process run of the good clips: exit 0" test $? = 0
 check "mixed batch: good clips byte-identical to in-process" diff -r -x '.*' "$work/inproc" "$work/all"
 check "mixed batch: no temporaries left" test -z "$(find "$work/all" -name '*.tmp.*')"
+# 5. The import child's limits are settable per file (--import-memory-mb, --import-timeout).
+"$rigel" convert "$src/samples/basics/walk.bvh" "$work/walk.glb" 2> /dev/null
+# A deadline already passed when the import child starts: deterministic.
+"$rigel" bake --no-progress --rig "$rig" --out "$work/imp" --import-timeout 0.000001 "$work/walk.glb" \
+  2> "$work/imp.err"
+check "--import-timeout: exit 1" test $? = 1
+check "--import-timeout: the import child's limit is named" \
+  grep -q "walk.glb: the importer did not finish within 1e-06 s and was stopped" "$work/imp.err"
+"$rigel" bake --no-progress --rig "$rig" --out "$work/imp2" --import-memory-mb 64 --import-timeout 60 \
+  "$work/walk.glb" 2> "$work/imp2.err"
+check "--import-memory-mb 64 --import-timeout 60: the glb bakes" test $? = 0 -a -f "$work/imp2/walk.bvh"
+
+# 6. rigel run: the same long C call under --timeout 2, a C++-heap bomb under --memory-mb 256.
+printf 'return ("a"):rep(20000):find(".-.-.-.-b")\n' > "$work/regex_run.lua"
+start=$(date +%s.%N)
+"$rigel" run --timeout 2 "$work/regex_run.lua" 2> "$work/run_t.err"
+rc=$?
+took=$(echo "$(date +%s.%N) - $start" | bc)
+check "run: regex in C: exit 1" test "$rc" = 1
+check "run: regex in C: stopped in under 5 s (took $took s)" test "$(echo "$took < 5" | bc)" = 1
+check "run: regex in C: reason" grep -q "regex_run.lua: timed out after 2 s (--timeout)" "$work/run_t.err"
+cat > "$work/bomb_run.lua" <<'LUA'
+local rigel = require("rigel")
+local clip = rigel.load(arg[1]):clip()
+local keep = {}
+for i = 1, 100000 do keep[i] = clip:copy():resize(100000) end
+print("never")
+LUA
+"$rigel" run --memory-mb 256 "$work/bomb_run.lua" "$src/samples/basics/walk.bvh" > "$work/run_m.out" 2> "$work/run_m.err"
+check "run: memory bomb: exit 1" test $? = 1
+check "run: memory bomb: stopped before the end" test ! -s "$work/run_m.out"
+check "run: memory bomb: out of memory named" grep -q "out of memory" "$work/run_m.err"
 exit $fail
