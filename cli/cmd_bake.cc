@@ -15,6 +15,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 #include "bindings/lua/rigel_module.h"
 #include "cli/batch/batch.h"
@@ -22,6 +23,7 @@
 #include "cli/preview/preview_page.h"
 #include "core/clip_check.h"
 #include "exporters/save_scene.h"
+#include "importers/confine.h"
 #include "importers/load_scene.h"
 
 #ifndef RIGEL_SCRIPTS_DIR
@@ -44,7 +46,24 @@ struct BakeConfig {
   bool allow_io = false;
   size_t memory_limit = size_t{2} << 30;  // bytes of Lua heap per clip
   double timeout = 0;                     // seconds per clip, 0 = none
+  LoadOptions load;                       // the import child's limits
 };
+
+// What a bake worker may touch (docs/security.md): read the inputs, the rig script, its folder
+// (modules), rigel's scripts/, its own /proc/self/statm (the isolated loader sizes its child's
+// memory limit from it) and the time zone files (os.date); read and write --out.
+ConfinementRules BakeRules(const BakeConfig& config, const std::vector<batch::Input>& inputs) {
+  ConfinementRules rules;
+  for (const batch::Input& input : inputs) rules.read_only.push_back(input.path);
+  rules.read_only.push_back(config.rig);
+  rules.read_only.push_back(config.rig_dir);
+  if (!config.scripts_dir.empty()) rules.read_only.push_back(config.scripts_dir);
+  rules.read_only.push_back("/proc/self/statm");
+  rules.read_only.push_back("/etc/localtime");
+  rules.read_only.push_back("/usr/share/zoneinfo");
+  rules.read_write.push_back(config.out_dir);
+  return rules;
+}
 
 // First line of a Lua error with a traceback: "rig.lua:12: message".
 std::string FirstLine(const char* message) {
@@ -57,7 +76,7 @@ std::string FirstLine(const char* message) {
 batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
                           const BakeConfig& config) {
   batch::ClipReport report;
-  auto scene = std::make_shared<Scene>(LoadScene(input.path));
+  auto scene = std::make_shared<Scene>(LoadScene(input.path, config.load));
   if (scene->clips.empty()) throw std::runtime_error(input.path + ": no animation to bake");
 
   lua::StateOptions state_options;
@@ -68,7 +87,8 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   state_options.writable_paths = {config.out_dir};
   state_options.memory_limit = config.memory_limit;
   state_options.timeout = config.timeout;
-  state_options.timeout_message = "clip timed out (--timeout)";
+  state_options.timeout_message =
+      fmt::format("clip timed out after {:g} s (--timeout)", config.timeout);
   struct Closer {
     void operator()(lua_State* L) const { lua_close(L); }
   };
@@ -144,6 +164,10 @@ Runner AddBakeCommand(CLI::App& app) {
     std::vector<std::string> inputs, merge;
     double clip_timeout = 0;
     int lua_memory_mb = 2048;
+    int workers = -1;   // -1: -j worker processes; 0: threads of this process
+    int memory_mb = 0;  // 0: DefaultWorkerMemoryMb
+    int import_memory_mb = 4096;
+    double import_timeout = 300;
   };
   auto o = std::make_shared<Options>();
   sub->add_option("--rig", o->rig, "Rig script (Lua) that bakes one clip");
@@ -164,6 +188,20 @@ Runner AddBakeCommand(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--lua-memory-mb", o->lua_memory_mb,
                   "Lua heap limit per clip in MB (default 2048)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--workers", o->workers,
+                  "0: run clips on threads of this process (no memory limit, no crash isolation; "
+                  "for benchmarks). Default: -j worker processes")
+      ->check(CLI::Range(0, 0));
+  sub->add_option("--memory-mb", o->memory_mb,
+                  "Address-space limit per worker process in MB (default min(4096, RAM/(2 x "
+                  "workers)))")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--import-memory-mb", o->import_memory_mb,
+                  "Memory limit of the import child per FBX/glTF/DAE file in MB (default 4096)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--import-timeout", o->import_timeout,
+                  "Seconds the import child may take per FBX/glTF/DAE file (default 300)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--preview", o->preview, "Also write a page per clip + index.html in DIR");
   sub->add_flag("--allow-io", o->allow_io, "Lift the script sandbox");
@@ -191,6 +229,8 @@ Runner AddBakeCommand(CLI::App& app) {
       config.allow_io = o->allow_io;
       config.timeout = o->clip_timeout;
       config.memory_limit = static_cast<size_t>(o->lua_memory_mb) << 20;
+      config.load.memory_limit_mib = static_cast<size_t>(o->import_memory_mb);
+      config.load.time_limit_seconds = o->import_timeout;
 
       batch::RunOptions run;
       run.out_dir = o->out;
@@ -201,6 +241,24 @@ Runner AddBakeCommand(CLI::App& app) {
       run.recipe.recipe_hash = batch::HashBytes(batch::HashFile(o->rig) + "|" + o->format);
       run.progress = !o->no_progress && isatty(STDERR_FILENO);
       run.command = "bake";
+      run.processes = o->workers != 0;
+      if (run.processes) {
+        const int workers =
+            o->jobs > 0 ? o->jobs
+                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        run.memory_mb = o->memory_mb > 0
+                            ? static_cast<size_t>(o->memory_mb)
+                            : batch::DefaultWorkerMemoryMb(std::min<int>(
+                                  workers, static_cast<int>(std::max<size_t>(1, inputs.size()))));
+        run.timeout = o->clip_timeout;
+        if (!o->allow_io) {
+          if (ProbeConfinement().kind == ConfinementKind::kNone) {
+            fmt::print(stderr, "rigel bake: warning: confinement: {}\n", DescribeConfinement());
+          }
+          // The workers start after batch::Run has created --out (a rule needs the folder).
+          run.worker_setup = [rules = BakeRules(config, inputs)] { ConfineCurrentThread(rules); };
+        }
+      }
       const std::vector<batch::ClipReport> reports =
           batch::Run(inputs, run, [&config](const batch::Input& input, const std::string& output) {
             return BakeOne(input, output, config);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #ifndef RIGEL_VERSION
@@ -47,6 +48,8 @@ struct RetargetArgs {
   int target_ref = -1;
   std::vector<std::string> clips;
   int jobs = 0;
+  int memory_mb = 0;  // per worker process; 0: batch::DefaultWorkerMemoryMb
+  double timeout = 0;
   std::string shard;
   bool resume = false;
   bool no_progress = false;
@@ -188,6 +191,16 @@ int Run(const RetargetArgs& a) {
   run.recipe.version = RIGEL_VERSION;
   run.progress = !a.no_progress && isatty(STDERR_FILENO);
   run.command = "retarget";
+  // Clips run in worker processes (docs/bake.md, "Workers"): a crash or a runaway clip fails
+  // only itself. Retargeting runs no script, so the workers are not Landlocked (the loads are).
+  run.processes = true;
+  {
+    const int workers =
+        a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    run.memory_mb =
+        a.memory_mb > 0 ? static_cast<size_t>(a.memory_mb) : batch::DefaultWorkerMemoryMb(workers);
+  }
+  run.timeout = a.timeout;
   try {
     // Everything the outputs depend on besides the clip itself.
     run.recipe.recipe_hash = batch::HashBytes(fmt::format(
@@ -294,7 +307,13 @@ Runner AddRetargetCommand(CLI::App& app) {
                   "Frame of the target file used as its reference pose (default: rest pose)");
   sub->add_option("--report", a->report, "Write a JSON quality report here");
   sub->add_option("--preview", a->preview, "Also write a page per clip + index.html in DIR");
-  sub->add_option("-j,--jobs", a->jobs, "Worker threads (default: all cores)")
+  sub->add_option("-j,--jobs", a->jobs, "Worker processes (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--memory-mb", a->memory_mb,
+                  "Address-space limit per worker process in MB (default min(4096, RAM/(2 x "
+                  "workers)))")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--timeout", a->timeout, "Seconds a clip may take (0 = no limit)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--shard", a->shard, "Only shard K of N (K/N, 0 <= K < N), for farms");
   sub->add_flag("--resume", a->resume,

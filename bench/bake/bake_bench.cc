@@ -7,9 +7,12 @@
 // skeleton, targets taken from the clip and moved each frame, solved by damped least squares.
 // Measured: `rigel bake` wall time at -j1 and -j2 (clips/min, frames/s, speed-up), and headless
 // Blender 3.4 stepping a 60-bone rig with 4 six-D IK constraints (bench/bake/blender_ik_bench.py)
-// when `blender` is installed, in the same run, as ratios.
+// when `blender` is installed, in the same run, as ratios; and worker processes against the
+// in-process path (BM_Bake_WorkersVsInProcess).
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "exporters/bvh_writer.h"
 #include "importers/bvh_reader.h"
@@ -118,6 +122,71 @@ void RunBake(benchmark::State& state, int jobs) {
     state.counters["speedup_vs_j1"] = frames / seconds / g_rigel_fps_j1;
 }
 
+// CPU seconds (user + system) of the waited-for children so far: `rigel` and its workers.
+double ChildrenCpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_CHILDREN, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Worker processes (the default) against threads of the CLI process (--workers 0), -j1, in the
+// same run, alternating (workers first on even rounds, in-process first on odd ones) so that
+// the load of the machine falls on both alike. Counters: frames per wall second and per CPU
+// second (user + system of rigel and its workers, which the load of other processes does not
+// inflate), medians over the rounds, and the ratios workers / in-process (1 = no overhead).
+void BM_Bake_WorkersVsInProcess(benchmark::State& state) {
+  if (!fs::exists(RIGEL_SHARED_DATA)) {
+    state.SkipWithError("../shared/data not found: the library is cut from it");
+    return;
+  }
+  const fs::path lib = Library();
+  const int rounds = static_cast<int>(state.range(0));
+  std::vector<double> wall[2], cpu[2];  // [0] workers, [1] in-process
+  double frames = 0;
+  for (auto _ : state) {
+    for (int round = 0; round < rounds; ++round) {
+      for (int k = 0; k < 2; ++k) {
+        const int mode = (round + k) % 2;
+        const fs::path out = fs::temp_directory_path() / "rigel_bake_out_modes";
+        const fs::path report = out.string() + ".json";
+        fs::remove_all(out);
+        const std::string command =
+            std::string(RIGEL_BINARY) + " bake --no-progress --rig " + RIGEL_BENCH_DIR +
+            "/fullbody_rig.lua -j 1" + (mode == 1 ? " --workers 0" : "") + " --out " +
+            out.string() + " --report " + report.string() + " " + lib.string() + " 2>/dev/null";
+        const double cpu0 = ChildrenCpuSeconds();
+        const double seconds = TimeCommand(command);
+        const double cpu_seconds = ChildrenCpuSeconds() - cpu0;
+        if (seconds < 0) {
+          state.SkipWithError("rigel bake failed");
+          return;
+        }
+        std::ifstream in(report);
+        frames = nlohmann::json::parse(in)["summary"]["frames"].get<double>();
+        wall[mode].push_back(seconds);
+        cpu[mode].push_back(cpu_seconds);
+      }
+    }
+    state.SetIterationTime(Median(wall[0]));
+  }
+  const double fps_wall_w = frames / Median(wall[0]), fps_wall_t = frames / Median(wall[1]);
+  const double fps_cpu_w = frames / Median(cpu[0]), fps_cpu_t = frames / Median(cpu[1]);
+  state.counters["rounds"] = rounds;
+  state.counters["workers_frames_per_s"] = fps_wall_w;
+  state.counters["inprocess_frames_per_s"] = fps_wall_t;
+  state.counters["wall_ratio"] = fps_wall_w / fps_wall_t;
+  state.counters["workers_frames_per_cpu_s"] = fps_cpu_w;
+  state.counters["inprocess_frames_per_cpu_s"] = fps_cpu_t;
+  state.counters["cpu_ratio"] = fps_cpu_w / fps_cpu_t;
+}
+
 void BM_Bake_j1(benchmark::State& state) { RunBake(state, 1); }
 void BM_Bake_j2(benchmark::State& state) { RunBake(state, 2); }
 
@@ -157,6 +226,11 @@ void BM_Blender_LimbChains(benchmark::State& state) { Blender(state, "limb"); }
 
 BENCHMARK(BM_Bake_j1)->UseManualTime()->Iterations(2)->Unit(benchmark::kSecond);
 BENCHMARK(BM_Bake_j2)->UseManualTime()->Iterations(2)->Unit(benchmark::kSecond);
+BENCHMARK(BM_Bake_WorkersVsInProcess)
+    ->Arg(5)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
 BENCHMARK(BM_Blender_FullBodyChains)->UseManualTime()->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK(BM_Blender_LimbChains)->UseManualTime()->Iterations(1)->Unit(benchmark::kSecond);
 

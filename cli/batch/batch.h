@@ -102,6 +102,25 @@ struct RunOptions {
   // Progress bar on stderr (a terminal); otherwise only the final line.
   bool progress = false;
   std::string command = "bake";  // for messages
+
+  // Worker processes (docs/bake.md, "Workers"). When `processes` is set, `jobs` worker processes
+  // are forked from this one (which must be single-threaded at that moment) and reused clip after
+  // clip; `process` runs in them, this process only hands out clips, writes the manifests and
+  // enforces the limits. A worker that passes a limit or dies fails only its clip, and a fresh
+  // worker takes the next clip. Otherwise `process` runs on `jobs` threads of this process.
+  bool processes = false;
+  // Address-space budget of each worker in MiB (RLIMIT_AS, soft and hard) on top of what the
+  // worker maps when it starts; 0 = none. A clip whose allocation fails is reported
+  // "out of memory (--memory-mb N)".
+  std::size_t memory_mb = 0;
+  // Wall-clock seconds a clip may take in a worker (0 = none); past it plus `timeout_grace` the
+  // worker is killed (SIGKILL) and the clip fails "timed out after N s (--timeout)". The grace
+  // lets a cooperative limit inside the worker (the Lua count hook) answer first.
+  double timeout = 0;
+  double timeout_grace = 1.0;
+  // Runs in each worker before its first clip (to confine it, see importers/confine.h). When it
+  // throws, every clip given to that worker fails with the message.
+  std::function<void()> worker_setup;
 };
 
 // Runs `process` over `inputs` on `options.jobs` threads. Reports come back in input order.
@@ -114,6 +133,16 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
 
 // DIR/<stem><extension>: where Run writes an input's output.
 std::string OutputPath(const RunOptions& options, const Input& input);
+
+// One clip of the report as JSON, and back (workers send their reports this way).
+nlohmann::json ClipReportJson(const ClipReport& report);
+ClipReport ClipReportFromJson(const nlohmann::json& json);
+
+// The default --memory-mb for `workers` worker processes: min(4096, RAM / (2 * workers)) MiB.
+std::size_t DefaultWorkerMemoryMb(int workers);
+
+// "11 (SEGV)": a signal number and its abbreviation.
+std::string SignalName(int signal);
 
 // The JSON report: {"rigel_version", "command", "clips": [...], "summary": {...}}.
 nlohmann::json ReportJson(const std::vector<ClipReport>& reports, const RunOptions& options);
