@@ -6,22 +6,17 @@
 //   return function(scene, clip, ctx) ... return baked_clip [, stats] end
 // scene: the input (rigel.Scene); clip: its first clip; ctx: {input=, output=, index=}.
 // baked_clip: a rigel.Clip (on the input's skeleton or another); stats: optional solver
-// statistics table: rig:bake's summary, or a table with frames, residual_mean, residual_max,
-// iterations_mean, iterations_max, frames_with_limit_hits, frames_unreachable.
+// statistics: rig:bake's summary (a rigel.BakeSummary), rigel.bake_summary{...} or a table of
+// the same fields. They reach the report as an ik::BakeSummary (lua::ToBakeSummary).
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 
-#include "bindings/lua/boxes.h"
 #include "bindings/lua/rigel_module.h"
-#include "bindings/lua/runtime.h"
-#include "bindings/lua/sandbox.h"
 #include "cli/batch/batch.h"
 #include "cli/command.h"
 #include "exporters/save_scene.h"
@@ -38,7 +33,6 @@ namespace rigel::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using batch::SolverStats;
 
 struct BakeConfig {
   std::string rig;
@@ -49,45 +43,6 @@ struct BakeConfig {
   size_t memory_limit = size_t{2} << 30;  // bytes of Lua heap per clip
   double timeout = 0;                     // seconds per clip, 0 = none
 };
-
-// Lua allocator with a ceiling: a runaway script fails its clip with "not enough memory"
-// instead of exhausting the machine.
-struct Heap {
-  size_t used = 0;
-  size_t limit = 0;
-};
-void* LimitedAlloc(void* ud, void* ptr, size_t old_size, size_t new_size) {
-  Heap* heap = static_cast<Heap*>(ud);
-  if (ptr == nullptr) old_size = 0;
-  if (new_size == 0) {
-    std::free(ptr);
-    heap->used -= old_size;
-    return nullptr;
-  }
-  if (new_size > old_size && heap->used - old_size + new_size > heap->limit) return nullptr;
-  void* p = std::realloc(ptr, new_size);
-  if (p != nullptr) heap->used = heap->used - old_size + new_size;
-  return p;
-}
-
-// Deadline checked every 100k VM instructions.
-struct Deadline {
-  std::chrono::steady_clock::time_point at;
-  bool active = false;
-};
-thread_local Deadline t_deadline;
-void DeadlineHook(lua_State* L, lua_Debug*) {
-  if (t_deadline.active && std::chrono::steady_clock::now() > t_deadline.at) {
-    luaL_error(L, "clip timed out (--timeout)");
-  }
-}
-
-double Field(lua_State* L, int table, const char* name) {
-  lua_getfield(L, table, name);
-  const double v = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : 0.0;
-  lua_pop(L, 1);
-  return std::isfinite(v) ? v : 0.0;
-}
 
 // First line of a Lua error with a traceback: "rig.lua:12: message".
 std::string FirstLine(const char* message) {
@@ -103,40 +58,25 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   auto scene = std::make_shared<Scene>(LoadScene(input.path));
   if (scene->clips.empty()) throw std::runtime_error(input.path + ": no animation to bake");
 
-  Heap heap{0, config.memory_limit};
-  std::unique_ptr<lua::Sandbox> sandbox;  // outlives the state (declared first)
+  lua::StateOptions state_options;
+  state_options.module_folders = {config.rig_dir, config.scripts_dir};
+  state_options.default_module_path = false;
+  state_options.sandbox = !config.allow_io;
+  state_options.allowed_paths = {input.path, config.rig};  // read only
+  state_options.writable_paths = {config.out_dir};
+  state_options.memory_limit = config.memory_limit;
+  state_options.timeout = config.timeout;
+  state_options.timeout_message = "clip timed out (--timeout)";
   struct Closer {
     void operator()(lua_State* L) const { lua_close(L); }
   };
-  std::unique_ptr<lua_State, Closer> state(lua_newstate(LimitedAlloc, &heap));
+  std::unique_ptr<lua_State, Closer> state(lua::NewState(state_options));
   lua_State* L = state.get();
   if (L == nullptr) throw std::runtime_error("cannot create a Lua state");
-  luaL_openlibs(L);
   // Open the module now (it registers the metatables the clip and scene below need);
   // require("rigel") in the script returns this same table.
   luaL_requiref(L, "rigel", luaopen_rigel, 0);
   lua_pop(L, 1);
-  // Modules: the rig's folder first, then rigel's scripts/.
-  lua_getglobal(L, "package");
-  lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s/?.lua;%s/?/init.lua", config.rig_dir.c_str(),
-                  config.rig_dir.c_str(), config.scripts_dir.c_str(), config.scripts_dir.c_str());
-  lua_setfield(L, -2, "path");
-  lua_pop(L, 1);
-  if (!config.allow_io) {
-    sandbox = std::make_unique<lua::Sandbox>(
-        std::vector<std::string>{input.path, config.rig}, std::vector<std::string>{config.out_dir},
-        std::vector<std::string>{config.rig_dir, config.scripts_dir});
-    lua::InstallSandbox(L, sandbox.get());
-  }
-  if (config.timeout > 0) {
-    t_deadline.at = std::chrono::steady_clock::now() +
-                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                        std::chrono::duration<double>(config.timeout));
-    t_deadline.active = true;
-    lua_sethook(L, DeadlineHook, LUA_MASKCOUNT, 100000);
-  } else {
-    t_deadline.active = false;
-  }
 
   lua_pushcfunction(L, lua::MessageHandler);
   const int handler = lua_gettop(L);
@@ -164,47 +104,24 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   if (lua_pcall(L, 3, 2, handler) != LUA_OK)
     throw std::runtime_error(FirstLine(lua_tostring(L, -1)));
   const int result = lua_gettop(L) - 1;
-  auto* box = static_cast<lua::ClipBox*>(luaL_testudata(L, result, lua::kClipType));
-  if (box == nullptr || !box->alive || !box->clip || !box->skeleton) {
+  std::shared_ptr<const Skeleton> skeleton_ptr;
+  std::shared_ptr<const Clip> clip_ptr;
+  if (!lua::ToClip(L, result, &skeleton_ptr, &clip_ptr)) {
     throw std::runtime_error(fmt::format("{}: the bake function must return a Clip, returned {}",
                                          config.rig, luaL_typename(L, result)));
   }
-  const Skeleton& skeleton = *box->skeleton;
-  const Clip& clip = *box->clip;
+  const Skeleton& skeleton = *skeleton_ptr;
+  const Clip& clip = *clip_ptr;
   if (!clip.matches(skeleton)) {
     throw std::runtime_error("the returned clip does not match its skeleton");
   }
   // The solver must never hand a non-finite value to a file: name where it appeared.
-  for (int f = 0; f < clip.num_frames(); ++f) {
-    const std::span<const double> row = clip.frame(f);
-    for (int c = 0; c < clip.num_channels(); ++c) {
-      if (!std::isfinite(row[c])) {
-        throw std::runtime_error(fmt::format(
-            "non-finite value ({}) at frame {}, joint '{}', channel {}: nothing written", row[c], f,
-            skeleton.name(skeleton.channel_joint(c)), ChannelName(skeleton.channels()[c])));
-      }
-    }
+  std::string error;
+  if (!ik::CheckFiniteClip(skeleton, clip, &error)) {
+    throw std::runtime_error(error + ": nothing written");
   }
-  if (lua_istable(L, result + 1)) {
-    // rig:bake's summary (frames, iterations, max_position_error, unreachable, ...) or a table
-    // with the report's own keys; the report's keys win when both are present.
-    const int t = result + 1;
-    auto pick = [&](const char* key, const char* fallback) {
-      lua_getfield(L, t, key);
-      const bool present = lua_isnumber(L, -1);
-      lua_pop(L, 1);
-      return Field(L, t, present || fallback == nullptr ? key : fallback);
-    };
-    SolverStats& s = report.solver;
-    s.frames = static_cast<int>(Field(L, t, "frames"));
-    s.residual_max = pick("residual_max", "max_position_error");
-    s.residual_mean = pick("residual_mean", nullptr);
-    const double iterations = Field(L, t, "iterations");
-    s.iterations_mean = pick("iterations_mean", nullptr);
-    if (s.iterations_mean == 0 && s.frames > 0) s.iterations_mean = iterations / s.frames;
-    s.iterations_max = static_cast<int>(pick("iterations_max", nullptr));
-    s.frames_with_limit_hits = static_cast<int>(pick("frames_with_limit_hits", nullptr));
-    s.frames_unreachable = static_cast<int>(pick("frames_unreachable", "unreachable"));
+  if (!lua_isnil(L, result + 1) && !lua::ToBakeSummary(L, result + 1, &report.solver, &error)) {
+    throw std::runtime_error(fmt::format("{}: {}", config.rig, error));
   }
   SaveClip(skeleton, clip, output);
   report.frames = clip.num_frames();
@@ -266,7 +183,7 @@ Runner AddBakeCommand(CLI::App& app) {
 
       BakeConfig config;
       config.rig = o->rig;
-      config.rig_dir = lua::CanonicalPath(o->rig).parent_path().string();
+      config.rig_dir = fs::weakly_canonical(fs::absolute(o->rig)).parent_path().string();
       config.out_dir = o->out;
       config.allow_io = o->allow_io;
       config.timeout = o->clip_timeout;

@@ -228,7 +228,7 @@ int Run(const RetargetArgs& a) {
     batch::ClipReport report;
     report.frames = q.frames;
     report.solver.frames = q.ik_applied ? q.frames : 0;
-    report.solver.frames_unreachable = q.ik_unreached;
+    report.solver.unreachable = q.ik_unreached;
     report.extra = MetricsJson(q);
     report.extra["warnings"] = result.warnings;
     return report;

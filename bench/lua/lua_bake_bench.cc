@@ -1,7 +1,7 @@
 // Full-body bake: 4 effectors (feet and hands; position, or position + orientation) solved by one
 // adaptive-DLS stage on every frame of a CMU clip, targets = the source frame's joint positions
 // moved by a per-frame offset.
-//   BM_BakeCpp:     the loop in C++ (ik::Solve, targets computed in C++).
+//   BM_BakeCpp:     the loop in C++ (ik::BakeJob, targets computed in a C++ callback).
 //   BM_BakeLua:     rig:bake(clip, fn) with the same rig built in Lua and the targets set by a Lua
 //                   callback written with vec3/quat values and effector names:
 //                   rig:target(name, pose:world_position(name) + vec3(...) [, turn * rotation]).
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "bindings/lua/rigel_module.h"
+#include "core/ik/bake.h"
 #include "core/ik/solve.h"
 #include "core/pose.h"
 #include "importers/load_scene.h"
@@ -55,8 +56,12 @@ class CppBake {
   CppBake(bool six_d, bool solve, int max_frames)
       : six_d_(six_d), solve_(solve), scene_(rigel::LoadScene(ClipPath())) {
     const rigel::Skeleton& s = *scene_.skeleton;
-    source_ = &scene_.clips.front();
-    frames_ = std::min(max_frames, source_->num_frames());
+    const rigel::Clip& full = scene_.clips.front();
+    frames_ = std::min(max_frames, full.num_frames());
+    source_ = rigel::Clip(frames_, full.num_channels(), full.frame_time());
+    for (int f = 0; f < frames_; ++f) {
+      std::copy(full.frame(f).begin(), full.frame(f).end(), source_.frame(f).begin());
+    }
     rig_ = rigel::ik::Rig(scene_.skeleton);
     for (int e = 0; e < 4; ++e) {
       joints_[e] = s.FindJoint(kJoints[e]);
@@ -66,7 +71,6 @@ class CppBake {
       rig_.AddTask(task);
     }
     targets_.resize(4);
-    pose_ = rigel::Pose(s);
   }
 
   int frames() const { return frames_; }
@@ -74,41 +78,43 @@ class CppBake {
   // One bake of every frame into a new clip (as rig:bake returns one); returns the solver
   // iterations.
   long Run() {
-    const rigel::Skeleton& s = *scene_.skeleton;
-    long iterations = 0;
-    auto baked = std::make_shared<rigel::Clip>(*source_);
-    for (int f = 0; f < frames_; ++f) {
-      pose_.SetFromRow(s, source_->frame(f));
+    auto baked = std::make_shared<rigel::Clip>();
+    rigel::ik::BakeSummary summary;
+    rigel::ik::BakeJob job;
+    job.rig = &rig_;
+    job.targets = &targets_;
+    job.clip = &source_;
+    job.output = baked.get();
+    job.workspace = &ws_;
+    job.report = &report_;
+    job.summary = &summary;
+    job.on_frame = [this](int f, rigel::Pose& pose, std::string*) {
       for (int e = 0; e < 4; ++e) {
-        targets_[e].position = pose_.world[joints_[e]].translation() + Offset(e, f + 1);
+        targets_[e].position = pose.world[joints_[e]].translation() + Offset(e, f + 1);
         if (six_d_) {
           targets_[e].orientation =
-              Turn(f + 1) * Eigen::Quaterniond(pose_.world[joints_[e]].rotation());
+              Turn(f + 1) * Eigen::Quaterniond(pose.world[joints_[e]].rotation());
         }
       }
       benchmark::DoNotOptimize(targets_.data());
       benchmark::ClobberMemory();
-      if (solve_) {
-        rigel::ik::Solve(rig_, targets_, pose_, ws_, &report_);
-        iterations += report_.iterations;
-      }
-      std::copy(pose_.channels.begin(), pose_.channels.end(), baked->frame(f).begin());
-    }
+      return solve_ ? rigel::ik::FrameAction::kSolve : rigel::ik::FrameAction::kSkip;
+    };
+    if (!job.Run()) return -1;
     benchmark::DoNotOptimize(baked->values().data());
-    return iterations;
+    return static_cast<long>(summary.iterations);
   }
 
  private:
   bool six_d_, solve_;
   rigel::Scene scene_;
-  const rigel::Clip* source_ = nullptr;
+  rigel::Clip source_;
   int frames_ = 0;
   rigel::ik::Rig rig_;
   int joints_[4] = {};
   rigel::ik::Workspace ws_;
   rigel::ik::SolveReport report_;
   std::vector<rigel::ik::Target> targets_;
-  rigel::Pose pose_;
 };
 
 void RunCpp(benchmark::State& state, bool solve) {
@@ -189,7 +195,7 @@ const std::string kFastScript = std::string(kSetup) + kHandleBake;
 class LuaBake {
  public:
   LuaBake(const std::string& script, bool six_d, bool targets_only, int max_frames)
-      : L_(rigel::lua::NewRigelState(RIGEL_SCRIPTS_DIR)) {
+      : L_(rigel::lua::NewState({.module_folders = {RIGEL_SCRIPTS_DIR}})) {
     lua_pushstring(L_, ClipPath().c_str());
     lua_setglobal(L_, "PATH");
     lua_pushinteger(L_, max_frames);

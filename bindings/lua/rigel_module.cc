@@ -1,10 +1,13 @@
 // The `rigel` Lua module and the script runner. See rigel_module.h.
 #include "bindings/lua/rigel_module.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <new>
 
+#include "bindings/lua/boxes.h"
 #include "bindings/lua/runtime.h"
 #include "bindings/lua/sandbox.h"
 
@@ -94,60 +97,78 @@ void SetPackagePath(lua_State* L, const std::vector<std::string>& folders, bool 
 // uninitialised for the main thread.
 void ClearExtraSpace(lua_State* L) { *static_cast<void**>(lua_getextraspace(L)) = nullptr; }
 
-// Allocator of the states made here: blocks of up to kMaxPooled bytes freed by the state go to a
-// free list per exact size and are reused for the next block of that size, so short-lived
-// values (a vec3 per operation in rig callbacks) do not go through malloc/free each time. Blocks
-// come from malloc, so they are interchangeable with those luaL_newstate's allocator made before
-// the switch. The lists (bounded by the state's peak small-block use) are returned to malloc when
-// the state frees its main block, the last thing lua_close does.
-struct BlockPool {
+// The allocator of every state rigel makes, and what the state owns besides its Lua heap.
+// Blocks of up to kMaxPooled bytes freed by the state go to a free list per exact size and are
+// reused for the next block of that size, so short-lived values (a vec3 per operation in rig
+// callbacks) do not go through malloc/free each time. `used` counts the bytes the state holds
+// (pooled free blocks excluded) against `limit`. The lists, the sandbox and this object are
+// released when the state frees its main block, the last thing lua_close does (after every __gc).
+struct StateHeap {
   static constexpr size_t kMaxPooled = 256;
   void* main_block = nullptr;  // the state's global block (lua_getextraspace of the main thread)
   void* lists[kMaxPooled + 1] = {};
+  size_t used = 0;
+  size_t limit = 0;  // 0 = none
+  std::chrono::steady_clock::time_point deadline;
+  std::string timeout_message;
+  std::unique_ptr<Sandbox> sandbox;
 };
 
-void* PooledAlloc(void* ud, void* ptr, size_t osize, size_t nsize) noexcept {
-  auto* pool = static_cast<BlockPool*>(ud);
+void* StateAlloc(void* ud, void* ptr, size_t osize, size_t nsize) noexcept {
+  auto* heap = static_cast<StateHeap*>(ud);
+  const size_t old_size = ptr != nullptr ? osize : 0;  // for a new block osize is its kind
   if (nsize == 0) {
-    if (ptr == pool->main_block) {  // lua_close is done: release everything
+    if (ptr == nullptr) return nullptr;
+    if (ptr == heap->main_block) {  // lua_close is done: release everything
       std::free(ptr);
-      for (void* head : pool->lists) {
+      for (void* head : heap->lists) {
         while (head != nullptr) {
           void* next = *static_cast<void**>(head);
           std::free(head);
           head = next;
         }
       }
-      delete pool;
+      delete heap;
       return nullptr;
     }
-    if (ptr != nullptr && osize >= sizeof(void*) && osize <= BlockPool::kMaxPooled) {
-      *static_cast<void**>(ptr) = pool->lists[osize];
-      pool->lists[osize] = ptr;
+    heap->used -= old_size;
+    if (osize >= sizeof(void*) && osize <= StateHeap::kMaxPooled) {
+      *static_cast<void**>(ptr) = heap->lists[osize];
+      heap->lists[osize] = ptr;
       return nullptr;
     }
     std::free(ptr);
     return nullptr;
   }
-  // For a new block, osize is the kind of object, not a size.
-  if (ptr == nullptr && nsize <= BlockPool::kMaxPooled && pool->lists[nsize] != nullptr) {
-    void* block = pool->lists[nsize];
-    pool->lists[nsize] = *static_cast<void**>(block);
+  if (heap->limit != 0 && nsize > old_size && heap->used - old_size + nsize > heap->limit) {
+    return nullptr;  // Lua raises "not enough memory"
+  }
+  if (ptr == nullptr && nsize <= StateHeap::kMaxPooled && heap->lists[nsize] != nullptr) {
+    void* block = heap->lists[nsize];
+    heap->lists[nsize] = *static_cast<void**>(block);
+    heap->used += nsize;
     return block;
   }
-  return std::realloc(ptr, nsize);
+  void* block = std::realloc(ptr, nsize);
+  if (block != nullptr) heap->used = heap->used - old_size + nsize;
+  return block;
 }
 
-// luaL_newstate (its panic and warning functions) with the pooled allocator.
-lua_State* NewPooledState() {
-  lua_State* L = luaL_newstate();
-  if (L == nullptr) return nullptr;
-  auto* pool = new (std::nothrow) BlockPool();
-  if (pool != nullptr) {
-    pool->main_block = lua_getextraspace(L);
-    lua_setallocf(L, PooledAlloc, pool);
+int Panic(lua_State* L) {
+  const char* message = lua_tostring(L, -1);
+  std::fprintf(stderr, "PANIC: unprotected error in call to Lua API (%s)\n",
+               message != nullptr ? message : "error object is not a string");
+  return 0;  // lua_error then aborts
+}
+
+// Count hook of states with a deadline.
+void DeadlineHook(lua_State* L, lua_Debug*) {
+  void* ud = nullptr;
+  lua_getallocf(L, &ud);
+  const auto* heap = static_cast<const StateHeap*>(ud);
+  if (std::chrono::steady_clock::now() > heap->deadline) {
+    luaL_error(L, "%s", heap->timeout_message.c_str());
   }
-  return L;
 }
 
 struct StateCloser {
@@ -163,41 +184,81 @@ void PreloadRigel(lua_State* L) {
   lua_pop(L, 1);
 }
 
-lua_State* NewRigelState(const std::string& scripts_dir) {
-  lua_State* L = NewPooledState();
-  if (L == nullptr) return nullptr;
+lua_State* NewState(const StateOptions& options) {
+  auto* heap = new (std::nothrow) StateHeap();
+  if (heap == nullptr) return nullptr;
+  heap->limit = options.memory_limit;
+  lua_State* L = lua_newstate(StateAlloc, heap);
+  if (L == nullptr) {
+    delete heap;
+    return nullptr;
+  }
+  heap->main_block = lua_getextraspace(L);  // from here on lua_close frees `heap`
   ClearExtraSpace(L);
-  luaL_openlibs(L);
+  lua_atpanic(L, Panic);
+  bool ok = true;
+  try {
+    if (options.sandbox) {
+      heap->sandbox = std::make_unique<Sandbox>(options.allowed_paths, options.writable_paths,
+                                                options.module_folders);
+    }
+    heap->timeout_message = options.timeout_message;
+  } catch (...) {
+    ok = false;
+  }
+  // The rest may raise a Lua memory error: run it protected.
+  struct Setup {
+    const StateOptions* options;
+    const Sandbox* sandbox;
+  } setup{&options, heap->sandbox.get()};
+  lua_pushcfunction(L, [](lua_State* L) {
+    const auto* setup = static_cast<const Setup*>(lua_touserdata(L, 1));
+    luaL_openlibs(L);
+    SetPackagePath(L, setup->options->module_folders, setup->options->default_module_path);
+    PreloadRigel(L);
+    if (setup->sandbox != nullptr) InstallSandbox(L, setup->sandbox);
+    return 0;
+  });
+  lua_pushlightuserdata(L, &setup);
+  if (!ok || lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    lua_close(L);
+    return nullptr;
+  }
   lua_gc(L, LUA_GCGEN, 0, 0);  // rig scripts make many short-lived vec3/quat values
-  SetPackagePath(L, {scripts_dir}, true);
-  PreloadRigel(L);
+  if (options.timeout > 0) {
+    heap->deadline = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(options.timeout));
+    lua_sethook(L, DeadlineHook, LUA_MASKCOUNT, 100000);
+  }
   return L;
 }
 
+bool ToClip(lua_State* L, int idx, std::shared_ptr<const Skeleton>* skeleton,
+            std::shared_ptr<const Clip>* clip) {
+  const auto* box = static_cast<const ClipBox*>(TestBox(L, idx, kClipType));
+  if (box == nullptr || !box->alive || !box->clip || !box->skeleton) return false;
+  *skeleton = box->skeleton;
+  *clip = box->clip;
+  return true;
+}
+
 int RunScript(const RunOptions& options, std::FILE* err) {
-  // Declared before the state: __gc metamethods run by lua_close may still consult it.
-  std::unique_ptr<Sandbox> sandbox;
-  std::unique_ptr<lua_State, StateCloser> state(NewPooledState());
+  std::error_code ec;
+  if (!options.out_dir.empty()) std::filesystem::create_directories(options.out_dir, ec);
+  const std::string script_dir = CanonicalPath(options.script).parent_path().string();
+  StateOptions state_options;
+  state_options.module_folders = {script_dir, options.scripts_dir};
+  state_options.default_module_path = options.allow_io;
+  state_options.sandbox = !options.allow_io;
+  state_options.allowed_paths = options.args;
+  state_options.allowed_paths.push_back(options.script);
+  if (!options.out_dir.empty()) state_options.writable_paths.push_back(options.out_dir);
+  std::unique_ptr<lua_State, StateCloser> state(NewState(state_options));
   lua_State* L = state.get();
   if (L == nullptr) {
     std::fprintf(err, "rigel run: cannot create a Lua state (out of memory)\n");
     return 1;
-  }
-  ClearExtraSpace(L);
-  luaL_openlibs(L);
-  lua_gc(L, LUA_GCGEN, 0, 0);  // rig scripts make many short-lived vec3/quat values
-  std::error_code ec;
-  if (!options.out_dir.empty()) std::filesystem::create_directories(options.out_dir, ec);
-  const std::string script_dir = CanonicalPath(options.script).parent_path().string();
-  SetPackagePath(L, {script_dir, options.scripts_dir}, options.allow_io);
-  PreloadRigel(L);
-
-  if (!options.allow_io) {
-    std::vector<std::string> roots = options.args;  // read only; only --out is written
-    roots.push_back(options.script);
-    sandbox = std::make_unique<Sandbox>(roots, std::vector<std::string>{options.out_dir},
-                                        std::vector<std::string>{script_dir, options.scripts_dir});
-    InstallSandbox(L, sandbox.get());
   }
 
   // arg table: arg[0] = script, arg[1..n] = arguments, arg.out = output folder.

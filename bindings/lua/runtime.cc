@@ -86,6 +86,14 @@ struct TypeCache {
   };
   static constexpr int kJointSlots = 64;
   JointHit joints[kJointSlots];
+  // Objects locked by PushLock (nested bakes add entries; each guard removes its own).
+  struct Lock {
+    const void* object = nullptr;
+    const char* activity = nullptr;
+  };
+  static constexpr int kMaxLocks = 64;
+  Lock locks[kMaxLocks];
+  int num_locks = 0;
 };
 
 TypeCache* GetCache(lua_State* L) { return *static_cast<TypeCache**>(lua_getextraspace(L)); }
@@ -97,14 +105,10 @@ int CacheIndex(const TypeCache* cache, const char* type) {
   return -1;
 }
 
+TypeCache* EnsureCache(lua_State* L);
+
 void CacheMetatable(lua_State* L, const char* type) {
-  TypeCache* cache = GetCache(L);
-  if (cache == nullptr) {
-    cache = static_cast<TypeCache*>(lua_newuserdatauv(L, sizeof(TypeCache), 0));
-    new (cache) TypeCache();
-    lua_setfield(L, LUA_REGISTRYINDEX, "rigel.typecache");  // anchor
-    *static_cast<TypeCache**>(lua_getextraspace(L)) = cache;
-  }
+  TypeCache* cache = EnsureCache(L);
   if (CacheIndex(cache, type) >= 0 || cache->count == TypeCache::kMax) return;
   luaL_getmetatable(L, type);
   cache->names[cache->count] = type;
@@ -113,7 +117,66 @@ void CacheMetatable(lua_State* L, const char* type) {
   ++cache->count;
 }
 
+TypeCache* EnsureCache(lua_State* L) {
+  TypeCache* cache = GetCache(L);
+  if (cache == nullptr) {
+    cache = static_cast<TypeCache*>(lua_newuserdatauv(L, sizeof(TypeCache), 0));
+    new (cache) TypeCache();
+    lua_setfield(L, LUA_REGISTRYINDEX, "rigel.typecache");  // anchor
+    *static_cast<TypeCache**>(lua_getextraspace(L)) = cache;
+  }
+  return cache;
+}
+
+// The lock guard: a userdata holding the locked object's address; __close unlocks it.
+constexpr const char* kLockGuardType = "rigel.LockGuard";
+
+int CloseLockGuard(lua_State* L) {
+  const void* const* object = static_cast<const void* const*>(lua_touserdata(L, 1));
+  TypeCache* cache = GetCache(L);
+  if (object == nullptr || *object == nullptr || cache == nullptr) return 0;
+  for (int i = cache->num_locks - 1; i >= 0; --i) {
+    if (cache->locks[i].object == *object) {
+      for (int k = i + 1; k < cache->num_locks; ++k) cache->locks[k - 1] = cache->locks[k];
+      --cache->num_locks;
+      break;
+    }
+  }
+  *const_cast<const void**>(object) = nullptr;  // closed once
+  return 0;
+}
+
 }  // namespace
+
+void PushLock(lua_State* L, const void* object, const char* activity) {
+  TypeCache* cache = EnsureCache(L);
+  if (cache->num_locks == TypeCache::kMaxLocks) {
+    luaL_error(L, "too many nested bakes or retargets (at most %d objects locked)",
+               TypeCache::kMaxLocks);
+  }
+  auto* guard = static_cast<const void**>(lua_newuserdatauv(L, sizeof(void*), 0));
+  *guard = nullptr;
+  if (luaL_newmetatable(L, kLockGuardType)) {
+    lua_pushcfunction(L, CloseLockGuard);
+    lua_setfield(L, -2, "__close");
+    lua_pushliteral(L, "locked");
+    lua_setfield(L, -2, "__metatable");
+  }
+  lua_setmetatable(L, -2);
+  lua_toclose(L, -1);  // may raise (stack overflow) before anything is locked
+  *guard = object;
+  cache->locks[cache->num_locks++] = {object, activity};
+}
+
+void CheckUnlocked(lua_State* L, const void* object, const char* call, const char* what) {
+  const TypeCache* cache = GetCache(L);
+  if (cache == nullptr || object == nullptr) return;
+  for (int i = cache->num_locks - 1; i >= 0; --i) {
+    if (cache->locks[i].object == object) {
+      luaL_error(L, "%s: %s is being %s", call, what, cache->locks[i].activity);
+    }
+  }
+}
 
 void AttachTypeCache(lua_State* L) {
   // The extra space is uninitialised in states made by a plain lua_newstate: trust only the

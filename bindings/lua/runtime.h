@@ -31,6 +31,7 @@ inline constexpr const char* kSceneType = "rigel.Scene";
 inline constexpr const char* kVec3Type = "rigel.vec3";
 inline constexpr const char* kQuatType = "rigel.quat";
 inline constexpr const char* kRigType = "rigel.Rig";
+inline constexpr const char* kBakeSummaryType = "rigel.BakeSummary";
 
 // Describes one userdata type for RegisterType.
 struct TypeSpec {
@@ -77,6 +78,16 @@ int DestroyBox(lua_State* L) {
   }
   return 0;
 }
+
+// Locks: a C++ call that runs Lua code (a rig:bake callback, a metamethod of an options table)
+// while it works on an object locks that object, so the Lua code cannot resize or free it.
+// PushLock marks `object` (the Clip, Scene or rig state worked on) as in use, and pushes a guard
+// marked to-be-closed (lua_toclose): the lock ends when the calling C function returns or
+// raises. `activity` ("baked", "retargeted") goes into the error of CheckUnlocked.
+void PushLock(lua_State* L, const void* object, const char* activity);
+// Raises "<call>: <what> is being <activity>" (e.g. "clip:resize: clip is being baked") when
+// `object` is locked.
+void CheckUnlocked(lua_State* L, const void* object, const char* call, const char* what);
 
 // "Pose", "number", "nil": the short type name of the value at `idx`.
 const char* TypeName(lua_State* L, int idx);

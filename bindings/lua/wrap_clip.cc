@@ -143,6 +143,7 @@ int w_Clip_resize(lua_State* L) {
   const int frames = static_cast<int>(CheckIntegerIn(L, 2, 0, kMaxFrames, "frame count"));
   CheckMaxArgs(L, 2);
   CheckClipSize(L, 2, frames, box->clip->num_channels());
+  CheckUnlocked(L, box->clip.get(), "clip:resize", "clip");
   catch_exceptions(L, [&] { box->clip->Resize(frames); });
   lua_settop(L, 1);
   return 1;
@@ -180,6 +181,7 @@ int w_Clip_save(lua_State* L) {
 int w_Clip_release(lua_State* L) {
   auto* box = static_cast<ClipBox*>(CheckBox(L, 1, kClipType));
   if (box->alive) {
+    CheckUnlocked(L, box->clip.get(), "clip:release", "clip");
     box->clip.reset();
     box->skeleton.reset();
   }

@@ -329,6 +329,29 @@ int w_retarget(lua_State* L) {
     CheckOptionKeys(L, 3, kRetargetOptions);
   }
   CheckMaxArgs(L, 3);
+  // Options and map tables may run Lua code (metamethods): everything read below comes from
+  // anchors on the stack, which the script cannot reach, and the source and target clips or
+  // scenes are locked (no resize, no release) until this call returns.
+  if (source_clip != nullptr) {
+    PushClip(L, source_clip->skeleton, source_clip->clip);
+    source_clip = static_cast<ClipBox*>(lua_touserdata(L, -1));
+    PushLock(L, source_clip->clip.get(), "retargeted");
+  } else {
+    PushScene(L, source_scene->scene);
+    source_scene = static_cast<SceneBox*>(lua_touserdata(L, -1));
+    PushLock(L, source_scene->scene.get(), "retargeted");
+  }
+  PushSkeleton(L, *target);
+  target = &static_cast<SkeletonBox*>(lua_touserdata(L, -1))->skeleton;
+  if (target_clip != nullptr) {
+    PushClip(L, target_clip->skeleton, target_clip->clip);
+    target_clip = static_cast<ClipBox*>(lua_touserdata(L, -1));
+    PushLock(L, target_clip->clip.get(), "retargeted");
+  } else if (target_scene != nullptr) {
+    PushScene(L, target_scene->scene);
+    target_scene = static_cast<SceneBox*>(lua_touserdata(L, -1));
+    PushLock(L, target_scene->scene.get(), "retargeted");
+  }
   const std::shared_ptr<const Skeleton>& source_skeleton =
       source_clip != nullptr ? source_clip->skeleton : source_scene->scene->skeleton;
   const Clip& clip =

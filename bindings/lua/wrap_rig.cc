@@ -5,8 +5,10 @@
 #include <cstring>
 
 #include "bindings/lua/boxes.h"
+#include "bindings/lua/rigel_module.h"
 #include "core/channel.h"
 #include "core/euler.h"
+#include "core/ik/bake.h"
 #include "core/ik/rig.h"
 #include "core/ik/solve.h"
 
@@ -197,6 +199,7 @@ int w_Rig_effector(lua_State* L) {
                 : lua_pushfstring(L, "%s.%s", s.name(joint).c_str(),
                                   kTaskTypes[static_cast<int>(task.type)]);
   }
+  CheckUnlocked(L, box->state.get(), "rig:effector", "rig");
   for (const std::string& existing : box->state->names) {
     if (existing == given) {
       return luaL_error(L, "effector '%s' already exists (give another with {name = ...})", given);
@@ -434,6 +437,7 @@ int w_Rig_stage(lua_State* L) {
       lua_replace(L, -2);  // leave the index on the stack
     }
   }
+  CheckUnlocked(L, box->state.get(), "rig:stage", "rig");
   catch_exceptions(L, [&] {
     const int top = lua_gettop(L);
     for (int i = 0; i < count; ++i) {
@@ -448,6 +452,7 @@ int w_Rig_stage(lua_State* L) {
 int w_Rig_clear_stages(lua_State* L) {
   RigBox* box = CheckRig(L, 1);
   CheckMaxArgs(L, 1);
+  CheckUnlocked(L, box->state.get(), "rig:clear_stages", "rig");
   box->state->rig.stages.clear();
   lua_settop(L, 1);
   return 1;
@@ -538,125 +543,236 @@ int w_Rig_solve(lua_State* L) {
   return 1;
 }
 
+// rig:bake's summary: a read-only rigel.BakeSummary (fields as in docs/lua/rigel.lua).
+struct BakeSummaryBox {
+  ik::BakeSummary summary;
+};
+
+void PushBakeSummary(lua_State* L, const ik::BakeSummary& summary) {
+  PushBox<BakeSummaryBox>(L, kBakeSummaryType, BakeSummaryBox{summary});
+}
+
+// The bake of w_Rig_bake, with its anchors at fixed stack slots: 1 the rig, 3 the callback or nil,
+// 4 the rig's state, 5 the source clip, 6 the baked clip, 7 and 8 the pose (8 is given to the
+// callback). Runs ik::BakeJob; the callback calls the Lua function with lua_pcall, never lua_call
+// (a Lua error must not unwind through the C++ loop). Returns false with the error value on the
+// stack; *script_error says whether it is the callback's (to raise as is).
+bool RunBake(lua_State* L, ik::BakeSummary* summary, bool* script_error) {
+  RigState* rig = static_cast<RigBox*>(lua_touserdata(L, 4))->state.get();
+  PoseState* pose = static_cast<PoseBox*>(lua_touserdata(L, 7))->state.get();
+  bool ok = false;
+  catch_exceptions(L, [&] {
+    ik::BakeJob job;
+    job.rig = &rig->rig;
+    job.targets = &rig->targets;
+    job.clip = static_cast<ClipBox*>(lua_touserdata(L, 5))->clip.get();
+    job.output = static_cast<ClipBox*>(lua_touserdata(L, 6))->clip.get();
+    job.workspace = &rig->workspace;
+    job.pose = &pose->pose;
+    job.forward_kinematics = false;  // world transforms refresh lazily, as the script queries
+    job.report = &rig->report;
+    job.summary = summary;
+    if (!lua_isnil(L, 3)) {
+      job.on_frame = [L, pose, script_error](int frame, Pose&, std::string*) {
+        pose->MarkStale(0);  // the loop copied the clip's row into the channels
+        lua_pushvalue(L, 3);
+        lua_pushinteger(L, frame + 1);
+        lua_pushvalue(L, 8);
+        lua_pushvalue(L, 1);
+        if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
+          *script_error = true;
+          return ik::FrameAction::kFail;
+        }
+        const bool skip = lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        return skip ? ik::FrameAction::kSkip : ik::FrameAction::kSolve;
+      };
+    }
+    ok = job.Run();
+    pose->MarkStale(0);
+    if (!ok && !*script_error) lua_pushstring(L, job.error.c_str());
+  });
+  return ok;
+}
+
 int w_Rig_bake(lua_State* L) {
   // rig:bake(clip [, fn]) -> baked clip, summary. Per frame: the pose is the clip's frame,
   // fn(frame, pose, rig) sets targets (returning false skips solving that frame), then the rig is
-  // solved warm-started from the frame and the answer written to the baked clip.
+  // solved warm-started from the frame and the answer written to the baked clip (ik::BakeJob).
   RigBox* box = CheckRig(L, 1);
   ClipBox* clip = CheckClip(L, 2);
-  const bool has_fn = !lua_isnoneornil(L, 3);
-  if (has_fn) CheckFunction(L, 3);
+  if (!lua_isnoneornil(L, 3)) CheckFunction(L, 3);
   CheckMaxArgs(L, 3);
   if (clip->skeleton != box->state->rig.skeleton_ptr()) {
     return luaL_argerror(L, 2, "Clip of another skeleton than the rig's");
   }
   lua_settop(L, 3);
-  // Anchors owned by Lua (slots 4-7) keep everything alive whatever the callback does, so this
-  // frame holds only raw pointers when lua_call may longjmp.
+  // Anchors owned by Lua (slots 4-8) keep everything alive whatever the callback does; the rig
+  // and the source clip are locked (no resize, release or structural change) until this returns.
   PushRig(L, box->state);                   // 4: the rig
   PushClip(L, clip->skeleton, clip->clip);  // 5: the source clip
-  catch_exceptions(L, [&] {
-    PushClip(L, clip->skeleton, std::make_shared<Clip>(*clip->clip));  // 6: the baked clip
-    auto state = std::make_shared<PoseState>();
-    state->pose = Pose(*clip->skeleton);
-    PushPose(L, clip->skeleton, state);             // 7: anchor of the pose
-    PushPose(L, clip->skeleton, std::move(state));  // 8: the pose given to fn
-  });
+  // From here on only the anchors are used: a finalizer run by an allocation above may have
+  // released the boxes at 1 and 2.
   RigState* rig = static_cast<RigBox*>(lua_touserdata(L, 4))->state.get();
-  const Clip* source = static_cast<ClipBox*>(lua_touserdata(L, 5))->clip.get();
-  Clip* baked = static_cast<ClipBox*>(lua_touserdata(L, 6))->clip.get();
-  PoseState* pose = static_cast<PoseBox*>(lua_touserdata(L, 7))->state.get();
-  int converged = 0, not_converged = 0, unreachable = 0, skipped = 0, iterations = 0;
-  int worst_frame = 0, most_iterations = 0, limit_frames = 0;
-  double worst_position = 0, worst_angle = 0, residual_sum = 0;
-  for (int f = 0; f < source->num_frames(); ++f) {
-    // World transforms refresh lazily: only the chains the callback queries (Solve does not
-    // need them).
-    pose->SetChannels(source->frame(f));
-    bool solve = true;
-    if (has_fn) {
-      lua_pushvalue(L, 3);
-      lua_pushinteger(L, f + 1);
-      lua_pushvalue(L, 8);
-      lua_pushvalue(L, 1);
-      lua_call(L, 3, 1);
-      solve = !(lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1));
-      lua_pop(L, 1);
-    }
-    if (solve) {
-      if (!SolveInPlace(L, *rig, *pose)) {
-        return luaL_error(L, "frame %d: %s", f + 1, lua_tostring(L, -1));
-      }
-      iterations += rig->report.iterations;
-      most_iterations = std::max(most_iterations, rig->report.iterations);
-      limit_frames += rig->report.channels_on_limit.empty() ? 0 : 1;
-      switch (rig->report.status) {
-        case ik::Status::kConverged:
-          ++converged;
-          break;
-        case ik::Status::kUnreachable:
-          ++unreachable;
-          break;
-        default:
-          ++not_converged;
-          break;
-      }
-      double frame_residual = 0;
-      for (size_t i = 0; i < rig->report.position_error.size(); ++i) {
-        frame_residual = std::max(frame_residual, rig->report.position_error[i]);
-        if (rig->report.position_error[i] > worst_position) {
-          worst_position = rig->report.position_error[i];
-          worst_frame = f + 1;
-        }
-        worst_angle = std::max(worst_angle, rig->report.angle_error[i] * kDegPerRad);
-      }
-      residual_sum += frame_residual;
-    } else {
-      ++skipped;
-    }
-    const std::vector<double>& ch = pose->pose.channels;
-    std::copy(ch.begin(), ch.end(), baked->frame(f).begin());
+  ClipBox* source = static_cast<ClipBox*>(lua_touserdata(L, 5));
+  if (rig == nullptr || !source->clip) return luaL_error(L, "rig:bake: rig or clip was released");
+  catch_exceptions(L, [&] {
+    PushClip(L, source->skeleton, std::make_shared<Clip>());  // 6: the baked clip
+    auto state = std::make_shared<PoseState>();
+    state->pose = Pose(*source->skeleton);
+    PushPose(L, source->skeleton, state);             // 7: anchor of the pose
+    PushPose(L, source->skeleton, std::move(state));  // 8: the pose given to fn
+  });
+  PushLock(L, rig, "baked");                 // 9
+  PushLock(L, source->clip.get(), "baked");  // 10
+  ik::BakeSummary summary;
+  bool script_error = false;
+  if (!RunBake(L, &summary, &script_error)) {
+    return script_error ? lua_error(L) : luaL_error(L, "%s", lua_tostring(L, -1));
   }
   lua_pushvalue(L, 6);
-  lua_createtable(L, 0, 15);
-  lua_pushinteger(L, source->num_frames());
-  lua_setfield(L, -2, "frames");
-  lua_pushinteger(L, converged);
-  lua_setfield(L, -2, "converged");
-  lua_pushinteger(L, not_converged);
-  lua_setfield(L, -2, "not_converged");
-  lua_pushinteger(L, unreachable);
-  lua_setfield(L, -2, "unreachable");
-  lua_pushinteger(L, skipped);
-  lua_setfield(L, -2, "skipped");
-  lua_pushinteger(L, iterations);
-  lua_setfield(L, -2, "iterations");
-  lua_pushnumber(L, worst_position);
-  lua_setfield(L, -2, "max_position_error");
-  lua_pushnumber(L, worst_angle);
-  lua_setfield(L, -2, "max_angle_error");
-  lua_pushinteger(L, worst_frame);
-  lua_setfield(L, -2, "worst_frame");
-  // The statistics `rigel bake` reports per clip.
-  const int solved = converged + not_converged + unreachable;
-  lua_pushnumber(L, solved > 0 ? residual_sum / solved : 0.0);
-  lua_setfield(L, -2, "residual_mean");
-  lua_pushnumber(L, worst_position);
-  lua_setfield(L, -2, "residual_max");
-  lua_pushnumber(L, solved > 0 ? static_cast<double>(iterations) / solved : 0.0);
-  lua_setfield(L, -2, "iterations_mean");
-  lua_pushinteger(L, most_iterations);
-  lua_setfield(L, -2, "iterations_max");
-  lua_pushinteger(L, limit_frames);
-  lua_setfield(L, -2, "frames_with_limit_hits");
-  lua_pushinteger(L, unreachable);
-  lua_setfield(L, -2, "frames_unreachable");
+  PushBakeSummary(L, summary);
   return 2;
+}
+
+const ik::BakeSummary& CheckSummary(lua_State* L, int arg) {
+  return static_cast<BakeSummaryBox*>(CheckBox(L, arg, kBakeSummaryType))->summary;
+}
+
+// Fields of a rigel.BakeSummary: each reads one value of the C++ struct.
+int w_Summary_frames(lua_State* L) {
+  lua_pushinteger(L, CheckSummary(L, 1).frames);
+  return 1;
+}
+int w_Summary_converged(lua_State* L) {
+  lua_pushinteger(L, CheckSummary(L, 1).converged);
+  return 1;
+}
+int w_Summary_not_converged(lua_State* L) {
+  lua_pushinteger(L, CheckSummary(L, 1).not_converged);
+  return 1;
+}
+int w_Summary_unreachable(lua_State* L) {
+  lua_pushinteger(L, CheckSummary(L, 1).unreachable);
+  return 1;
+}
+int w_Summary_skipped(lua_State* L) {
+  lua_pushinteger(L, CheckSummary(L, 1).skipped);
+  return 1;
+}
+int w_Summary_iterations(lua_State* L) {
+  lua_pushinteger(L, static_cast<lua_Integer>(CheckSummary(L, 1).iterations));
+  return 1;
+}
+int w_Summary_iterations_max(lua_State* L) {
+  lua_pushinteger(L, CheckSummary(L, 1).iterations_max);
+  return 1;
+}
+int w_Summary_iterations_mean(lua_State* L) {
+  lua_pushnumber(L, CheckSummary(L, 1).iterations_mean);
+  return 1;
+}
+int w_Summary_residual_max(lua_State* L) {
+  lua_pushnumber(L, CheckSummary(L, 1).residual_max);
+  return 1;
+}
+int w_Summary_residual_mean(lua_State* L) {
+  lua_pushnumber(L, CheckSummary(L, 1).residual_mean);
+  return 1;
+}
+int w_Summary_max_angle_error(lua_State* L) {
+  lua_pushnumber(L, CheckSummary(L, 1).max_angle_error * kDegPerRad);
+  return 1;
+}
+int w_Summary_worst_frame(lua_State* L) {
+  lua_pushinteger(L, CheckSummary(L, 1).worst_frame + 1);  // 1-based; 0 = none
+  return 1;
+}
+int w_Summary_frames_with_limit_hits(lua_State* L) {
+  lua_pushinteger(L, CheckSummary(L, 1).frames_with_limit_hits);
+  return 1;
+}
+
+int w_Summary_tostring(lua_State* L) {
+  const ik::BakeSummary& s = CheckSummary(L, 1);
+  lua_pushfstring(L, "BakeSummary: %d frame(s), %d converged, %d unreachable, residual max %f",
+                  s.frames, s.converged, s.unreachable, s.residual_max);
+  return 1;
+}
+
+const luaL_Reg kSummaryMethods[] = {{nullptr, nullptr}};
+// max_position_error and frames_unreachable are the older names of residual_max and
+// unreachable.
+const luaL_Reg kSummaryGetters[] = {{"frames", w_Summary_frames},
+                                    {"converged", w_Summary_converged},
+                                    {"not_converged", w_Summary_not_converged},
+                                    {"unreachable", w_Summary_unreachable},
+                                    {"frames_unreachable", w_Summary_unreachable},
+                                    {"skipped", w_Summary_skipped},
+                                    {"iterations", w_Summary_iterations},
+                                    {"iterations_max", w_Summary_iterations_max},
+                                    {"iterations_mean", w_Summary_iterations_mean},
+                                    {"residual_max", w_Summary_residual_max},
+                                    {"max_position_error", w_Summary_residual_max},
+                                    {"residual_mean", w_Summary_residual_mean},
+                                    {"max_angle_error", w_Summary_max_angle_error},
+                                    {"worst_frame", w_Summary_worst_frame},
+                                    {"frames_with_limit_hits", w_Summary_frames_with_limit_hits},
+                                    {nullptr, nullptr}};
+const luaL_Reg kSummaryMeta[] = {{"__tostring", w_Summary_tostring}, {nullptr, nullptr}};
+
+const char* const kSummaryFields[] = {"frames",
+                                      "converged",
+                                      "not_converged",
+                                      "unreachable",
+                                      "frames_unreachable",
+                                      "skipped",
+                                      "iterations",
+                                      "iterations_max",
+                                      "iterations_mean",
+                                      "residual_max",
+                                      "max_position_error",
+                                      "residual_mean",
+                                      "max_angle_error",
+                                      "worst_frame",
+                                      "frames_with_limit_hits",
+                                      nullptr};
+
+int w_bake_summary(lua_State* L) {
+  // rigel.bake_summary{frames = n, residual_max = r, ...} -> BakeSummary: solver statistics of a
+  // bake a script did its own way (for `rigel bake`'s report). Absent fields are 0;
+  // iterations_mean defaults to iterations over the solved frames (or over frames).
+  CheckTable(L, 1);
+  CheckMaxArgs(L, 1);
+  CheckOptionKeys(L, 1, kSummaryFields);
+  constexpr int kMax = 1 << 30;
+  ik::BakeSummary s;
+  s.frames = IntegerField(L, 1, "frames", 0, 0, kMax);
+  s.converged = IntegerField(L, 1, "converged", 0, 0, kMax);
+  s.not_converged = IntegerField(L, 1, "not_converged", 0, 0, kMax);
+  s.unreachable = IntegerField(L, 1, "unreachable",
+                               IntegerField(L, 1, "frames_unreachable", 0, 0, kMax), 0, kMax);
+  s.skipped = IntegerField(L, 1, "skipped", 0, 0, kMax);
+  s.iterations = IntegerField(L, 1, "iterations", 0, 0, kMax);
+  s.iterations_max = IntegerField(L, 1, "iterations_max", 0, 0, kMax);
+  const int per = s.solved() > 0 ? s.solved() : s.frames;
+  s.iterations_mean =
+      NumberField(L, 1, "iterations_mean", per > 0 ? static_cast<double>(s.iterations) / per : 0.0);
+  s.residual_max = NumberField(L, 1, "residual_max", NumberField(L, 1, "max_position_error", 0.0));
+  s.residual_mean = NumberField(L, 1, "residual_mean", 0.0);
+  s.max_angle_error = NumberField(L, 1, "max_angle_error", 0.0) * kRadPerDeg;
+  s.worst_frame = IntegerField(L, 1, "worst_frame", 0, 0, kMax) - 1;
+  s.frames_with_limit_hits = IntegerField(L, 1, "frames_with_limit_hits", 0, 0, kMax);
+  PushBakeSummary(L, s);
+  return 1;
 }
 
 int w_Rig_release(lua_State* L) {
   auto* box = static_cast<RigBox*>(CheckBox(L, 1, kRigType));
-  if (box->alive) box->state.reset();
+  if (box->alive) {
+    CheckUnlocked(L, box->state.get(), "rig:release", "rig");
+    box->state.reset();
+  }
   return 0;
 }
 
@@ -737,6 +853,35 @@ void OpenRig(lua_State* L) {
                    nullptr});
   lua_pushcfunction(L, w_rig_new);
   lua_setfield(L, -2, "rig");
+  RegisterType(L, {kBakeSummaryType, kSummaryMethods, kSummaryGetters, kSummaryMeta, nullptr,
+                   nullptr, nullptr});
+  lua_pushcfunction(L, w_bake_summary);
+  lua_setfield(L, -2, "bake_summary");
+}
+
+bool ToBakeSummary(lua_State* L, int idx, ik::BakeSummary* summary, std::string* error) {
+  idx = lua_absindex(L, idx);
+  if (auto* box = static_cast<BakeSummaryBox*>(TestBox(L, idx, kBakeSummaryType))) {
+    *summary = box->summary;
+    return true;
+  }
+  if (lua_type(L, idx) != LUA_TTABLE) {
+    *error =
+        std::string("solver statistics: BakeSummary or table expected, got ") + TypeName(L, idx);
+    return false;
+  }
+  // A table: checked by rigel.bake_summary itself, in protected mode.
+  lua_pushcfunction(L, w_bake_summary);
+  lua_pushvalue(L, idx);
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+    const char* message = lua_tostring(L, -1);
+    *error = std::string("solver statistics: ") + (message != nullptr ? message : "?");
+    lua_pop(L, 1);
+    return false;
+  }
+  *summary = static_cast<BakeSummaryBox*>(lua_touserdata(L, -1))->summary;
+  lua_pop(L, 1);
+  return true;
 }
 
 }  // namespace rigel::lua

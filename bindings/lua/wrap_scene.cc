@@ -33,7 +33,10 @@ int w_Scene_save(lua_State* L) {
 
 int w_Scene_release(lua_State* L) {
   auto* box = static_cast<SceneBox*>(CheckBox(L, 1, kSceneType));
-  if (box->alive) box->scene.reset();
+  if (box->alive) {
+    CheckUnlocked(L, box->scene.get(), "scene:release", "scene");
+    box->scene.reset();
+  }
   return 0;
 }
 

@@ -426,7 +426,7 @@ nlohmann::json ToJson(const ClipReport& r) {
                  {"iterations_mean", r.solver.iterations_mean},
                  {"iterations_max", r.solver.iterations_max},
                  {"frames_with_limit_hits", r.solver.frames_with_limit_hits},
-                 {"frames_unreachable", r.solver.frames_unreachable}};
+                 {"frames_unreachable", r.solver.unreachable}};
   if (!r.extra.is_null()) j["metrics"] = r.extra;
   return j;
 }

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/ik/bake.h"
+
 namespace rigel::batch {
 
 // A problem with the command line itself (exit code 2).
@@ -75,17 +77,6 @@ void WriteManifest(const std::string& output, const Provenance& provenance);
 // keep their files in progress.
 int RemoveStaleTemporaries(const std::vector<std::string>& outputs);
 
-// Solver statistics of one clip (all zero when the processor solved nothing).
-struct SolverStats {
-  int frames = 0;            // frames solved
-  double residual_mean = 0;  // mean over frames of the largest task residual
-  double residual_max = 0;
-  double iterations_mean = 0;
-  int iterations_max = 0;
-  int frames_with_limit_hits = 0;
-  int frames_unreachable = 0;
-};
-
 struct ClipReport {
   std::string input;
   std::string output;
@@ -93,8 +84,8 @@ struct ClipReport {
   std::string reason;  // why it failed
   int frames = 0;
   double seconds = 0;
-  SolverStats solver;
-  nlohmann::json extra;  // processor-specific figures (retarget quality metrics), may be null
+  ik::BakeSummary solver;  // solver statistics (all zero when the processor solved nothing)
+  nlohmann::json extra;    // processor-specific figures (retarget quality metrics), may be null
 };
 
 // Turns one input into one output file (written atomically). Runs on worker threads, several at

@@ -56,6 +56,11 @@ function rigel.rig(skeleton) end
 ---@param object any
 ---@return {methods: string[], fields: string[]}
 function rigel.members(object) end
+---Solver statistics for `rigel bake`'s report, from a bake the script did its own way. Fields as
+---in rigel.BakeSummary (absent = 0; iterations_mean defaults to iterations per solved frame).
+---@param fields table<string, number>
+---@return rigel.BakeSummary
+function rigel.bake_summary(fields) end
 
 ---@overload fun(): rigel.vec3
 ---@overload fun(t: rigel.Vec3Like): rigel.vec3
@@ -383,6 +388,7 @@ function Pose:release() end
 ---@field max_angle_error number degrees
 ---@field on_limit {joint: string, channel: rigel.ChannelName}[]
 
+---Read-only solver statistics of a bake (rig:bake's second result, or rigel.bake_summary{...}).
 ---@class rigel.BakeSummary
 ---@field frames integer
 ---@field converged integer

@@ -17,7 +17,7 @@ namespace rigel {
 namespace {
 
 struct LuaState {
-  lua_State* L = lua::NewRigelState("");
+  lua_State* L = lua::NewState(lua::StateOptions{});
   ~LuaState() { lua_close(L); }
 };
 

@@ -1,0 +1,154 @@
+// The per-frame bake loop. See bake.h.
+#include "core/ik/bake.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/channel.h"
+
+namespace rigel::ik {
+
+namespace {
+
+// Adds one solved frame's report to the statistics.
+void AddSolve(const SolveReport& report, int frame, BakeSummary* s) {
+  s->iterations += report.iterations;
+  s->iterations_max = std::max(s->iterations_max, report.iterations);
+  s->frames_with_limit_hits += report.channels_on_limit.empty() ? 0 : 1;
+  switch (report.status) {
+    case Status::kConverged:
+      ++s->converged;
+      break;
+    case Status::kUnreachable:
+      ++s->unreachable;
+      break;
+    default:
+      ++s->not_converged;
+      break;
+  }
+  double frame_residual = 0;
+  for (size_t i = 0; i < report.position_error.size(); ++i) {
+    frame_residual = std::max(frame_residual, report.position_error[i]);
+    if (report.position_error[i] > s->residual_max) {
+      s->residual_max = report.position_error[i];
+      s->worst_frame = frame;
+    }
+    if (i < report.angle_error.size()) {
+      s->max_angle_error = std::max(s->max_angle_error, report.angle_error[i]);
+    }
+  }
+  s->residual_mean += frame_residual;  // a sum until the end of the bake
+}
+
+}  // namespace
+
+bool BakeJob::Validate() const {
+  if (rig == nullptr || targets == nullptr || clip == nullptr || output == nullptr ||
+      workspace == nullptr) {
+    error = "bake: rig, targets, clip, output and workspace are required";
+    return false;
+  }
+  if (!rig->skeleton_ptr()) {
+    error = "bake: the rig has no skeleton";
+    return false;
+  }
+  const Skeleton& skeleton = rig->skeleton();
+  if (!clip->matches(skeleton)) {
+    error = "bake: the clip has " + std::to_string(clip->num_channels()) +
+            " channels, the rig's skeleton " + std::to_string(skeleton.num_channels());
+    return false;
+  }
+  if (targets->size() < rig->tasks.size()) {
+    error = "bake: " + std::to_string(targets->size()) + " targets for " +
+            std::to_string(rig->tasks.size()) + " tasks";
+    return false;
+  }
+  if (pose != nullptr && !pose->matches(skeleton)) {
+    error = "bake: the pose does not match the rig's skeleton";
+    return false;
+  }
+  if (output == clip) {
+    error = "bake: the output must not be the source clip";
+    return false;
+  }
+  return true;
+}
+
+bool BakeJob::Run() const {
+  if (!Validate()) return false;
+  const Skeleton& skeleton = rig->skeleton();
+  // Read once: a callback may resize the clip (the Lua binding forbids it, but the loop must not
+  // depend on that) and the output is sized from this count.
+  const int frames = clip->num_frames();
+  const int channels = clip->num_channels();
+  *output = Clip(frames, channels, clip->frame_time());
+  output->set_name(clip->name());
+  Pose own_pose;
+  Pose& p = pose != nullptr ? *pose : own_pose;
+  if (pose == nullptr) p = Pose(skeleton);
+  SolveReport own_report;
+  SolveReport& r = report != nullptr ? *report : own_report;
+  BakeSummary s;
+  s.frames = frames;
+  for (int f = 0; f < frames; ++f) {
+    // Every size is checked again after the previous frame's callback.
+    if (f >= clip->num_frames() || clip->num_channels() != channels ||
+        p.channels.size() != static_cast<size_t>(channels)) {
+      error = "frame " + std::to_string(f + 1) + ": the clip or pose changed size during the bake";
+      return false;
+    }
+    const std::span<const double> row = clip->frame(f);
+    std::copy(row.begin(), row.end(), p.channels.begin());
+    if (forward_kinematics) p.UpdateWorld(skeleton, 0);
+    FrameAction action = FrameAction::kSolve;
+    if (on_frame) {
+      action = on_frame(f, p, &error);
+      if (action == FrameAction::kFail) return false;
+      if (p.channels.size() != static_cast<size_t>(channels) ||
+          targets->size() < rig->tasks.size()) {
+        error = "frame " + std::to_string(f + 1) + ": the pose or targets changed size";
+        return false;
+      }
+    }
+    if (action == FrameAction::kSolve) {
+      if (!warm_start) *workspace = Workspace();
+      if (!Solve(*rig, *targets, p, *workspace, &r)) {
+        // A workspace whose preparation failed is not reused: the next solve prepares afresh.
+        *workspace = Workspace();
+        error = "frame " + std::to_string(f + 1) + ": invalid rig: " + r.message;
+        return false;
+      }
+      AddSolve(r, f, &s);
+    } else {
+      ++s.skipped;
+    }
+    std::copy(p.channels.begin(), p.channels.end(), output->frame(f).begin());
+  }
+  const int solved = s.solved();
+  s.residual_mean = solved > 0 ? s.residual_mean / solved : 0.0;
+  s.iterations_mean = solved > 0 ? static_cast<double>(s.iterations) / solved : 0.0;
+  if (summary != nullptr) *summary = s;
+  return true;
+}
+
+bool CheckFiniteClip(const Skeleton& skeleton, const Clip& clip, std::string* error) {
+  for (int f = 0; f < clip.num_frames(); ++f) {
+    const std::span<const double> row = clip.frame(f);
+    for (int c = 0; c < clip.num_channels(); ++c) {
+      if (!std::isfinite(row[c])) {
+        if (error != nullptr) {
+          char value[32];
+          std::snprintf(value, sizeof(value), "%g", row[c]);
+          *error = "non-finite value (" + std::string(value) + ") at frame " + std::to_string(f) +
+                   ", joint '" + skeleton.name(skeleton.channel_joint(c)) + "', channel " +
+                   std::string(ChannelName(skeleton.channels()[c]));
+        }
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace rigel::ik

@@ -1,0 +1,122 @@
+// The per-frame bake loop: a clip through a rig, frame by frame, with per-clip statistics.
+//
+// Typical use:
+//
+//   ik::BakeJob job;
+//   job.rig = &rig;                 // tasks, limits, stages (core/ik/rig.h)
+//   job.targets = &targets;         // one per task, read after the callback of each frame
+//   job.clip = &clip;               // the source clip, on the rig's skeleton
+//   job.output = &baked;            // resized to the clip's frames and channels
+//   job.workspace = &workspace;
+//   job.on_frame = [&](int frame, Pose& pose, std::string* error) {
+//     targets[0].position = ...;    // world space; pose holds the clip's frame
+//     return ik::FrameAction::kSolve;
+//   };
+//   ik::BakeSummary summary;
+//   job.summary = &summary;
+//   if (!job.Run()) ... job.error ...
+//
+// rig:bake (Lua), `rigel bake` and the benchmarks run this loop; the Lua binding's callback calls
+// into the script. The loop keeps no pointer or size across a callback: it reads the clip's
+// frame count once before the first frame, and every row, target and report afresh each frame.
+#ifndef RIGEL_CORE_IK_BAKE_H_
+#define RIGEL_CORE_IK_BAKE_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/clip.h"
+#include "core/ik/rig.h"
+#include "core/ik/solve.h"
+#include "core/pose.h"
+
+namespace rigel::ik {
+
+// Per-clip statistics of a bake. Counts are over the clip's frames; means and maxima are over
+// the frames that were solved (converged + not_converged + unreachable).
+struct BakeSummary {
+  int frames = 0;                  // frames in the clip (solved or skipped)
+  int converged = 0;               // solves that reached every task's tolerance
+  int not_converged = 0;           // solves stopped by the iteration cap or a stall
+  int unreachable = 0;             // solves that stopped at a least-squares optimum above tolerance
+  int skipped = 0;                 // frames whose callback said kSkip (copied unsolved)
+  long long iterations = 0;        // solver iterations, summed over the solved frames
+  int iterations_max = 0;          // most iterations of one frame
+  double iterations_mean = 0;      // iterations / solved frames
+  double residual_max = 0;         // largest position error of any task on any frame (units)
+  double residual_mean = 0;        // mean over solved frames of the frame's largest position error
+  double max_angle_error = 0;      // largest orientation error of any task (radians)
+  int worst_frame = -1;            // 0-based frame of residual_max; -1 when none was above 0
+  int frames_with_limit_hits = 0;  // solved frames where some channel ended on a limit
+
+  // Frames that were solved.
+  int solved() const { return converged + not_converged + unreachable; }
+};
+
+// What the per-frame callback asks of the loop.
+enum class FrameAction {
+  kSolve,  // solve the frame with the targets as they are now
+  kSkip,   // write the pose as it is, unsolved
+  kFail,   // stop the bake; the callback's error string says why
+};
+
+// Called once per frame, before the solve: `frame` is 0-based; `pose.channels` hold the clip's
+// row (world transforms updated only when BakeJob::forward_kinematics is true). The callback may
+// edit the pose's channels (the solve starts from them) and the targets.
+using FrameCallback = std::function<FrameAction(int frame, Pose& pose, std::string* error)>;
+
+// Bakes `clip` through `rig`: per frame, pose = clip row, on_frame sets targets, Solve, output row
+// = pose. Inputs have defaults; Validate() checks them, Run() validates then loops.
+struct BakeJob {
+  // Validates the job. Returns false (and sets `error`) when:
+  // - rig, targets, clip, output or workspace is nullptr;
+  // - the rig has no skeleton, or the clip does not match the rig's skeleton (channel count);
+  // - targets has fewer entries than the rig has tasks;
+  // - pose is given and its channel count is not the skeleton's;
+  // - output is the clip itself.
+  bool Validate() const;
+  // Runs the bake. Returns false when the job is invalid (see Validate), when the callback says
+  // kFail, or when a frame's solve reports invalid input ("frame N: invalid rig: ..."), with
+  // `error` set. On success `output` holds one row per frame of the clip and `summary` (if
+  // given) the statistics.
+  bool Run() const;
+
+  const Rig* rig = nullptr;
+  // One per task of the rig; read after each callback (the callback may change them, and the
+  // vector may even grow: it is not held across the call).
+  const std::vector<Target>* targets = nullptr;
+  // Source clip, on the rig's skeleton. Its frame count is read once, before the first frame.
+  const Clip* clip = nullptr;
+  // Receives the baked clip: resized to the clip's frames x channels, frame time and name copied.
+  Clip* output = nullptr;
+  // Solver storage, reused across frames (prepared on the first solve).
+  Workspace* workspace = nullptr;
+  // The pose the loop works in; nullptr: a pose of the job's own. Given by the Lua binding,
+  // whose script sees it.
+  Pose* pose = nullptr;
+  // Per-frame callback; empty: every frame is solved with the targets as they are.
+  FrameCallback on_frame;
+  // true: the workspace carries over from frame to frame (the solver reuses the previous frame's
+  // preparation and, when the joints are unchanged, its forward kinematics); false: a fresh
+  // workspace for each frame (cold start: slower, for cross-checks). Either way a frame's solve
+  // starts from the pose the callback leaves, i.e. the clip's row unless it edited it.
+  bool warm_start = true;
+  // true: world transforms are updated before the callback; false: the caller's callback
+  // refreshes what it reads (the Lua binding refreshes lazily, only the chains a script queries).
+  bool forward_kinematics = true;
+  // Receives the statistics; may be nullptr.
+  BakeSummary* summary = nullptr;
+  // Receives each solve's report (the last solved frame's stays); nullptr: the job's own.
+  SolveReport* report = nullptr;
+  // Why Validate or Run failed.
+  mutable std::string error;
+};
+
+// Finds the first non-finite value of `clip` (on `skeleton`). Returns false and sets `error`
+// ("non-finite value (nan) at frame 3, joint 'LeftLeg', channel Xrotation") when there is one.
+bool CheckFiniteClip(const Skeleton& skeleton, const Clip& clip, std::string* error);
+
+}  // namespace rigel::ik
+
+#endif  // RIGEL_CORE_IK_BAKE_H_
