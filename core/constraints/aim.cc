@@ -21,8 +21,8 @@ bool AimConstraint::Validate(const Skeleton& skeleton, std::string* error) const
   const bool needs_up_target = up_type != UpType::kWorld;
   if (needs_up_target && (up_target < 0 || up_target >= skeleton.num_joints())) {
     why = "up_target is required for this up type";
-  } else if (needs_up_target && up_target == joint) {
-    why = "up_target cannot be the constrained joint";
+  } else if (needs_up_target && (up_target == joint || IsDescendant(skeleton, up_target, joint))) {
+    why = "up_target cannot be the constrained joint or one of its descendants";
   } else if (std::abs(aim_axis.norm() - 1) > kUnitTolerance ||
              std::abs(up_axis.norm() - 1) > kUnitTolerance) {
     why = "aim_axis and up_axis must be unit length";

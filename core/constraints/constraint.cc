@@ -49,6 +49,13 @@ Eigen::Quaterniond FromWorldEulerXYZ(const Eigen::Vector3d& xyz) {
   return EulerToQuaternion(EulerOrder::kZYX, xyz);
 }
 
+bool IsDescendant(const Skeleton& skeleton, int joint, int ancestor) {
+  for (int j = skeleton.parent(joint); j >= 0; j = skeleton.parent(j)) {
+    if (j == ancestor) return true;
+  }
+  return false;
+}
+
 bool CheckCommon(const Skeleton& skeleton, const char* kind, int joint, int target,
                  bool target_required, double influence, std::string* error) {
   const int n = skeleton.num_joints();
@@ -61,6 +68,9 @@ bool CheckCommon(const Skeleton& skeleton, const char* kind, int joint, int targ
     why = "target index " + std::to_string(target) + " out of range";
   } else if (target == joint) {
     why = "joint '" + skeleton.name(joint) + "' cannot be its own target";
+  } else if (target >= 0 && IsDescendant(skeleton, target, joint)) {
+    why = "target '" + skeleton.name(target) + "' is a descendant of '" + skeleton.name(joint) +
+          "' (it would move with the joint)";
   } else if (!(influence >= 0.0 && influence <= 1.0)) {
     why = "influence must be in [0, 1]";
   }

@@ -64,8 +64,13 @@ Eigen::Vector3d WorldEulerXYZ(const Eigen::Quaterniond& rotation);
 // The rotation of WorldEulerXYZ angles.
 Eigen::Quaterniond FromWorldEulerXYZ(const Eigen::Vector3d& xyz);
 
+// Whether `joint` lies below `ancestor` in the tree.
+bool IsDescendant(const Skeleton& skeleton, int joint, int ancestor);
+
 // Common checks of Validate: `joint` and `target` are joints of `skeleton` (target may be -1 when
-// `target_required` is false), influence is in [0, 1]. `kind` prefixes the error ("parent: ...").
+// `target_required` is false), the target is not the joint nor one of its descendants (a target
+// that moves with the joint has no fixed goal), influence is in [0, 1]. `kind` prefixes the error
+// ("parent: ...").
 bool CheckCommon(const Skeleton& skeleton, const char* kind, int joint, int target,
                  bool target_required, double influence, std::string* error);
 // The joint has three rotation channels (rotation-writing kinds).

@@ -22,6 +22,9 @@ TEST(OrientConstraint, Validity) {
   c.axes = 0;
   EXPECT_FALSE(c.Validate(*s, &error));
   c.axes = 0b111;
+  c.joint = kArm;  // the hand moves with the arm
+  EXPECT_FALSE(c.Validate(*s, &error));
+  EXPECT_NE(error.find("target 'hand' is a descendant of 'arm'"), std::string::npos) << error;
   c.joint = kStub;  // one rotation channel
   EXPECT_FALSE(c.Validate(*s, &error));
   EXPECT_NE(error.find("this needs three"), std::string::npos) << error;

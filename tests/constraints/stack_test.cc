@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "constraint_test_util.h"
+#include "core/clip.h"
+#include "core/ik/bake.h"
 
 namespace rigel::constraints_test {
 namespace {
@@ -64,6 +68,53 @@ TEST(ConstraintStack, OrderAndStageRanges) {
   ASSERT_TRUE(reversed.Evaluate(*s, again, 0, -1, 10, fresh, &error)) << error;
   EXPECT_LT((Fk(*s, again, kProp).translation() - hand).norm(), kTol);
   EXPECT_GT((own + other - hand).norm(), 0.1);
+}
+
+TEST(ConstraintStack, BakeOfAConstraintOnlyRig) {
+  const auto s = Tree();
+  constexpr int kFrames = 6;
+  Clip clip(kFrames, s->num_channels(), 1.0 / 30);
+  for (int f = 0; f < kFrames; ++f) {
+    const Pose pose = Posed(*s, 0.5 + 0.4 * f);
+    std::copy(pose.channels.begin(), pose.channels.end(), clip.frame(f).begin());
+  }
+  ik::Rig rig(s);
+  Stack stack;
+  PointConstraint point;
+  point.joint = kProp;
+  point.target = kHand;
+  point.maintain_offset = true;
+  stack.entries.push_back({point, -1});
+  std::vector<ik::Target> targets;
+  Clip out;
+  ik::Workspace workspace;
+  ik::BakeSummary summary;
+  ik::BakeJob job;
+  job.rig = &rig;
+  job.targets = &targets;
+  job.clip = &clip;
+  job.output = &out;
+  job.workspace = &workspace;
+  job.constraints = &stack;
+  job.summary = &summary;
+  ASSERT_TRUE(job.Run()) << job.error;
+  EXPECT_EQ(summary.frames, kFrames);
+  EXPECT_EQ(summary.solved(), 0);
+  Pose first(*s);
+  first.SetFromRow(*s, clip.frame(0));
+  const Eigen::Vector3d offset =
+      first.world[kProp].translation() - first.world[kHand].translation();
+  for (int f = 0; f < kFrames; ++f) {
+    Pose baked(*s);
+    baked.SetFromRow(*s, out.frame(f));
+    EXPECT_LT((baked.world[kProp].translation() - baked.world[kHand].translation() - offset).norm(),
+              kTol)
+        << "frame " << f;
+  }
+  // An invalid constraint fails validation, naming it.
+  stack.entries.push_back({PointConstraint(), -1});
+  EXPECT_FALSE(job.Run());
+  EXPECT_EQ(job.error.rfind("bake: constraint 2: point:", 0), 0u) << job.error;
 }
 
 }  // namespace
