@@ -25,9 +25,10 @@ TEST(PointConstraint, Validity) {
   c.influence = -0.1;
   EXPECT_FALSE(c.Validate(*s, &error));
   c.influence = 1;
-  c.joint = kArm;  // rotation channels only
+  c.joint = kOther;  // rotation channels only
   EXPECT_FALSE(c.Validate(*s, &error));
-  EXPECT_NE(error.find("point: joint 'arm' has no Xposition channel"), std::string::npos) << error;
+  EXPECT_NE(error.find("point: joint 'other' has no Xposition channel"), std::string::npos)
+      << error;
 }
 
 TEST(PointConstraint, FullMaskedOffsetAndInfluence) {
