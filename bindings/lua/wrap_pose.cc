@@ -5,6 +5,7 @@
 #include "bindings/lua/boxes.h"
 #include "core/channel.h"
 #include "core/euler.h"
+#include "core/pose_edit.h"
 
 namespace rigel::lua {
 
@@ -35,15 +36,8 @@ EulerOrder CheckThreeRotations(lua_State* L, const Skeleton& s, int joint) {
 
 // Writes the channel rotation `r_channels` (parent-space rotation without the rest orientation)
 // into a three-rotation joint, choosing the Euler angles nearest the current ones.
-void SetChannelRotation(PoseBox* box, int joint, EulerOrder order,
-                        const Eigen::Quaterniond& r_channels) {
-  const Skeleton& s = *box->skeleton;
-  std::vector<double>& ch = box->state->pose.channels;
-  const std::span<const int> rot = s.rotation_channels(joint);
-  Eigen::Vector3d previous;
-  for (int i = 0; i < 3; ++i) previous[ChannelAxis(s.channels()[rot[i]])] = ch[rot[i]];
-  const Eigen::Vector3d xyz = QuaternionToEulerNear(r_channels, order, previous);
-  for (int i = 0; i < 3; ++i) ch[rot[i]] = xyz[ChannelAxis(s.channels()[rot[i]])];
+void SetChannelRotation(PoseBox* box, int joint, const Eigen::Quaterniond& r_channels) {
+  SetJointChannelRotation(*box->skeleton, joint, r_channels, box->state->pose.channels);
   box->state->MarkStale(joint);
 }
 
@@ -156,8 +150,8 @@ int w_Pose_set_local_rotation(lua_State* L) {
   const int j = CheckJoint(L, 2, s);
   const Eigen::Quaterniond q = CheckQuat(L, 3);
   CheckMaxArgs(L, 3);
-  const EulerOrder order = CheckThreeRotations(L, s, j);
-  SetChannelRotation(box, j, order, s.rest_orientation(j).conjugate() * q);
+  CheckThreeRotations(L, s, j);
+  SetChannelRotation(box, j, s.rest_orientation(j).conjugate() * q);
   lua_settop(L, 1);
   return 1;
 }
@@ -168,12 +162,12 @@ int w_Pose_set_world_rotation(lua_State* L) {
   const int j = CheckJoint(L, 2, s);
   const Eigen::Quaterniond q = CheckQuat(L, 3);
   CheckMaxArgs(L, 3);
-  const EulerOrder order = CheckThreeRotations(L, s, j);
+  CheckThreeRotations(L, s, j);
   const int p = s.parent(j);
   Eigen::Quaterniond parent_world = Eigen::Quaterniond::Identity();
   if (p >= 0) parent_world = Eigen::Quaterniond(World(box, p).rotation());
-  SetChannelRotation(box, j, order,
-                     s.rest_orientation(j).conjugate() * parent_world.conjugate() * q);
+  SetJointWorldRotation(s, j, parent_world, q, box->state->pose.channels);
+  box->state->MarkStale(j);
   lua_settop(L, 1);
   return 1;
 }

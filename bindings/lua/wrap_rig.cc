@@ -6,6 +6,7 @@
 
 #include "bindings/lua/boxes.h"
 #include "bindings/lua/rigel_module.h"
+#include "bindings/lua/wrap_constraint.h"
 #include "core/channel.h"
 #include "core/euler.h"
 #include "core/ik/bake.h"
@@ -25,6 +26,10 @@ struct RigState {
   std::vector<ik::Target> targets;
   ik::Workspace workspace;
   ik::SolveReport report;
+  // Constraints in declaration order, and their captured offsets for rig:solve (a bake starts
+  // its own).
+  constraints::Stack constraints;
+  constraints::StackState constraint_state;
 };
 
 struct RigBox {
@@ -527,16 +532,97 @@ bool SolveInPlace(lua_State* L, RigState& state, PoseState& pose) {
   return ok;
 }
 
+// Runs the constraints of `state` whose after_stage lies in [first, last] on `pose` at `frame`,
+// refreshing its world transforms first. Returns false (message on the Lua stack) on failure.
+bool ConstrainInPlace(lua_State* L, RigState& state, PoseState& pose, int frame, int first,
+                      int last) {
+  if (!state.constraints.Any(first, last)) return true;
+  const Skeleton& s = state.rig.skeleton();
+  bool ok = false;
+  catch_exceptions(L, [&] {
+    pose.Refresh(s);
+    std::string error;
+    ok = state.constraints.Evaluate(s, pose.pose, frame, first, last, state.constraint_state,
+                                    &error);
+    pose.MarkStale(0);
+    if (!ok) lua_pushstring(L, error.c_str());
+  });
+  return ok;
+}
+
 int w_Rig_solve(lua_State* L) {
-  // rig:solve(pose) -> report; the pose receives the answer.
+  // rig:solve(pose [, frame]) -> report; the pose receives the answer. Constraints declared
+  // before the first stage run before the solve, the others after it; `frame` (1-based, default
+  // 1) selects parent-switch targets. A rig with constraints and no effector is only constrained.
   RigBox* box = CheckRig(L, 1);
   PoseBox* pose = CheckPose(L, 2);
-  CheckMaxArgs(L, 2);
+  const int frame =
+      lua_isnoneornil(L, 3) ? 0 : static_cast<int>(CheckIntegerIn(L, 3, 1, 1 << 30, "frame")) - 1;
+  CheckMaxArgs(L, 3);
   if (pose->skeleton != box->state->rig.skeleton_ptr()) {
     return luaL_argerror(L, 2, "Pose of another skeleton than the rig's");
   }
-  if (!SolveInPlace(L, *box->state, *pose->state)) return lua_error(L);
-  PushReport(L, *box->state);
+  RigState& state = *box->state;
+  constexpr int kAfterAny = 1 << 30;
+  if (!ConstrainInPlace(L, state, *pose->state, frame, -1, -1)) return lua_error(L);
+  if (!state.rig.tasks.empty() || state.constraints.entries.empty()) {
+    if (!SolveInPlace(L, state, *pose->state)) return lua_error(L);
+  } else {
+    state.report = ik::SolveReport();
+    state.report.status = ik::Status::kConverged;
+  }
+  if (!ConstrainInPlace(L, state, *pose->state, frame, 0, kAfterAny)) return lua_error(L);
+  PushReport(L, state);
+  return 1;
+}
+
+int w_Rig_constraint(lua_State* L) {
+  // rig:constraint(kind, options) -> handle (1-based index). Runs after the stages declared so
+  // far (before any when none), unless options.after_stage says otherwise.
+  RigBox* box = CheckRig(L, 1);
+  CheckMaxArgs(L, 3);
+  CheckUnlocked(L, box->state.get(), "rig:constraint", "rig");
+  RigState& state = *box->state;
+  const int handle =
+      AddConstraint(L, 2, 3, state.rig.skeleton(), static_cast<int>(state.rig.stages.size()) - 1,
+                    &state.constraints);
+  state.constraint_state.Reset();
+  lua_pushinteger(L, handle);
+  return 1;
+}
+
+int w_Rig_set_influence(lua_State* L) {
+  // rig:set_influence(handle, w) -> rig: a constraint's influence (0..1), e.g. keyed per frame.
+  RigBox* box = CheckRig(L, 1);
+  const int n = static_cast<int>(box->state->constraints.entries.size());
+  if (n == 0) luaL_argerror(L, 2, "the rig has no constraints");
+  const int i = static_cast<int>(CheckIntegerIn(L, 2, 1, n, "constraint")) - 1;
+  const double w = CheckFinite(L, 3);
+  CheckMaxArgs(L, 3);
+  if (w < 0 || w > 1) luaL_argerror(L, 3, "influence must be in [0, 1]");
+  std::visit([w](auto& c) { c.influence = w; }, box->state->constraints.entries[i].constraint);
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Rig_constraints(lua_State* L) {
+  // rig:constraints() -> { {kind = "parent", joint = "Prop", after_stage = 0}, ... }: after_stage
+  // is the 1-based stage the constraint follows (0: before any stage).
+  RigBox* box = CheckRig(L, 1);
+  CheckMaxArgs(L, 1);
+  const Skeleton& s = box->state->rig.skeleton();
+  const std::vector<constraints::Entry>& entries = box->state->constraints.entries;
+  lua_createtable(L, static_cast<int>(entries.size()), 0);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, constraints::KindName(entries[i].constraint).data());
+    lua_setfield(L, -2, "kind");
+    lua_pushstring(L, s.name(constraints::ConstrainedJoint(entries[i].constraint)).c_str());
+    lua_setfield(L, -2, "joint");
+    lua_pushinteger(L, entries[i].after_stage + 1);
+    lua_setfield(L, -2, "after_stage");
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
   return 1;
 }
 
@@ -569,6 +655,7 @@ bool RunBake(lua_State* L, ik::BakeSummary* summary, bool* script_error) {
     job.forward_kinematics = false;  // world transforms refresh lazily, as the script queries
     job.report = &rig->report;
     job.summary = summary;
+    job.constraints = &rig->constraints;
     if (!lua_isnil(L, 3)) {
       job.on_frame = [L, pose, script_error](int frame, Pose&, std::string*) {
         pose->MarkStale(0);  // the loop copied the clip's row into the channels
@@ -781,6 +868,10 @@ int w_Rig_get_num_effectors(lua_State* L) {
   lua_pushinteger(L, static_cast<lua_Integer>(CheckRig(L, 1)->state->names.size()));
   return 1;
 }
+int w_Rig_get_num_constraints(lua_State* L) {
+  lua_pushinteger(L, static_cast<lua_Integer>(CheckRig(L, 1)->state->constraints.entries.size()));
+  return 1;
+}
 int w_Rig_get_num_stages(lua_State* L) {
   lua_pushinteger(L, static_cast<lua_Integer>(CheckRig(L, 1)->state->rig.stages.size()));
   return 1;
@@ -824,12 +915,16 @@ const luaL_Reg kRigMethods[] = {{"effector", w_Rig_effector},
                                 {"clear_stages", w_Rig_clear_stages},
                                 {"effectors", w_Rig_effectors},
                                 {"solve", w_Rig_solve},
+                                {"constraint", w_Rig_constraint},
+                                {"constraints", w_Rig_constraints},
+                                {"set_influence", w_Rig_set_influence},
                                 {"bake", w_Rig_bake},
                                 {"release", w_Rig_release},
                                 {nullptr, nullptr}};
 const luaL_Reg kRigGetters[] = {{"skeleton", w_Rig_get_skeleton},
                                 {"num_effectors", w_Rig_get_num_effectors},
                                 {"num_stages", w_Rig_get_num_stages},
+                                {"num_constraints", w_Rig_get_num_constraints},
                                 {nullptr, nullptr}};
 const luaL_Reg kRigMeta[] = {
     {"__eq", w_Rig_eq}, {"__tostring", w_Rig_tostring}, {nullptr, nullptr}};

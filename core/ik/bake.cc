@@ -10,6 +10,8 @@ namespace rigel::ik {
 
 namespace {
 
+constexpr int kAfterAnyStage = 1 << 30;
+
 // Adds one solved frame's report to the statistics.
 void AddSolve(const SolveReport& report, int frame, BakeSummary* s) {
   s->iterations += report.iterations;
@@ -71,6 +73,10 @@ bool BakeJob::Validate() const {
     error = "bake: the output must not be the source clip";
     return false;
   }
+  if (constraints != nullptr && !constraints->Validate(skeleton, &error)) {
+    error = "bake: " + error;
+    return false;
+  }
   return true;
 }
 
@@ -90,6 +96,9 @@ bool BakeJob::Run() const {
   SolveReport& r = report != nullptr ? *report : own_report;
   BakeSummary s;
   s.frames = frames;
+  constraints::StackState constraint_state;
+  const bool has_constraints = constraints != nullptr && !constraints->entries.empty();
+  const bool solves = !has_constraints || !rig->tasks.empty();
   for (int f = 0; f < frames; ++f) {
     // Every size is checked again after the previous frame's callback.
     if (f >= clip->num_frames() || clip->num_channels() != channels ||
@@ -111,14 +120,29 @@ bool BakeJob::Run() const {
       }
     }
     if (action == FrameAction::kSolve) {
-      if (!warm_start) *workspace = Workspace();
-      if (!Solve(*rig, *targets, p, *workspace, &r)) {
-        // A workspace whose preparation failed is not reused: the next solve prepares afresh.
-        *workspace = Workspace();
-        error = "frame " + std::to_string(f + 1) + ": invalid rig: " + r.message;
+      if (has_constraints) {
+        p.UpdateWorld(skeleton, 0);  // the callback may have edited channels
+        if (!constraints->Evaluate(skeleton, p, f, -1, -1, constraint_state, &error)) {
+          error = "frame " + std::to_string(f + 1) + ": " + error;
+          return false;
+        }
+      }
+      if (solves) {
+        if (!warm_start) *workspace = Workspace();
+        if (!Solve(*rig, *targets, p, *workspace, &r)) {
+          // A workspace whose preparation failed is not reused: the next solve prepares afresh.
+          *workspace = Workspace();
+          error = "frame " + std::to_string(f + 1) + ": invalid rig: " + r.message;
+          return false;
+        }
+        AddSolve(r, f, &s);
+      }
+      // Solve leaves every world transform up to date, and so do the constraints.
+      if (has_constraints &&
+          !constraints->Evaluate(skeleton, p, f, 0, kAfterAnyStage, constraint_state, &error)) {
+        error = "frame " + std::to_string(f + 1) + ": " + error;
         return false;
       }
-      AddSolve(r, f, &s);
     } else {
       ++s.skipped;
     }

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/clip.h"
+#include "core/constraints/stack.h"
 #include "core/ik/rig.h"
 #include "core/ik/solve.h"
 #include "core/pose.h"
@@ -74,7 +75,8 @@ struct BakeJob {
   // - the rig has no skeleton, or the clip does not match the rig's skeleton (channel count);
   // - targets has fewer entries than the rig has tasks;
   // - pose is given and its channel count is not the skeleton's;
-  // - output is the clip itself.
+  // - output is the clip itself;
+  // - constraints is given and one of them is invalid (constraints::Stack::Validate).
   bool Validate() const;
   // Runs the bake. Returns false when the job is invalid (see Validate), when the callback says
   // kFail, or when a frame's solve reports invalid input ("frame N: invalid rig: ..."), with
@@ -105,6 +107,12 @@ struct BakeJob {
   // true: world transforms are updated before the callback; false: the caller's callback
   // refreshes what it reads (the Lua binding refreshes lazily, only the chains a script queries).
   bool forward_kinematics = true;
+  // Constraints evaluated on every solved frame (not on skipped ones), in order: the entries with
+  // after_stage < 0 before the solve, the others after it (the solver runs its stages in one
+  // call, so a constraint declared between two stages runs after the last). Their captured
+  // offsets start afresh with each Run. A rig with constraints and no task is not solved: its
+  // frames are constrained only (and counted in neither solved nor skipped). nullptr: none.
+  const constraints::Stack* constraints = nullptr;
   // Receives the statistics; may be nullptr.
   BakeSummary* summary = nullptr;
   // Receives each solve's report (the last solved frame's stays); nullptr: the job's own.

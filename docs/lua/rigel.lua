@@ -406,10 +406,34 @@ function Pose:release() end
 ---@field frames_with_limit_hits integer frames where some channel ended on a limit
 ---@field frames_unreachable integer
 
+---@class rigel.ConstraintSwitch
+---@field frame integer 1-based frame from which `target` is the parent
+---@field target rigel.JointRef
+
+---@class rigel.ConstraintOptions
+---@field joint rigel.JointRef the constrained joint
+---@field target? rigel.JointRef required except for limit_rotation
+---@field influence? number 0..1, default 1
+---@field after_stage? integer 1-based stage the constraint follows; 0 = before any stage
+---@field maintain_offset? boolean parent (default true), point, orient (default false)
+---@field switch? rigel.ConstraintSwitch[] parent: targets over time, by increasing frame
+---@field axes? string "xyz" subsets: point, orient, copy_*, limit_rotation (default "xyz")
+---@field aim_axis? rigel.Vec3Like aim: joint-space axis pointing at the target (default +X)
+---@field up_axis? rigel.Vec3Like aim: joint-space axis turned towards the up vector (default +Y)
+---@field up_type? "world"|"object"|"object_rotation" aim (default "world")
+---@field up_target? rigel.JointRef aim: for "object" and "object_rotation"
+---@field up? rigel.Vec3Like aim: world up ("world") or up in up_target's space (default +Y)
+---@field mode? "replace"|"add" copy_location, copy_rotation (default "replace")
+---@field min? rigel.Vec3Like limit_rotation: degrees per axis (x, y, z)
+---@field max? rigel.Vec3Like limit_rotation: degrees per axis
+---@field distance? number limit_distance: radius (default: the first frame's distance)
+---@field limit? "inside"|"outside"|"surface" limit_distance (default "inside")
+
 ---@class rigel.Rig
 ---@field skeleton rigel.Skeleton
 ---@field num_effectors integer
 ---@field num_stages integer
+---@field num_constraints integer
 local Rig = {}
 ---Adds an effector; returns its name.
 ---@param joint rigel.JointRef
@@ -480,10 +504,26 @@ function Rig:stage(options) end
 function Rig:clear_stages() end
 ---@return string[]
 function Rig:effectors() end
----Solves in place; invalid rigs raise.
+---Solves in place; invalid rigs raise. Constraints declared before the first stage run before the
+---solve, the others after it; a rig with constraints and no effector is only constrained.
 ---@param pose rigel.Pose
+---@param frame? integer 1-based, selects parent-switch targets (default 1)
 ---@return rigel.SolveReport
-function Rig:solve(pose) end
+function Rig:solve(pose, frame) end
+---Declares a constraint (docs/constraints.md); returns its handle (1-based index). It runs after
+---the stages declared so far (before any stage when none), or after options.after_stage.
+---@param kind "parent"|"point"|"orient"|"aim"|"copy_location"|"copy_rotation"|"limit_rotation"|"limit_distance"
+---@param options rigel.ConstraintOptions
+---@return integer
+function Rig:constraint(kind, options) end
+---Sets a constraint's influence (e.g. keyed per frame from a bake callback).
+---@param handle integer
+---@param influence number 0..1
+---@return rigel.Rig self
+function Rig:set_influence(handle, influence) end
+---The declared constraints in evaluation order.
+---@return {kind: string, joint: string, after_stage: integer}[]
+function Rig:constraints() end
 ---Per frame: pose = the clip's frame, fn(frame, pose, rig) sets targets (return false to skip the
 ---solve), solve, write. Returns the baked clip and a summary.
 ---@param clip rigel.Clip

@@ -19,6 +19,7 @@ local function fixture()
   local rig = rigel.rig(clip.skeleton)
   rig:effector("Tip", { end_site = true })
   rig:stage({ method = "dls" })
+  rig:constraint("orient", { joint = "Side", target = "Tip" })
   return { scene = scene, clip = clip, rig = rig, skeleton = clip.skeleton,
            other_pose = clip:pose(1) }
 end
@@ -67,6 +68,10 @@ local mutators = {
     prefer = function(o) return o.rig:prefer("Upper", "Zrotation", 10, 0.1) end,
     stage = function(o) return o.rig:stage({ method = "ccd" }) end,
     clear_stages = function(o) return o.rig:clear_stages() end,
+    constraint = function(o)
+      return o.rig:constraint("point", { joint = "Side", target = "Tip", axes = "x" })
+    end,
+    set_influence = function(o) return o.rig:set_influence(1, 0.5) end,
     solve = function(o) return o.rig:solve(o.other_pose) end,
     bake = function(o) return o.rig:bake(o.clip) end,
     release = function(o) return o.rig:release() end,
@@ -85,7 +90,8 @@ local readers = {
   Pose = { get = true, angles = true, world_position = true, world_xyz = true,
            world_rotation = true, local_position = true, local_rotation = true,
            end_position = true, values = true, copy = true },
-  Rig = { get_target = true, get_limit = true, is_locked = true, effectors = true },
+  Rig = { get_target = true, get_limit = true, is_locked = true, effectors = true,
+          constraints = true },
   Scene = { clip = true, save = true },
   Skeleton = { joint = true, find = true, name = true, parent = true, children = true,
                joints = true, chain = true, rest_offset = true, rest_orientation = true,
@@ -104,6 +110,7 @@ local locked = {
   ["Rig.effector"] = "rig:effector: rig is being",
   ["Rig.stage"] = "rig:stage: rig is being",
   ["Rig.clear_stages"] = "rig:clear_stages: rig is being",
+  ["Rig.constraint"] = "rig:constraint: rig is being",
   ["Rig.release"] = "rig:release: rig is being",
   ["Scene.release"] = "scene:release: scene is being",
 }
@@ -112,6 +119,7 @@ local locked = {
 local locked_in_bake = {
   ["Clip.resize"] = true, ["Clip.release"] = true, ["Rig.effector"] = true,
   ["Rig.stage"] = true, ["Rig.clear_stages"] = true, ["Rig.release"] = true,
+  ["Rig.constraint"] = true,
 }
 -- While retargeting, only the source and target are in use: the rig is not.
 local locked_in_retarget = {

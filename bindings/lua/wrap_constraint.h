@@ -1,0 +1,20 @@
+// rig:constraint's options: a Lua table read into a core constraint (core/constraints/stack.h).
+#ifndef RIGEL_BINDINGS_LUA_WRAP_CONSTRAINT_H_
+#define RIGEL_BINDINGS_LUA_WRAP_CONSTRAINT_H_
+
+#include "bindings/lua/runtime.h"
+#include "core/constraints/stack.h"
+
+namespace rigel::lua {
+
+// Reads the kind name at `kind_arg` and the options table at `opt_arg` (see docs/constraints.md)
+// into a constraint on `skeleton` and appends it to `stack`; after_stage defaults to
+// `default_after_stage`. Returns the new entry's 1-based index (the handle). Raises a Lua
+// argument error on a wrong kind, an unknown option (listing the kind's options), a bad value, or
+// a constraint that fails its core Validate (then `stack` is unchanged).
+int AddConstraint(lua_State* L, int kind_arg, int opt_arg, const Skeleton& skeleton,
+                  int default_after_stage, constraints::Stack* stack);
+
+}  // namespace rigel::lua
+
+#endif  // RIGEL_BINDINGS_LUA_WRAP_CONSTRAINT_H_

@@ -1,0 +1,190 @@
+-- rig:constraint: constraints as rig objects, evaluated by rig:solve and rig:bake, checked by FK
+-- on the poses they produce. Fixture fixtures/prop.bvh: Hips (6 ch) with RightArm-RightHand,
+-- LeftArm-LeftHand, Head (ZXY) and a six-channel Prop under the hips.
+local rigel = require("rigel")
+local t = require("harness")
+local dir = arg[1]
+local prop_bvh = dir .. "/fixtures/prop.bvh"
+local TOL = 1e-8
+
+local function load()
+  local clip = rigel.load(prop_bvh):clip()
+  return clip, rigel.rig(clip.skeleton)
+end
+
+-- The world transform of `joint` relative to `parent` in `pose`: rotation, position.
+local function relative(pose, parent, joint)
+  local pr = pose:world_rotation(parent)
+  local inv = pr:inverse()
+  local d = pose:world_position(joint) - pose:world_position(parent)
+  return inv * pose:world_rotation(joint), inv:rotate(d)
+end
+
+t.run({
+  parent_maintain_offset_in_a_constraint_only_bake = function()
+    local clip, rig = load()
+    local h = rig:constraint("parent", { joint = "Prop", target = "RightHand" })
+    t.eq(h, 1, "the handle is the constraint's index")
+    t.eq(rig.num_constraints, 1, "one constraint")
+    t.eq(rig.num_effectors, 0, "and no effector")
+    local baked = rig:bake(clip)
+    local q0, p0 = relative(clip:pose(1), "RightHand", "Prop")
+    for f = 1, clip.num_frames do
+      local q, p = relative(baked:pose(f), "RightHand", "Prop")
+      t.near(q:angle_to(q0), 0, 1e-6, "frame " .. f .. ": same relative rotation")
+      t.vnear(p, p0, TOL, "frame " .. f .. ": same relative position")
+    end
+    -- Other joints are untouched.
+    t.near(baked:get(4, "Head", "Xrotation"), clip:get(4, "Head", "Xrotation"), 0,
+      "the head keeps its channels")
+  end,
+
+  parent_switch_keeps_the_prop_continuous = function()
+    local clip, rig = load()
+    rig:constraint("parent", { joint = "Prop", target = "RightHand",
+      switch = { { frame = 1, target = "RightHand" }, { frame = 5, target = "LeftHand" } } })
+    local baked = rig:bake(clip)
+    local qr, pr = relative(clip:pose(1), "RightHand", "Prop")
+    for f = 1, 4 do
+      local q, p = relative(baked:pose(f), "RightHand", "Prop")
+      t.near(q:angle_to(qr), 0, 1e-6, "frame " .. f .. " follows the right hand")
+      t.vnear(p, pr, TOL, "frame " .. f .. " position")
+    end
+    -- At frame 5 the prop is where the right hand would have put it...
+    local src5 = clip:pose(5)
+    local hand_rot = src5:world_rotation("RightHand")
+    local expected = src5:world_position("RightHand") + hand_rot:rotate(pr)
+    t.vnear(baked:pose(5):world_position("Prop"), expected, TOL, "continuous at the switch")
+    -- ...and from then on it keeps that offset to the left hand.
+    local ql, pl = relative(baked:pose(5), "LeftHand", "Prop")
+    for f = 6, clip.num_frames do
+      local q, p = relative(baked:pose(f), "LeftHand", "Prop")
+      t.near(q:angle_to(ql), 0, 1e-6, "frame " .. f .. " follows the left hand")
+      t.vnear(p, pl, TOL, "frame " .. f .. " position (left)")
+    end
+  end,
+
+  point_mask_and_influence_by_solve = function()
+    local clip, rig = load()
+    local h = rig:constraint("point", { joint = "Prop", target = "LeftHand", axes = "xz" })
+    local pose = clip:pose(3)
+    local own = pose:world_position("Prop")
+    local goal = pose:world_position("LeftHand")
+    rig:solve(pose)
+    local got = pose:world_position("Prop")
+    t.vnear(got, { goal.x, own.y, goal.z }, TOL, "x and z on the hand, y kept")
+    rig:set_influence(h, 0.5)
+    pose = clip:pose(3)
+    rig:solve(pose)
+    t.vnear(pose:world_position("Prop"), { (own.x + goal.x) / 2, own.y, (own.z + goal.z) / 2 }, TOL,
+      "influence 0.5 halfway")
+  end,
+
+  aim_with_object_up = function()
+    local clip, rig = load()
+    rig:constraint("aim", { joint = "Head", target = "Prop", aim_axis = { 0, 1, 0 },
+      up_axis = { 0, 0, 1 }, up_type = "object", up_target = "LeftHand" })
+    local pose = clip:pose(2)
+    rig:solve(pose)
+    local head = pose:world_position("Head")
+    local dir = (pose:world_position("Prop") - head):normalized()
+    local r = pose:world_rotation("Head")
+    t.vnear(r:rotate({ 0, 1, 0 }), dir, TOL, "the head's Y points at the prop")
+    local up = pose:world_position("LeftHand") - head
+    local up_perp = (up - dir * up:dot(dir)):normalized()
+    t.vnear(r:rotate({ 0, 0, 1 }), up_perp, TOL, "its Z towards the left hand")
+  end,
+
+  copy_rotation_and_location = function()
+    local clip, rig = load()
+    rig:constraint("copy_rotation", { joint = "Prop", target = "Head" })
+    rig:constraint("copy_location", { joint = "Prop", target = "Head", mode = "add", axes = "y" })
+    local pose = clip:pose(6)
+    local own = pose:world_position("Prop")
+    local head = pose:world_position("Head")
+    local head_rot = pose:world_rotation("Head")
+    rig:solve(pose)
+    t.near(pose:world_rotation("Prop"):angle_to(head_rot), 0, 1e-6, "rotation copied")
+    t.vnear(pose:world_position("Prop"), { own.x, own.y + head.y, own.z }, TOL, "y added")
+  end,
+
+  limits = function()
+    local clip, rig = load()
+    rig:constraint("limit_rotation", { joint = "Head", axes = "x", min = { -2, 0, 0 },
+      max = { 2, 0, 0 } })
+    rig:constraint("limit_distance", { joint = "Prop", target = "Hips", distance = 1 })
+    local pose = clip:pose(1)
+    pose:set("Head", "Xrotation", 30)
+    pose:set("Head", "Yrotation", 17)
+    rig:solve(pose)
+    t.near(pose:get("Head", "Xrotation"), 2, 1e-9, "x clamped to 2 degrees")
+    t.near(pose:get("Head", "Yrotation"), 17, 1e-9, "y free")
+    t.near(pose:world_position("Prop"):distance(pose:world_position("Hips")), 1, TOL,
+      "the prop within 1 of the hips")
+  end,
+
+  ordering_with_the_solver = function()
+    local clip, rig = load()
+    t.eq(rig:constraint("orient", { joint = "Prop", target = "Head" }), 1, "before any stage")
+    rig:effector("RightHand", { target = { -6, 9, 2 } })
+    rig:stage({ method = "dls_adaptive" })
+    rig:constraint("parent", { joint = "Prop", target = "RightHand", maintain_offset = false })
+    rig:constraint("point", { joint = "Prop", target = "Head", after_stage = 0 })
+    local list = rig:constraints()
+    t.eq(#list, 3, "three constraints")
+    t.eq(list[1].kind .. list[1].after_stage, "orient0", "orient runs before any stage")
+    t.eq(list[2].kind .. list[2].after_stage, "parent1", "parent after stage 1")
+    t.eq(list[3].after_stage, 0, "after_stage = 0: before any stage")
+    local baked = rig:bake(clip)
+    for f = 1, clip.num_frames do
+      local pose = baked:pose(f)
+      t.vnear(pose:world_position("RightHand"), { -6, 9, 2 }, 1e-5, "the hand solved")
+      t.near(pose:world_rotation("Prop"):angle_to(pose:world_rotation("RightHand")), 0, 1e-6,
+        "the prop takes the solved hand's rotation (parent after IK)")
+      t.vnear(pose:world_position("Prop"), pose:world_position("RightHand"), TOL,
+        "and its position (the point before IK is overridden)")
+    end
+  end,
+
+  errors = function()
+    local clip, rig = load()
+    t.raises("invalid constraint kind 'glue', expected one of: parent, point, orient, aim, " ..
+      "copy_location, copy_rotation, limit_rotation, limit_distance", "bad kind listed",
+      rig.constraint, rig, "glue", { joint = "Prop", target = "Head" })
+    t.raises("unknown option 'aim_axis' (expected one of: joint, target, influence, after_stage, " ..
+      "maintain_offset, switch)", "options of the kind listed", rig.constraint, rig, "parent",
+      { joint = "Prop", target = "Head", aim_axis = { 1, 0, 0 } })
+    t.raises("field 'up_type': invalid value 'sky', expected one of: world, object, object_rotation",
+      "bad up type", rig.constraint, rig, "aim", { joint = "Head", target = "Prop", up_type = "sky" })
+    t.raises("field 'mode': invalid value 'multiply', expected one of: replace, add", "bad mode",
+      rig.constraint, rig, "copy_location", { joint = "Prop", target = "Head", mode = "multiply" })
+    t.raises("field 'limit': invalid value 'near', expected one of: inside, outside, surface",
+      "bad limit", rig.constraint, rig, "limit_distance",
+      { joint = "Prop", target = "Head", limit = "near" })
+    t.raises("field 'target': joint name or index expected, got nil", "target required",
+      rig.constraint, rig, "point", { joint = "Prop" })
+    t.raises("no joint 'Hed' (closest: Head", "joint names checked", rig.constraint, rig, "point",
+      { joint = "Prop", target = "Hed" })
+    t.raises("point: joint 'Head' has no Xposition channel", "channels checked by core",
+      rig.constraint, rig, "point", { joint = "Head", target = "Prop" })
+    t.raises("field 'influence' must be in [0, 1]", "influence range", rig.constraint, rig,
+      "orient", { joint = "Head", target = "Prop", influence = 2 })
+    t.raises("aim: up_target is required for this up type", "up target needed", rig.constraint,
+      rig, "aim", { joint = "Head", target = "Prop", up_type = "object" })
+    t.raises("field 'switch'[2]: frames must increase", "switch order", rig.constraint, rig,
+      "parent", { joint = "Prop", target = "Head",
+        switch = { { frame = 3, target = "Head" }, { frame = 2, target = "LeftHand" } } })
+    t.raises("field 'axes': letters x, y, z expected", "axes letters", rig.constraint, rig,
+      "point", { joint = "Prop", target = "Head", axes = "xw" })
+    t.eq(rig.num_constraints, 0, "failed declarations add nothing")
+    t.raises("the rig has no constraints", "set_influence needs one", rig.set_influence, rig, 1,
+      0.5)
+    rig:constraint("point", { joint = "Prop", target = "Head" })
+    t.raises("influence must be in [0, 1]", "set_influence range", rig.set_influence, rig, 1, 1.5)
+    t.raises("Rig was released", "released rig", function()
+      local r = rigel.rig(clip.skeleton)
+      r:release()
+      r:constraint("point", { joint = "Prop", target = "Head" })
+    end)
+  end,
+})
