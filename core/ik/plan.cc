@@ -19,6 +19,10 @@ Workspace::Workspace(Workspace&&) noexcept = default;
 Workspace& Workspace::operator=(Workspace&&) noexcept = default;
 void Workspace::SetFastPaths(bool enabled) { impl_->fast_paths = enabled; }
 
+void Workspace::ResetContinuity() {
+  for (internal::StageWork& st : impl_->stages) st.swivel.Reset();
+}
+
 namespace internal {
 namespace {
 
