@@ -388,15 +388,11 @@ int w_Rig_prefer(lua_State* L) {
   return 1;
 }
 
-const char* const kStageOptions[] = {"method",         "effectors",
-                                     "chain_root",     "upper",
-                                     "lower",          "max_iterations",
-                                     "tolerance",      "angle_tolerance",
-                                     "stall_fraction", "stall_iterations",
-                                     "max_step",       "lambda",
-                                     "lambda_min",     "lambda_max",
-                                     "svd_threshold",  "preferred_power",
-                                     "preferred_step", nullptr};
+const char* const kStageOptions[] = {
+    "method",          "effectors",      "chain_root",      "upper",          "lower",
+    "max_iterations",  "tolerance",      "angle_tolerance", "stall_fraction", "stall_iterations",
+    "max_step",        "lambda",         "lambda_min",      "lambda_max",     "svd_threshold",
+    "preferred_power", "preferred_step", "restarts",        nullptr};
 
 int w_Rig_stage(lua_State* L) {
   // rig:stage{method = "dls_adaptive", effectors = {...}, chain_root = joint, ...} -> index
@@ -428,6 +424,7 @@ int w_Rig_stage(lua_State* L) {
   st.svd_threshold = NumberField(L, 2, "svd_threshold", st.svd_threshold);
   st.preferred_power = IntegerField(L, 2, "preferred_power", st.preferred_power, 2, 64);
   st.preferred_step = NumberField(L, 2, "preferred_step", st.preferred_step);
+  st.restarts = IntegerField(L, 2, "restarts", st.restarts, 0, 1000000);
   // Effectors by name: validated now, stored as task indices.
   int count = 0;
   if (HasField(L, 2, "effectors")) {

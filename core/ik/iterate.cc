@@ -115,7 +115,13 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
   FillSystem(rig, targets, w, st, false);
   bool j_valid = false;
   double err = DrivingError(rig, targets, st, set);
-  const bool adaptive = method == Method::kDlsAdaptive || method == Method::kTranspose;
+  // Every method accepts a step only when it lowers the driving error (seed 002: fixed-lambda
+  // DLS, the pseudo-inverse, SVD and QR otherwise oscillate on unreachable targets, e.g. a knee
+  // alternating between 2.3 and 26.3 degrees). After a rejection kDlsAdaptive damps harder,
+  // kTranspose halves its step, and kDls/kPseudoInverse/kSvd/kQr retry with a damped least-squares
+  // step (`rescue`, see RescueAfterReject), until their own step lowers the error again.
+  const bool lm = method == Method::kDlsAdaptive;
+  double rescue = 0.0;
   double lambda = set.lambda;
   if (method == Method::kDlsAdaptive && st.levels.size() == 1 && st.rows <= 6) {
     // Single effector: start the damping from the residual (at least 0.1 |e|). A far target
@@ -125,7 +131,7 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
   }
   double nu = 2;
   bool chord_ok = false;
-  double transpose_scale = 1.0;
+  double step_scale = 1.0;
   int stall = 0;
   int it = 0;
   Status status = Status::kNotConverged;
@@ -152,7 +158,7 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
         st.active_levels = driving + 1;
         stall = 0;
         lambda = set.lambda;
-        transpose_scale = 1.0;
+        step_scale = 1.0;
       }
     }
     if (chord_ok && it < set.max_iterations && stall < set.stall_iterations) {
@@ -199,23 +205,30 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
       status = Stationary(rig, st, theta) ? Status::kUnreachable : Status::kNotConverged;
       break;
     }
-    ComputeStep(rig, st, method, lambda, set, theta);
+    if (rescue > 0) {
+      ComputeStep(rig, st, Method::kDls, std::max(rescue, lambda), set, theta);
+    } else {
+      ComputeStep(rig, st, method, lambda, set, theta);
+    }
     double predicted = 0.0;
     if (method == Method::kDlsAdaptive && st.levels.size() == 1) {
       st.e_work = st.e;
       st.e_work.noalias() -= st.j * st.x;
       predicted = err - st.e_work.squaredNorm();
     }
-    if (method == Method::kTranspose) st.dtheta *= transpose_scale;
+    if (method == Method::kTranspose) st.dtheta *= step_scale;
     TakeStep(rig, st, theta);
     ++it;
     // The trial system goes into the spare buffers; the accepted one stays in *_saved.
-    if (adaptive) swap_saved();
+    swap_saved();
     ChainFk(s, w, st, theta);
     FillSystem(rig, targets, w, st, false);
     j_valid = false;
     const double next = DrivingError(rig, targets, st, set);
-    if (adaptive) {
+    // The fixed methods test single-level steps without the preferred-angle bias only: a bias
+    // step moves along the task's null space and may raise its error to second order (taken
+    // back by the next step), as may a lower priority level's step.
+    if (lm || method == Method::kTranspose || (st.levels.size() == 1 && !st.last_bias)) {
       if (!(next < err)) {
         // Reject: restore (the joint frames are recomputed before their next use), damp harder
         // (or halve the transpose step) and retry.
@@ -224,10 +237,11 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
         j_valid = true;
         st.frames_valid = false;
         if (method == Method::kTranspose) {
-          transpose_scale *= 0.5;
-          if (transpose_scale < 1e-12) stall = set.stall_iterations;
-        } else if (DampAfterReject(method == Method::kDlsAdaptive && st.levels.size() == 1, set,
-                                   &lambda, &nu)) {
+          step_scale *= 0.5;
+          if (step_scale < 1e-12) stall = set.stall_iterations;
+        } else if (!lm) {
+          if (RescueAfterReject(set, err, &rescue)) stall = set.stall_iterations;
+        } else if (DampAfterReject(st.levels.size() == 1, set, &lambda, &nu)) {
           stall = set.stall_iterations;
         }
         continue;
@@ -236,12 +250,13 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
       // chord step, kept only if it lowers the error). Only for larger systems (several
       // effectors), where the Jacobian and its factorization cost more than the FK: on a single
       // 3/6-row chain a full Gauss-Newton step is cheap and converges faster.
-      chord_ok = st.fast && st.rows > 6 && !st.last_bias;
+      chord_ok = lm && st.fast && st.rows > 6 && !st.last_bias;
       if (method == Method::kTranspose) {
-        transpose_scale = std::min(1.0, transpose_scale * 2.0);
+        step_scale = std::min(1.0, step_scale * 2.0);
+      } else if (!lm) {
+        RescueAfterAccept(set, &rescue);
       } else {
-        DampAfterAccept(method == Method::kDlsAdaptive && st.levels.size() == 1, err, next,
-                        predicted, set, &lambda, &nu);
+        DampAfterAccept(st.levels.size() == 1, err, next, predicted, set, &lambda, &nu);
       }
     }
     stall = next > err * (1.0 - set.stall_fraction) ? stall + 1 : 0;

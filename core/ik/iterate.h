@@ -52,6 +52,24 @@ inline void DampAfterAccept(bool nielsen, double err, double next, double predic
   }
 }
 
+// Step acceptance for the methods without their own damping (kDls, kPseudoInverse, kSvd, kQr):
+// after a step that did not lower the driving error `err` (weighted squared), the next steps are
+// damped least-squares steps with lambda = `rescue` (0 = the method's own step): it starts at
+// max(2 Settings::lambda, 0.1 |e|) and doubles on every further rejection. True when it passed
+// lambda_max (the caller then counts the stage as stalled).
+inline bool RescueAfterReject(const Settings& set, double err, double* rescue) {
+  *rescue = *rescue > 0 ? *rescue * 2 : std::max(2 * set.lambda, 0.1 * std::sqrt(err));
+  return *rescue > set.lambda_max;
+}
+
+// After an accepted step: the rescue damping halves, and the method's own step returns once it
+// falls below Settings::lambda (a rejected own step starts the rescue again).
+inline void RescueAfterAccept(const Settings& set, double* rescue) {
+  if (*rescue <= 0) return;
+  *rescue *= 0.5;
+  if (*rescue < set.lambda) *rescue = 0;
+}
+
 // Test hook: the stage's weighted error (`error`, its rows) and Jacobian (`jacobian`, rows x
 // num_channels: the stage's columns at their channels, zero elsewhere) at the channel values
 // `channels`, built by the solver's own code: the serial fast path's SerialError and

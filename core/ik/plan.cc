@@ -19,6 +19,10 @@ Workspace::Workspace(Workspace&&) noexcept = default;
 Workspace& Workspace::operator=(Workspace&&) noexcept = default;
 void Workspace::SetFastPaths(bool enabled) { impl_->fast_paths = enabled; }
 
+void Workspace::ResetContinuity() {
+  for (internal::StageWork& st : impl_->stages) st.swivel.Reset();
+}
+
 namespace internal {
 namespace {
 
@@ -266,9 +270,9 @@ void SizeBuffers(const Stage& stage, StageWork& st) {
     lv.unit = VectorXd::Zero(r);
     lv.col = VectorXd::Zero(ncols);
     lv.house = VectorXd::Zero(std::max(ncols, r) + 1);
-    if (stage.method == Method::kDls || stage.method == Method::kDlsAdaptive) {
-      lv.llt = Eigen::LLT<MatrixXd>(r);
-    } else if (stage.method == Method::kPseudoInverse) {
+    // Every pseudo-inverse method may fall back to a damped step after a rejected one (Iterate).
+    if (stage.method != Method::kTranspose) lv.llt = Eigen::LLT<MatrixXd>(r);
+    if (stage.method == Method::kPseudoInverse) {
       lv.lu = Eigen::PartialPivLU<MatrixXd>(r);
     } else if (stage.method == Method::kSvd) {
       lv.svd = Eigen::JacobiSVD<MatrixXd>(r, ncols, Eigen::ComputeThinU | Eigen::ComputeThinV);

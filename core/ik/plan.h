@@ -19,6 +19,7 @@
 #include "core/ik/linear.h"
 #include "core/ik/rig.h"
 #include "core/ik/solve.h"
+#include "core/ik/two_bone.h"
 
 namespace rigel::ik {
 namespace internal {
@@ -97,6 +98,8 @@ struct StageWork {
   std::vector<std::uint8_t> clamped;
   // kTwoBone.
   int upper = -1, lower = -1, end = -1, pos_task = -1, pole_task = -1;
+  // kTwoBone: the limb's swivel continuity across frames (Workspace::ResetContinuity clears it).
+  Swivel swivel;
 };
 
 }  // namespace internal

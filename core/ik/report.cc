@@ -35,6 +35,20 @@ void FillReport(const Rig& rig, std::span<const Target> targets, const Pose& pos
     TaskError(s, rig.tasks[i], targets[i], pose.world, &report->position_error[i],
               &report->angle_error[i]);
   }
+  report->limbs.clear();
+  for (size_t si = 0; si < w.stages.size(); ++si) {
+    const StageWork& sw = w.stages[si];
+    if (sw.method != Method::kTwoBone) continue;
+    LimbSwivel limb;
+    limb.stage = static_cast<int>(si);
+    if (sw.pole_task >= 0 && rig.tasks[sw.pole_task].weight * targets[sw.pole_task].weight > 0) {
+      limb.pole_task = sw.pole_task;
+    }
+    limb.jump = sw.swivel.jump;
+    limb.pole_weight = sw.swivel.pole_weight;
+    limb.pole_degenerate = sw.swivel.pole_degenerate;
+    report->limbs.push_back(limb);
+  }
   report->channels_on_limit.clear();
   report->channels_on_limit.reserve(s.num_channels());  // Grows once.
   for (int c = 0; c < s.num_channels(); ++c) {

@@ -227,6 +227,21 @@ enum class Status : std::uint8_t {
 
 std::string_view StatusName(Status status);
 
+// The swivel of one kTwoBone stage's limb in a solve (see ik::Swivel in core/ik/two_bone.h).
+struct LimbSwivel {
+  // The kTwoBone stage and its pole task (-1 when it has none or the pole is weighted off).
+  int stage = -1;
+  int pole_task = -1;
+  // Turn of the elbow's direction about the upper -> target axis since the previous solve with
+  // the same workspace (radians; 0 on the first frame or after Workspace::ResetContinuity).
+  double jump = 0.0;
+  // The pole's weight in the swivel blend (1: the pole alone; 0: the previous frame's swivel).
+  double pole_weight = 1.0;
+  // Warning: the pole lay on the limb axis (within 2 degrees), so it could not set the swivel;
+  // the previous frame's swivel was kept (or, on a first frame, the smallest turn).
+  bool pole_degenerate = false;
+};
+
 // What a solve did. Reused across frames: its vectors keep their capacity.
 struct SolveReport {
   Status status = Status::kInvalidInput;
@@ -241,6 +256,8 @@ struct SolveReport {
   std::vector<double> angle_error;
   // Channels that sit on a limit after the solve (skeleton channel indices, ascending).
   std::vector<int> channels_on_limit;
+  // One per kTwoBone stage, in stage order: the limb's swivel jump and pole warnings.
+  std::vector<LimbSwivel> limbs;
   // Why the input was invalid, or which stage failed to converge. Empty when converged.
   std::string message;
 };

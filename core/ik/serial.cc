@@ -218,6 +218,7 @@ Status IterateSerialN(const Rig& rig, const Settings& set, std::span<const Targe
   double lambda = set.lambda;
   if (adaptive) lambda = std::max(lambda, 0.1 * std::sqrt(err));
   double nu = 2;
+  double rescue = 0.0;  // kDls: damping after a rejected step (see Iterate).
   int stall = 0;
   int it = 0;
   Status status = Status::kNotConverged;
@@ -237,7 +238,7 @@ Status IterateSerialN(const Rig& rig, const Settings& set, std::span<const Targe
       status = Stationary(rig, st, theta) ? Status::kUnreachable : Status::kNotConverged;
       break;
     }
-    SerialStep<N>(rig, st, lambda, set, theta);
+    SerialStep<N>(rig, st, std::max(lambda, rescue), set, theta);
     double predicted = 0.0;
     if (adaptive) {
       const double* j = st.j.data();
@@ -253,20 +254,26 @@ Status IterateSerialN(const Rig& rig, const Settings& set, std::span<const Targe
     }
     TakeStep(rig, st, theta);
     ++it;
-    if (adaptive) swap_saved();
+    swap_saved();
     ChainFk(s, w, st, theta);
     const double next = SerialError<N>(task, target, r_d, weight, w, st);
     j_valid = false;
-    if (adaptive) {
-      if (!(next < err)) {
-        UndoStep(st, theta);
-        swap_saved();
-        j_valid = true;
-        st.frames_valid = false;
-        if (DampAfterReject(true, set, &lambda, &nu)) stall = set.stall_iterations;
-        continue;
+    if (!(next < err)) {
+      UndoStep(st, theta);
+      swap_saved();
+      j_valid = true;
+      st.frames_valid = false;
+      if (!adaptive) {
+        if (RescueAfterReject(set, err, &rescue)) stall = set.stall_iterations;
+      } else if (DampAfterReject(true, set, &lambda, &nu)) {
+        stall = set.stall_iterations;
       }
+      continue;
+    }
+    if (adaptive) {
       DampAfterAccept(true, err, next, predicted, set, &lambda, &nu);
+    } else {
+      RescueAfterAccept(set, &rescue);
     }
     stall = next > err * (1.0 - set.stall_fraction) ? stall + 1 : 0;
     err = next;

@@ -59,6 +59,11 @@ class Workspace {
   // rounding: for cross-checks.
   void SetFastPaths(bool enabled);
 
+  // Forgets the previous frame: the kTwoBone stages' swivel continuity (ik::Swivel) starts
+  // afresh on the next solve. Call it at a cut (a new clip, a jump in time). Solving another
+  // rig (a new Prepare) also starts afresh.
+  void ResetContinuity();
+
   // Opaque storage (defined in solve.cc).
   struct Impl;
   Impl& impl() { return *impl_; }

@@ -13,6 +13,48 @@ class Skeleton;
 
 namespace rigel::ik {
 
+// Frame-to-frame continuity of a limb's swivel (the elbow's turn about the upper -> target axis),
+// owned by the caller (one per limb, kept across the frames of a clip; ozz style, no statics).
+//
+// Blend rule. The pole's well-definedness is w = |q_perp| / |q|, the sine of the angle between
+// the upper -> pole direction q and the limb axis (upper -> target). The elbow's direction away
+// from the axis is
+//   - the pole's direction q_perp / |q_perp| when w >= kPoleSharp (sin 30 deg = 0.5);
+//   - the previous frame's direction (moved onto the plane normal to the new axis) when
+//     w <= kPoleDegenerate (sin 2 deg ~ 0.035): the pole is on the limb axis (degenerate), or
+//     the target is crossing the upper -> pole line;
+//   - in between, the previous direction turned towards the pole's by the fraction
+//     f = max((t - t_prev) / (1 - t_prev), kPoleFollow t) of the angle between them, where
+//     t = smoothstep((w - kPoleDegenerate) / (kPoleSharp - kPoleDegenerate)) is the pole's weight
+//     and t_prev the previous frame's (f = 0 while t does not grow, apart from the slow follow
+//     term). The remaining angle then shrinks in proportion to 1 - t: a pole that flipped sides
+//     while the target crossed its line is caught up evenly over the frames in which w grows
+//     to kPoleSharp, not in one frame. Per frame the swivel turns by at most
+//     pi dt + kPoleFollow pi / 4 (dt the growth of t that frame; t (1 - t) <= 1/4), and a pole
+//     that moves while it stays within 30 degrees of the axis is followed with a lag
+//     (time constant 1 / (kPoleFollow t) frames).
+// Without a previous frame (valid == false) the pole's direction is used whenever w > 0, and a
+// degenerate pole (w <= kPoleDegenerate) leaves the smallest-turn swivel, flagged in
+// pole_degenerate. Call Reset() at a cut (a new clip or a jump in time).
+struct Swivel {
+  static constexpr double kPoleDegenerate = 0.03489949670250097;  // sin(2 deg)
+  static constexpr double kPoleSharp = 0.5;                       // sin(30 deg)
+  static constexpr double kPoleFollow = 0.1;
+
+  void Reset() { valid = false; }
+
+  // In/out state: whether `direction` holds a previous frame's elbow direction (world, unit,
+  // normal to that frame's upper -> target axis).
+  bool valid = false;
+  Eigen::Vector3d direction = Eigen::Vector3d::Zero();
+  // Out: the turn of the elbow direction since the previous frame (radians, 0 without one),
+  // the pole's weight t in the blend (1 without a pole or previous frame), and whether the pole
+  // lay on the limb axis (w <= kPoleDegenerate).
+  double jump = 0.0;
+  double pole_weight = 1.0;
+  bool pole_degenerate = false;
+};
+
 // Bends `lower` so that the distance upper -> effector equals the target distance (clamped to the
 // reach condition), then turns `upper` so the effector lies on the target and the chain's plane
 // contains the pole. Writes the channels of `upper` and `lower` only; every other channel is left
@@ -57,6 +99,9 @@ struct TwoBoneJob {
   // Out (optional): whether the target satisfied the reach condition (otherwise the chain is
   // fully extended / folded towards it).
   bool* reached = nullptr;
+  // In/out (optional): the limb's swivel continuity (see Swivel). Null: the pole (or, without
+  // one, the smallest turn) sets the swivel every frame, as before.
+  Swivel* swivel = nullptr;
 };
 
 }  // namespace rigel::ik

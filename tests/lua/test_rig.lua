@@ -64,6 +64,21 @@ t.run({
     end
   end,
 
+  stage_restarts = function()
+    -- restarts: each restart of a stage that stops above tolerance runs a fresh iteration budget.
+    local counts = {}
+    for _, restarts in ipairs({ 0, 3 }) do
+      local rig, tip, clip = planar_rig()
+      rig:stage({ method = "dls", max_iterations = 5, stall_iterations = 1000, restarts = restarts })
+      rig:target(tip, { 100, 0, 0 })
+      counts[restarts] = rig:solve(clip:pose(1)).iterations
+    end
+    t.eq(counts[0], 5, "no restart: one budget")
+    t.eq(counts[3], 20, "three restarts: four budgets")
+    local rig = planar_rig()
+    t.raises("restarts", "restarts checked", rig.stage, rig, { restarts = -1 })
+  end,
+
   report_fields = function()
     local rig, tip, clip = planar_rig()
     local pose = clip:pose(1)

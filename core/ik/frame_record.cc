@@ -1,0 +1,34 @@
+#include "core/ik/frame_record.h"
+
+#include <algorithm>
+#include <numbers>
+
+namespace rigel::ik {
+
+double FrameRecord::SwivelJumpDegrees() const {
+  double jump = 0.0;
+  for (const LimbSwivel& limb : limbs) jump = std::max(jump, limb.jump);
+  return jump * 180.0 / std::numbers::pi;
+}
+
+bool FrameRecord::AnyDegeneratePole() const {
+  return std::any_of(limbs.begin(), limbs.end(),
+                     [](const LimbSwivel& limb) { return limb.pole_degenerate; });
+}
+
+void RecordFrame(int frame, const SolveReport& report, FrameRecord* record) {
+  record->frame = frame;
+  record->status = report.status;
+  record->iterations = report.iterations;
+  record->restarts = report.restarts;
+  const size_t n = std::min(report.position_error.size(), report.angle_error.size());
+  record->effectors.resize(n);
+  for (size_t t = 0; t < n; ++t) {
+    record->effectors[t] = {static_cast<int>(t), report.position_error[t], report.angle_error[t]};
+  }
+  record->channels_on_limit.assign(report.channels_on_limit.begin(),
+                                   report.channels_on_limit.end());
+  record->limbs.assign(report.limbs.begin(), report.limbs.end());
+}
+
+}  // namespace rigel::ik

@@ -1,0 +1,49 @@
+// The per-frame record of a solve: what a bake keeps of each frame's SolveReport so that a bad
+// frame (a pop, an unreachable goal, a limb on its limits) can be found afterwards without
+// watching the clip. Plain data; the writers (JSON lines, Lua tables) live outside core/ik.
+#ifndef RIGEL_CORE_IK_FRAME_RECORD_H_
+#define RIGEL_CORE_IK_FRAME_RECORD_H_
+
+#include <vector>
+
+#include "core/ik/rig.h"
+
+namespace rigel::ik {
+
+// One effector's residual after the solve (a task of the rig).
+struct EffectorResidual {
+  // Index into Rig::tasks.
+  int task = -1;
+  // Position error (length units) and angle error (radians), as in SolveReport.
+  double position_error = 0.0;
+  double angle_error = 0.0;
+};
+
+// One frame of a bake.
+struct FrameRecord {
+  // Frame index in the clip.
+  int frame = 0;
+  Status status = Status::kInvalidInput;
+  // Iterations and restarts of the frame's solve (all stages).
+  int iterations = 0;
+  int restarts = 0;
+  // One entry per task of the rig, in Rig::tasks order.
+  std::vector<EffectorResidual> effectors;
+  // Channels on a limit after the solve (skeleton channel indices, ascending).
+  std::vector<int> channels_on_limit;
+  // One per kTwoBone stage: the swivel jump since the previous frame and the pole warnings
+  // (LimbSwivel::jump is in radians; SwivelJumpDegrees gives the largest in degrees).
+  std::vector<LimbSwivel> limbs;
+
+  // The largest swivel jump of the frame's limbs, in degrees (0 without limbs).
+  double SwivelJumpDegrees() const;
+  // True when a limb's pole lay on its limb axis this frame.
+  bool AnyDegeneratePole() const;
+};
+
+// Copies what a frame's solve reported into `record` (reusing its vectors' capacity).
+void RecordFrame(int frame, const SolveReport& report, FrameRecord* record);
+
+}  // namespace rigel::ik
+
+#endif  // RIGEL_CORE_IK_FRAME_RECORD_H_
