@@ -3,7 +3,6 @@
 //                CLIPS...   (files, folders, @lists: batched like `rigel bake`, cli/batch)
 // rigel retarget --suggest-map SRC TARGET
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -13,12 +12,9 @@
 #include <string>
 #include <vector>
 
-#ifndef RIGEL_VERSION
-#define RIGEL_VERSION "0.0.0"
-#endif
-
 #include "cli/batch/batch.h"
 #include "cli/command.h"
+#include "cli/options.h"
 #include "cli/preview/preview_page.h"
 #include "cli/read_options.h"
 #include "core/retarget/retarget.h"
@@ -34,11 +30,7 @@ namespace {
 struct RetargetArgs {
   std::string target;
   std::string map;
-  std::string out = ".";
   std::string root_motion = "scale";
-  std::string format = "bvh";
-  std::string report;
-  std::string preview;
   bool pin_feet = false;
   bool pin_hands = false;
   bool follow_source = false;
@@ -46,10 +38,7 @@ struct RetargetArgs {
   int source_ref = -1;
   int target_ref = -1;
   std::vector<std::string> clips;
-  int jobs = 0;
-  std::string shard;
-  bool resume = false;
-  bool no_progress = false;
+  BatchArgs batch{.out = "."};
   ReadArgs read;
 };
 
@@ -139,7 +128,6 @@ int Run(const RetargetArgs& a) {
                a.root_motion);
     return kExitUsage;
   }
-  const std::string ext = "." + a.format;
   Scene target;
   retarget::BoneMap map;
   try {
@@ -151,9 +139,9 @@ int Run(const RetargetArgs& a) {
     return kExitBadInput;
   }
   std::error_code ec;
-  std::filesystem::create_directories(a.out, ec);
-  if (!std::filesystem::is_directory(a.out, ec)) {
-    fmt::print(stderr, "rigel retarget: error: {}: cannot create the output folder\n", a.out);
+  std::filesystem::create_directories(a.batch.out, ec);
+  if (!std::filesystem::is_directory(a.batch.out, ec)) {
+    fmt::print(stderr, "rigel retarget: error: {}: cannot create the output folder\n", a.batch.out);
     return kExitBadInput;
   }
   retarget::RetargetOptions options;
@@ -164,34 +152,23 @@ int Run(const RetargetArgs& a) {
   options.source_reference_frame = a.source_ref;
   options.target_reference_frame = a.target_ref;
   options.target_unit_metres = UnitOf(target);
+  batch::RunOptions run = MakeRunOptions(a.batch, "retarget");
   std::vector<batch::Input> inputs;
   try {
-    inputs = batch::CollectInputs(a.clips, ReadableExtensions());
-    if (!a.shard.empty()) inputs = batch::SelectShard(inputs, batch::ParseShard(a.shard));
+    inputs = CollectShardInputs(a.batch, a.clips);
     std::vector<std::string> read{a.target, a.map}, written;  // inputs are never written
     for (const batch::Input& i : inputs) read.push_back(i.path);
-    batch::RunOptions where;
-    where.out_dir = a.out;
-    where.extension = ext;
-    for (const batch::Input& i : inputs) written.push_back(batch::OutputPath(where, i));
-    batch::CheckInputsNotOverwritten(read, a.out, written);
+    for (const batch::Input& i : inputs) written.push_back(batch::OutputPath(run, i));
+    batch::CheckInputsNotOverwritten(read, a.batch.out, written);
   } catch (const batch::UsageError& e) {
     fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
     return kExitUsage;
   }
-  batch::RunOptions run;
-  run.out_dir = a.out;
-  run.extension = ext;
-  run.jobs = a.jobs;
-  run.resume = a.resume;
-  run.recipe.version = RIGEL_VERSION;
-  run.progress = !a.no_progress && isatty(STDERR_FILENO);
-  run.command = "retarget";
   try {
     // Everything the outputs depend on besides the clip itself.
     run.recipe.recipe_hash = batch::HashBytes(fmt::format(
         "{}|{}|{}|{}|{}|{}|{}|{}|{}", batch::HashFile(a.target),
-        a.map.empty() ? std::string("auto") : batch::HashFile(a.map), a.format, a.root_motion,
+        a.map.empty() ? std::string("auto") : batch::HashFile(a.map), a.batch.format, a.root_motion,
         a.pin_feet, a.pin_hands, a.follow_source, a.source_ref, a.target_ref));
   } catch (const std::exception& e) {
     fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
@@ -245,8 +222,9 @@ int Run(const RetargetArgs& a) {
       fmt::print(stderr, "rigel retarget: error: {}\n", r.reason);
     }
   }
-  if (!a.preview.empty()) failed += preview::WritePreviewPages(a.preview, reports, "retarget");
-  if (!a.report.empty()) {
+  if (!a.batch.preview.empty())
+    failed += preview::WritePreviewPages(a.batch.preview, reports, "retarget");
+  if (!a.batch.report.empty()) {
     nlohmann::json report = batch::ReportJson(reports, run);
     report["target"] = a.target;
     report["map"] = a.map.empty() ? "automatic" : a.map;
@@ -255,7 +233,8 @@ int Run(const RetargetArgs& a) {
     report["pin_hands"] = a.pin_hands;
     try {
       WriteFileAtomically(
-          a.report, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+          a.batch.report,
+          report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     } catch (const std::exception& e) {
       fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
       return kExitBadInput;
@@ -276,9 +255,6 @@ Runner AddRetargetCommand(CLI::App& app) {
   sub->add_option("--target", a->target, "Skeleton to retarget onto (.bvh, .fbx, .glb)");
   AddReadOptions(sub, &a->read);
   sub->add_option("--map", a->map, "Bone map (XML, see docs/retarget.md); default: automatic");
-  sub->add_option("--out", a->out, "Output folder (default: the current folder)");
-  sub->add_option("--format", a->format, "Output format")
-      ->check(CLI::IsMember({"bvh", "glb", "gltf", "fbx"}));
   sub->add_option("--root-motion", a->root_motion,
                   "Hips translation: scale (by the hip-height ratio), keep (metres), in-place");
   sub->add_flag("--pin-feet", a->pin_feet,
@@ -291,14 +267,11 @@ Runner AddRetargetCommand(CLI::App& app) {
                   "Frame of each clip used as the source reference pose (default: rest pose)");
   sub->add_option("--target-ref-frame", a->target_ref,
                   "Frame of the target file used as its reference pose (default: rest pose)");
-  sub->add_option("--report", a->report, "Write a JSON quality report here");
-  sub->add_option("--preview", a->preview, "Also write a page per clip + index.html in DIR");
-  sub->add_option("-j,--jobs", a->jobs, "Worker threads (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--shard", a->shard, "Only shard K of N (K/N, 0 <= K < N), for farms");
-  sub->add_flag("--resume", a->resume,
-                "Skip outputs whose manifest matches the clip, target, map, options and version");
-  sub->add_flag("--no-progress", a->no_progress, "No progress bar even on a terminal");
+  AddBatchOptions(sub, &a->batch,
+                  {.out = "Output folder (default: the current folder)",
+                   .resume = "Skip outputs whose manifest matches the clip, target, map, options "
+                             "and version",
+                   .report = "Write a JSON quality report here"});
   sub->add_flag("--suggest-map", a->suggest, "Print a bone map for SRC TARGET and exit");
   sub->add_option("CLIPS", a->clips,
                   "Source clips: files, folders or @list.txt (for --suggest-map: SRC TARGET)");
