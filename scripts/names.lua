@@ -21,59 +21,60 @@ local function both(center, limb)
   return map
 end
 
+-- Limb names spelt prefix .. Side .. name, Side being "Left" or "Right" ("mixamorig:LeftHand").
+local function side_first(names, prefix)
+  return function(S)
+    local limb = {}
+    for k, v in pairs(names) do limb[k] = (prefix or "") .. S .. v end
+    return limb
+  end
+end
+
+-- Limb names spelt name .. L, L being "L" or "R" ("Hand_L", "wrist.L").
+local function side_last(names)
+  return function(_, L)
+    local limb = {}
+    for k, v in pairs(names) do limb[k] = v .. L end
+    return limb
+  end
+end
+
+-- HumanIK limb names (after "Left"/"Right"), shared by HumanIK, CMU and Mixamo.
+local HUMANIK_LIMBS = { shoulder = "Shoulder", arm = "Arm", forearm = "ForeArm", hand = "Hand",
+  upleg = "UpLeg", leg = "Leg", foot = "Foot", toe = "ToeBase" }
+
 --- Conventions, by name. Each maps canonical keys to joint names.
 M.conventions = {
   -- CMU cgspeed / MotionBuilder-friendly BVH (and HumanIK names without a prefix).
   cmu = both({ hips = "Hips", spine = "LowerBack", spine1 = "Spine", spine2 = "Spine1",
-    neck = "Neck", head = "Head" }, function(S, s)
-    return { shoulder = S .. "Shoulder", arm = S .. "Arm", forearm = S .. "ForeArm",
-      hand = S .. "Hand", upleg = S .. "UpLeg", leg = S .. "Leg", foot = S .. "Foot",
-      toe = S .. "ToeBase" }
-  end),
+    neck = "Neck", head = "Head" }, side_first(HUMANIK_LIMBS)),
   -- Autodesk HumanIK.
   humanik = both({ hips = "Hips", spine = "Spine", spine1 = "Spine1", spine2 = "Spine2",
-    neck = "Neck", head = "Head" }, function(S)
-    return { shoulder = S .. "Shoulder", arm = S .. "Arm", forearm = S .. "ForeArm",
-      hand = S .. "Hand", upleg = S .. "UpLeg", leg = S .. "Leg", foot = S .. "Foot",
-      toe = S .. "ToeBase" }
-  end),
+    neck = "Neck", head = "Head" }, side_first(HUMANIK_LIMBS)),
   -- Mixamo: HumanIK names with the "mixamorig:" prefix.
   mixamo = both({ hips = "mixamorig:Hips", spine = "mixamorig:Spine",
     spine1 = "mixamorig:Spine1", spine2 = "mixamorig:Spine2", neck = "mixamorig:Neck",
-    head = "mixamorig:Head" }, function(S)
-    local p = "mixamorig:" .. S
-    return { shoulder = p .. "Shoulder", arm = p .. "Arm", forearm = p .. "ForeArm",
-      hand = p .. "Hand", upleg = p .. "UpLeg", leg = p .. "Leg", foot = p .. "Foot",
-      toe = p .. "ToeBase" }
-  end),
+    head = "mixamorig:Head" }, side_first(HUMANIK_LIMBS, "mixamorig:")),
   -- MakeHuman default rig (163+ joints: spine05..spine01, upperleg01.L ...).
   makehuman = both({ hips = "root", spine = "spine04", spine1 = "spine03", spine2 = "spine02",
-    neck = "neck01", head = "head" }, function(_, L)
-    return { shoulder = "clavicle." .. L, arm = "upperarm01." .. L,
-      forearm = "lowerarm01." .. L, hand = "wrist." .. L, upleg = "upperleg01." .. L,
-      leg = "lowerleg01." .. L, foot = "foot." .. L, toe = "toe1-1." .. L }
-  end),
+    neck = "neck01", head = "head" }, side_last({ shoulder = "clavicle.", arm = "upperarm01.",
+    forearm = "lowerarm01.", hand = "wrist.", upleg = "upperleg01.", leg = "lowerleg01.",
+    foot = "foot.", toe = "toe1-1." })),
   -- MakeHuman legacy rig (Root/Spine1/UpArm_L/LoArm_L/UpLeg_L ...).
   makehuman_legacy = both({ hips = "Hips", spine = "Spine1", spine1 = "Spine2",
-    spine2 = "Spine3", neck = "Neck", head = "Head" }, function(_, L)
-    return { shoulder = "Clavicle_" .. L, arm = "UpArm_" .. L, forearm = "LoArm_" .. L,
-      hand = "Hand_" .. L, upleg = "UpLeg_" .. L, leg = "LoLeg_" .. L, foot = "Foot_" .. L,
-      toe = "Toe_" .. L }
-  end),
+    spine2 = "Spine3", neck = "Neck", head = "Head" }, side_last({ shoulder = "Clavicle_",
+    arm = "UpArm_", forearm = "LoArm_", hand = "Hand_", upleg = "UpLeg_", leg = "LoLeg_",
+    foot = "Foot_", toe = "Toe_" })),
   -- Biovision classic (Hips/Chest/LeftCollar/LeftUpArm/LeftLowArm/LeftUpLeg/LeftLowLeg).
   biovision = both({ hips = "Hips", spine = "Chest", spine1 = "Chest", spine2 = "Chest",
-    neck = "Neck", head = "Head" }, function(S)
-    return { shoulder = S .. "Collar", arm = S .. "UpArm", forearm = S .. "LowArm",
-      hand = S .. "Hand", upleg = S .. "UpLeg", leg = S .. "LowLeg", foot = S .. "Foot",
-      toe = S .. "Toe" }
-  end),
+    neck = "Neck", head = "Head" }, side_first({ shoulder = "Collar", arm = "UpArm",
+    forearm = "LowArm", hand = "Hand", upleg = "UpLeg", leg = "LowLeg", foot = "Foot",
+    toe = "Toe" })),
   -- Motion Analysis / EVaRT (Hips/Ab/Chest/LeftCollar/LeftShoulder/LeftElbow/LeftHip/LeftKnee).
   motion_analysis = both({ hips = "Hips", spine = "Ab", spine1 = "Chest", spine2 = "Chest",
-    neck = "Neck", head = "Head" }, function(S)
-    return { shoulder = S .. "Collar", arm = S .. "Shoulder", forearm = S .. "Elbow",
-      hand = S .. "Wrist", upleg = S .. "Hip", leg = S .. "Knee", foot = S .. "Ankle",
-      toe = S .. "Toes" }
-  end),
+    neck = "Neck", head = "Head" }, side_first({ shoulder = "Collar", arm = "Shoulder",
+    forearm = "Elbow", hand = "Wrist", upleg = "Hip", leg = "Knee", foot = "Ankle",
+    toe = "Toes" })),
 }
 
 --- The canonical keys, in a fixed order.

@@ -329,12 +329,17 @@ void CheckMaxArgs(lua_State* L, int max) {
   }
 }
 
-int CheckOption(lua_State* L, int arg, const char* what, const char* const* options) {
-  if (lua_type(L, arg) != LUA_TSTRING) TypeError(L, arg, "string");
-  const char* given = lua_tostring(L, arg);
+int FindOption(const char* given, const char* const* options) {
   for (int i = 0; options[i] != nullptr; ++i) {
     if (std::strcmp(options[i], given) == 0) return i;
   }
+  return -1;
+}
+
+int CheckOption(lua_State* L, int arg, const char* what, const char* const* options) {
+  if (lua_type(L, arg) != LUA_TSTRING) TypeError(L, arg, "string");
+  const char* given = lua_tostring(L, arg);
+  if (const int i = FindOption(given, options); i >= 0) return i;
   OptionError(L, arg, lua_pushfstring(L, "invalid %s '%s', ", what, given), options);
 }
 
@@ -357,12 +362,8 @@ void CheckOptionKeys(lua_State* L, int arg, const char* const* allowed) {
   lua_pushnil(L);
   while (lua_next(L, arg) != 0) {
     lua_pop(L, 1);
-    bool known = false;
-    if (lua_type(L, -1) == LUA_TSTRING) {
-      for (int i = 0; allowed[i] != nullptr; ++i) {
-        if (std::strcmp(allowed[i], lua_tostring(L, -1)) == 0) known = true;
-      }
-    }
+    const bool known =
+        lua_type(L, -1) == LUA_TSTRING && FindOption(lua_tostring(L, -1), allowed) >= 0;
     if (!known) {
       // The key stays on the stack, so its text outlives the buffer below (which pushes).
       const char* key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
@@ -412,6 +413,21 @@ double NumberField(lua_State* L, int arg, const char* field, double fallback) {
   const double v = static_cast<double>(lua_tonumber(L, -1));
   lua_pop(L, 1);
   return v;
+}
+
+bool TableNumbers(lua_State* L, int idx, const char* const* keys, int count, double* out) {
+  for (int i = 0; i < count; ++i) {
+    lua_getfield(L, idx, keys[i]);
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      lua_rawgeti(L, idx, i + 1);
+    }
+    const bool ok = lua_type(L, -1) == LUA_TNUMBER && std::isfinite(lua_tonumber(L, -1));
+    if (ok) out[i] = static_cast<double>(lua_tonumber(L, -1));
+    lua_pop(L, 1);
+    if (!ok) return false;
+  }
+  return true;
 }
 
 int IntegerField(lua_State* L, int arg, const char* field, int fallback, int lo, int hi) {

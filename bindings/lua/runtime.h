@@ -113,6 +113,8 @@ void CheckTable(lua_State* L, int arg);
 // Raises "wrong number of arguments to 'fn' (expected at most n, got m)" when there are more.
 void CheckMaxArgs(lua_State* L, int max);
 
+// The index of `given` in `options` (a nullptr-terminated list), or -1 when it is not there.
+int FindOption(const char* given, const char* const* options);
 // One of `options` (a nullptr-terminated list); raises "invalid <what> 'x', expected one of: a,
 // b, c" otherwise. Returns the index in `options`.
 int CheckOption(lua_State* L, int arg, const char* what, const char* const* options);
@@ -137,6 +139,11 @@ bool HasField(lua_State* L, int arg, const char* field);
 double NumberField(lua_State* L, int arg, const char* field, double fallback);
 int IntegerField(lua_State* L, int arg, const char* field, int fallback, int lo, int hi);
 bool BoolField(lua_State* L, int arg, const char* field, bool fallback);
+
+// Reads the table at absolute index `idx` as `count` finite numbers, number i from field keys[i]
+// or, when that is nil, from array slot i + 1 (so {x = 1, ...} and {1, ...} both work). Returns
+// false at the first one missing or not finite; out[0..count) is then partly written.
+bool TableNumbers(lua_State* L, int idx, const char* const* keys, int count, double* out);
 
 // Up to `count` names from `names` closest to `wanted` (edit distance, case-insensitive),
 // joined by ", ".

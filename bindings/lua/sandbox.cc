@@ -330,18 +330,24 @@ const char* CheckPathString(lua_State* L, int arg) {
   return lua_tostring(L, arg);
 }
 
-void CheckPathAccess(lua_State* L, int arg, const char* path) {
+namespace {
+
+// Raises a Lua argument error on `arg` unless the sandbox (if any) lets `path` be read or, with
+// `write`, written; a failure inside the sandbox's check is raised as a plain Lua error.
+void CheckSandboxed(lua_State* L, int arg, const char* path, bool write) {
   const Sandbox* sandbox = GetSandbox(L);
   if (sandbox == nullptr) return;
   bool allowed = false;
   bool failed = false;
   try {
-    allowed = sandbox->Allows(path);
+    allowed = write ? sandbox->AllowsWrite(path) : sandbox->Allows(path);
     if (!allowed) {
-      const std::string roots = sandbox->Describe();
+      const std::string roots = write ? sandbox->DescribeWritable() : sandbox->Describe();
       lua_pushfstring(L,
-                      "access to '%s' denied by the sandbox (allowed: %s; name the path on the "
-                      "command line, write under --out, or run with --allow-io)",
+                      write ? "writing '%s' denied by the sandbox (writable: %s; write under "
+                              "--out, or run with --allow-io)"
+                            : "access to '%s' denied by the sandbox (allowed: %s; name the path "
+                              "on the command line, write under --out, or run with --allow-io)",
                       path, roots.c_str());
     }
   } catch (const std::exception& e) {
@@ -352,26 +358,14 @@ void CheckPathAccess(lua_State* L, int arg, const char* path) {
   if (!allowed) luaL_argerror(L, arg, lua_tostring(L, -1));
 }
 
+}  // namespace
+
+void CheckPathAccess(lua_State* L, int arg, const char* path) {
+  CheckSandboxed(L, arg, path, /*write=*/false);
+}
+
 void CheckPathWrite(lua_State* L, int arg, const char* path) {
-  const Sandbox* sandbox = GetSandbox(L);
-  if (sandbox == nullptr) return;
-  bool allowed = false;
-  bool failed = false;
-  try {
-    allowed = sandbox->AllowsWrite(path);
-    if (!allowed) {
-      const std::string roots = sandbox->DescribeWritable();
-      lua_pushfstring(L,
-                      "writing '%s' denied by the sandbox (writable: %s; write under --out, or "
-                      "run with --allow-io)",
-                      path, roots.c_str());
-    }
-  } catch (const std::exception& e) {
-    failed = true;
-    lua_pushstring(L, e.what());
-  }
-  if (failed) luaL_error(L, "%s", lua_tostring(L, -1));
-  if (!allowed) luaL_argerror(L, arg, lua_tostring(L, -1));
+  CheckSandboxed(L, arg, path, /*write=*/true);
 }
 
 void InstallSandbox(lua_State* L, const Sandbox* sandbox) {

@@ -144,33 +144,31 @@ int w_Pose_local_rotation(lua_State* L) {
   return 1;
 }
 
-int w_Pose_set_local_rotation(lua_State* L) {
+// pose:set_local_rotation / pose:set_world_rotation(joint, quat): sets the joint's rotation
+// channels so its rotation in its parent's space (or, with `world`, in world space) is `quat`.
+int SetRotation(lua_State* L, bool world) {
   PoseBox* box = CheckPose(L, 1);
   const Skeleton& s = *box->skeleton;
   const int j = CheckJoint(L, 2, s);
   const Eigen::Quaterniond q = CheckQuat(L, 3);
   CheckMaxArgs(L, 3);
   CheckThreeRotations(L, s, j);
-  SetChannelRotation(box, j, s.rest_orientation(j).conjugate() * q);
+  if (world) {
+    const int p = s.parent(j);
+    Eigen::Quaterniond parent_world = Eigen::Quaterniond::Identity();
+    if (p >= 0) parent_world = Eigen::Quaterniond(World(box, p).rotation());
+    SetJointWorldRotation(s, j, parent_world, q, box->state->pose.channels);
+    box->state->MarkStale(j);
+  } else {
+    SetChannelRotation(box, j, s.rest_orientation(j).conjugate() * q);
+  }
   lua_settop(L, 1);
   return 1;
 }
 
-int w_Pose_set_world_rotation(lua_State* L) {
-  PoseBox* box = CheckPose(L, 1);
-  const Skeleton& s = *box->skeleton;
-  const int j = CheckJoint(L, 2, s);
-  const Eigen::Quaterniond q = CheckQuat(L, 3);
-  CheckMaxArgs(L, 3);
-  CheckThreeRotations(L, s, j);
-  const int p = s.parent(j);
-  Eigen::Quaterniond parent_world = Eigen::Quaterniond::Identity();
-  if (p >= 0) parent_world = Eigen::Quaterniond(World(box, p).rotation());
-  SetJointWorldRotation(s, j, parent_world, q, box->state->pose.channels);
-  box->state->MarkStale(j);
-  lua_settop(L, 1);
-  return 1;
-}
+int w_Pose_set_local_rotation(lua_State* L) { return SetRotation(L, /*world=*/false); }
+
+int w_Pose_set_world_rotation(lua_State* L) { return SetRotation(L, /*world=*/true); }
 
 // Sets the joint's position channels so its parent-space translation is `local`.
 int SetLocalPosition(lua_State* L, PoseBox* box, int j, const Eigen::Vector3d& local) {

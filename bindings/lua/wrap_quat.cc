@@ -21,17 +21,10 @@ EulerOrder CheckOrder(lua_State* L, int arg) {
   return static_cast<EulerOrder>(CheckOption(L, arg, "rotation order", kOrders));
 }
 
-bool TableNumber(lua_State* L, int idx, const char* key, int slot, double* out) {
-  lua_getfield(L, idx, key);
-  if (lua_isnil(L, -1)) {
-    lua_pop(L, 1);
-    lua_rawgeti(L, idx, slot);
-  }
-  const bool ok = lua_type(L, -1) == LUA_TNUMBER && std::isfinite(lua_tonumber(L, -1));
-  if (ok) *out = static_cast<double>(lua_tonumber(L, -1));
-  lua_pop(L, 1);
-  return ok;
-}
+// The components in (w, x, y, z) order: their names and their slots in Eigen's (x, y, z, w)
+// coeffs().
+const char* const kWxyz[] = {"w", "x", "y", "z"};
+constexpr int kWxyzSlot[] = {3, 0, 1, 2};
 
 int w_quat_new(lua_State* L) {
   // rigel.quat(w, x, y, z) | rigel.quat(table) | rigel.quat() = identity
@@ -143,41 +136,24 @@ int w_quat_rotate(lua_State* L) {
 
 int w_quat_unpack(lua_State* L) {
   const Eigen::Quaterniond q = CheckQuatBox(L, 1)->q;
-  lua_pushnumber(L, q.w());
-  lua_pushnumber(L, q.x());
-  lua_pushnumber(L, q.y());
-  lua_pushnumber(L, q.z());
+  for (int slot : kWxyzSlot) lua_pushnumber(L, q.coeffs()[slot]);
   return 4;
 }
 
 int w_quat_table(lua_State* L) {
   const Eigen::Quaterniond q = CheckQuatBox(L, 1)->q;
   lua_createtable(L, 0, 4);
-  lua_pushnumber(L, q.w());
-  lua_setfield(L, -2, "w");
-  lua_pushnumber(L, q.x());
-  lua_setfield(L, -2, "x");
-  lua_pushnumber(L, q.y());
-  lua_setfield(L, -2, "y");
-  lua_pushnumber(L, q.z());
-  lua_setfield(L, -2, "z");
+  for (int i = 0; i < 4; ++i) {
+    lua_pushnumber(L, q.coeffs()[kWxyzSlot[i]]);
+    lua_setfield(L, -2, kWxyz[i]);
+  }
   return 1;
 }
 
-int w_quat_get_w(lua_State* L) {
-  lua_pushnumber(L, CheckQuatBox(L, 1)->q.w());
-  return 1;
-}
-int w_quat_get_x(lua_State* L) {
-  lua_pushnumber(L, CheckQuatBox(L, 1)->q.x());
-  return 1;
-}
-int w_quat_get_y(lua_State* L) {
-  lua_pushnumber(L, CheckQuatBox(L, 1)->q.y());
-  return 1;
-}
-int w_quat_get_z(lua_State* L) {
-  lua_pushnumber(L, CheckQuatBox(L, 1)->q.z());
+// q.w, q.x, q.y, q.z: component I in (w, x, y, z) order.
+template <int I>
+int w_quat_get(lua_State* L) {
+  lua_pushnumber(L, CheckQuatBox(L, 1)->q.coeffs()[kWxyzSlot[I]]);
   return 1;
 }
 
@@ -220,10 +196,10 @@ const luaL_Reg kMethods[] = {{"inverse", w_quat_inverse},    {"normalized", w_qu
                              {"euler", w_quat_euler_angles}, {"axis_angle", w_quat_axis_angle_of},
                              {"rotate", w_quat_rotate},      {"unpack", w_quat_unpack},
                              {"table", w_quat_table},        {nullptr, nullptr}};
-const luaL_Reg kGetters[] = {{"w", w_quat_get_w},
-                             {"x", w_quat_get_x},
-                             {"y", w_quat_get_y},
-                             {"z", w_quat_get_z},
+const luaL_Reg kGetters[] = {{"w", w_quat_get<0>},
+                             {"x", w_quat_get<1>},
+                             {"y", w_quat_get<2>},
+                             {"z", w_quat_get<3>},
                              {nullptr, nullptr}};
 const luaL_Reg kMeta[] = {{"__mul", w_quat_mul},
                           {"__eq", w_quat_eq},
@@ -247,12 +223,11 @@ Eigen::Quaterniond CheckQuat(lua_State* L, int arg) {
   if (auto* box = static_cast<QuatBox*>(TestBox(L, arg, kQuatType))) return box->q;
   if (lua_type(L, arg) != LUA_TTABLE) TypeError(L, arg, "quat");
   const int idx = lua_absindex(L, arg);
-  double w = 0, x = 0, y = 0, z = 0;
-  if (!TableNumber(L, idx, "w", 1, &w) || !TableNumber(L, idx, "x", 2, &x) ||
-      !TableNumber(L, idx, "y", 3, &y) || !TableNumber(L, idx, "z", 4, &z)) {
+  double wxyz[4] = {0, 0, 0, 0};
+  if (!TableNumbers(L, idx, kWxyz, 4, wxyz)) {
     luaL_argerror(L, arg, "quat expected, got a table without four finite numbers (w, x, y, z)");
   }
-  Eigen::Quaterniond q(w, x, y, z);
+  Eigen::Quaterniond q(wxyz[0], wxyz[1], wxyz[2], wxyz[3]);
   if (q.norm() < 1e-12) luaL_argerror(L, arg, "quat must not be zero");
   return q.normalized();
 }

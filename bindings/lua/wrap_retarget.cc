@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -57,11 +56,9 @@ int OptionField(lua_State* L, int arg, const char* field, const char* const* opt
   lua_getfield(L, arg, field);
   if (lua_type(L, -1) != LUA_TSTRING) FieldError(L, arg, field, "string");
   const char* given = lua_tostring(L, -1);
-  for (int i = 0; options[i] != nullptr; ++i) {
-    if (std::strcmp(options[i], given) == 0) {
-      lua_pop(L, 1);
-      return i;
-    }
+  if (const int i = FindOption(given, options); i >= 0) {
+    lua_pop(L, 1);
+    return i;
   }
   OptionError(L, arg, lua_pushfstring(L, "field '%s': invalid value '%s', ", field, given),
               options);
@@ -101,13 +98,7 @@ void CheckEntry(lua_State* L, int arg, const char* source) {
   lua_pushnil(L);
   while (lua_next(L, v) != 0) {
     lua_pop(L, 1);
-    bool known = false;
-    if (lua_type(L, -1) == LUA_TSTRING) {
-      for (int i = 0; kEntryFields[i] != nullptr; ++i) {
-        if (std::strcmp(kEntryFields[i], lua_tostring(L, -1)) == 0) known = true;
-      }
-    }
-    if (!known) {
+    if (lua_type(L, -1) != LUA_TSTRING || FindOption(lua_tostring(L, -1), kEntryFields) < 0) {
       MapError(L, arg,
                lua_pushfstring(L,
                                "unknown field '%s' in the entry of '%s' (expected one of: target, "
@@ -135,14 +126,7 @@ void CheckEntry(lua_State* L, int arg, const char* source) {
   }
   lua_pop(L, 1);
   if (lua_getfield(L, v, "order") != LUA_TNIL) {
-    bool ok = lua_type(L, -1) == LUA_TSTRING;
-    if (ok) {
-      ok = false;
-      for (int i = 0; kOrders[i] != nullptr; ++i) {
-        if (std::strcmp(kOrders[i], lua_tostring(L, -1)) == 0) ok = true;
-      }
-    }
-    if (!ok) {
+    if (lua_type(L, -1) != LUA_TSTRING || FindOption(lua_tostring(L, -1), kOrders) < 0) {
       MapError(L, arg,
                lua_pushfstring(L,
                                "invalid order '%s' for '%s', expected one of: XYZ, XZY, YXZ, "

@@ -13,19 +13,6 @@ Vec3Box* CheckVec3Box(lua_State* L, int arg) {
   return static_cast<Vec3Box*>(CheckBox(L, arg, kVec3Type));
 }
 
-// Reads field `key` (or array slot `slot`) of the table at idx as a finite number.
-bool TableNumber(lua_State* L, int idx, const char* key, int slot, double* out) {
-  lua_getfield(L, idx, key);
-  if (lua_isnil(L, -1)) {
-    lua_pop(L, 1);
-    lua_rawgeti(L, idx, slot);
-  }
-  const bool ok = lua_type(L, -1) == LUA_TNUMBER && std::isfinite(lua_tonumber(L, -1));
-  if (ok) *out = static_cast<double>(lua_tonumber(L, -1));
-  lua_pop(L, 1);
-  return ok;
-}
-
 int w_vec3_new(lua_State* L) {
   // rigel.vec3(x, y, z) | rigel.vec3(table) | rigel.vec3(vec3) | rigel.vec3() = zero
   if (lua_gettop(L) <= 1) {
@@ -91,9 +78,7 @@ int w_vec3_copy(lua_State* L) {
 
 int w_vec3_unpack(lua_State* L) {
   const Eigen::Vector3d v = CheckVec3Box(L, 1)->v;
-  lua_pushnumber(L, v.x());
-  lua_pushnumber(L, v.y());
-  lua_pushnumber(L, v.z());
+  for (int i = 0; i < 3; ++i) lua_pushnumber(L, v[i]);
   return 3;
 }
 
@@ -107,16 +92,10 @@ int w_vec3_table(lua_State* L) {
   return 1;
 }
 
-int w_vec3_get_x(lua_State* L) {
-  lua_pushnumber(L, CheckVec3Box(L, 1)->v.x());
-  return 1;
-}
-int w_vec3_get_y(lua_State* L) {
-  lua_pushnumber(L, CheckVec3Box(L, 1)->v.y());
-  return 1;
-}
-int w_vec3_get_z(lua_State* L) {
-  lua_pushnumber(L, CheckVec3Box(L, 1)->v.z());
+// v.x, v.y, v.z: component I.
+template <int I>
+int w_vec3_get(lua_State* L) {
+  lua_pushnumber(L, CheckVec3Box(L, 1)->v[I]);
   return 1;
 }
 
@@ -192,7 +171,7 @@ const luaL_Reg kMethods[] = {{"length", w_vec3_length},     {"normalized", w_vec
                              {"copy", w_vec3_copy},         {"unpack", w_vec3_unpack},
                              {"table", w_vec3_table},       {nullptr, nullptr}};
 const luaL_Reg kGetters[] = {
-    {"x", w_vec3_get_x}, {"y", w_vec3_get_y}, {"z", w_vec3_get_z}, {nullptr, nullptr}};
+    {"x", w_vec3_get<0>}, {"y", w_vec3_get<1>}, {"z", w_vec3_get<2>}, {nullptr, nullptr}};
 const luaL_Reg kMeta[] = {{"__add", w_vec3_add},           {"__sub", w_vec3_sub},
                           {"__mul", w_vec3_mul},           {"__div", w_vec3_div},
                           {"__unm", w_vec3_unm},           {"__eq", w_vec3_eq},
@@ -212,10 +191,8 @@ bool ToVec3(lua_State* L, int idx, Eigen::Vector3d* out) {
   if (lua_type(L, idx) != LUA_TTABLE) return false;
   idx = lua_absindex(L, idx);
   Eigen::Vector3d v;
-  if (!TableNumber(L, idx, "x", 1, &v[0]) || !TableNumber(L, idx, "y", 2, &v[1]) ||
-      !TableNumber(L, idx, "z", 3, &v[2])) {
-    return false;
-  }
+  static const char* const kXyz[] = {"x", "y", "z"};
+  if (!TableNumbers(L, idx, kXyz, 3, v.data())) return false;
   *out = v;
   return true;
 }

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <random>
 #include <vector>
 
@@ -186,28 +187,29 @@ void ExpectRoundTrip(const Scene& source, const std::string& path, double rel_to
   }
 }
 
+// ExpectRoundTrip (tolerance 1e-5 of the height) through each of `formats`, as <stem>.<format>.
+void ExpectRoundTrips(const Scene& source, const TempDir& dir, const std::string& stem,
+                      std::initializer_list<const char*> formats) {
+  for (const char* format : formats) {
+    ExpectRoundTrip(source, dir.file(stem + "." + format), 1e-5);
+  }
+}
+
 TEST(RoundTrip, TinyBvhThroughGlbGltfAndFbx) {
   TempDir dir;
-  const Scene scene = TinyScene();
-  ExpectRoundTrip(scene, dir.file("tiny.glb"), 1e-5);
-  ExpectRoundTrip(scene, dir.file("tiny.gltf"), 1e-5);
-  ExpectRoundTrip(scene, dir.file("tiny.fbx"), 1e-5);
+  ExpectRoundTrips(TinyScene(), dir, "tiny", {"glb", "gltf", "fbx"});
 }
 
 TEST(RoundTrip, CmuBvhThroughGlbAndFbx) {
   RIGEL_REQUIRE_SHARED_DATA();
   TempDir dir;
-  const Scene scene = ReadBvh(Data("cmu_cgspeed/01_01.bvh"));
-  ExpectRoundTrip(scene, dir.file("01_01.glb"), 1e-5);
-  ExpectRoundTrip(scene, dir.file("01_01.fbx"), 1e-5);
+  ExpectRoundTrips(ReadBvh(Data("cmu_cgspeed/01_01.bvh")), dir, "01_01", {"glb", "fbx"});
 }
 
 TEST(RoundTrip, MixedOrderBvhThroughFbx) {
   RIGEL_REQUIRE_SHARED_DATA();
   TempDir dir;
-  const Scene scene = ReadBvh(Data("pybvh/bvh_test1.bvh"));
-  ExpectRoundTrip(scene, dir.file("mixed.fbx"), 1e-5);
-  ExpectRoundTrip(scene, dir.file("mixed.glb"), 1e-5);
+  ExpectRoundTrips(ReadBvh(Data("pybvh/bvh_test1.bvh")), dir, "mixed", {"fbx", "glb"});
 }
 
 TEST(RoundTrip, RealFbxThroughGlbAndFbx) {
@@ -216,9 +218,7 @@ TEST(RoundTrip, RealFbxThroughGlbAndFbx) {
   for (const char* rel : {"fbx/ozz_pab/locomotions.fbx", "fbx/assimp/animation_with_skeleton.fbx",
                           "fbx/cmu_isaacgym/01_01_cmu.fbx"}) {
     SCOPED_TRACE(rel);
-    const Scene scene = LoadScene(Data(rel));
-    ExpectRoundTrip(scene, dir.file("x.glb"), 1e-5);
-    ExpectRoundTrip(scene, dir.file("x.fbx"), 1e-5);
+    ExpectRoundTrips(LoadScene(Data(rel)), dir, "x", {"glb", "fbx"});
   }
 }
 

@@ -81,45 +81,47 @@ void ExpectBlenderMatches(const std::string& file, const Skeleton& skeleton, con
       << file << ": worst at " << worst_at << ", height " << height << " scale " << blender_scale;
 }
 
-TEST(Blender, OpensRigelGlbAsArmatureWithSameMotion) {
-  RIGEL_REQUIRE_SHARED_DATA();
-  REQUIRE_BLENDER();
+// Writes two BVH takes from the corpus as `ext` and checks Blender opens each as an armature with
+// the same motion. The BVH states no unit: the file is written in metres by the unit estimated
+// from the height (glTF natively, FBX with UnitScaleFactor 100).
+void ExpectBlenderOpensRigelExport(const char* ext) {
   TempDir dir;
   for (const char* rel : {"cmu_cgspeed/01_01.bvh", "pybvh/bvh_test1.bvh"}) {
     SCOPED_TRACE(rel);
     const Scene scene = ReadBvh(testing::SharedData() + "/" + rel);
-    const std::string out = dir.file("out.glb");
+    const std::string out = dir.file(std::string("out.") + ext);
     SaveScene(scene, out);
-    // The BVH states no unit: glTF is written in metres by the unit estimated from the height.
     ASSERT_GT(scene.estimated_unit_metres, 0);
     ExpectBlenderMatches(out, *scene.skeleton, scene.clips[0], scene.estimated_unit_metres, dir);
   }
+}
+
+TEST(Blender, OpensRigelGlbAsArmatureWithSameMotion) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  REQUIRE_BLENDER();
+  ExpectBlenderOpensRigelExport("glb");
 }
 
 TEST(Blender, OpensRigelFbxAsArmatureWithSameMotion) {
   RIGEL_REQUIRE_SHARED_DATA();
   REQUIRE_BLENDER();
+  ExpectBlenderOpensRigelExport("fbx");
+}
+
+// The CMU FBX, imported through Assimp (rest orientations, cm with a 100x armature) and written
+// again by rigel as `ext`: Blender opens it as an armature with the same motion.
+void ExpectRealFbxReExportedAs(const char* ext) {
   TempDir dir;
-  for (const char* rel : {"cmu_cgspeed/01_01.bvh", "pybvh/bvh_test1.bvh"}) {
-    SCOPED_TRACE(rel);
-    const Scene scene = ReadBvh(testing::SharedData() + "/" + rel);
-    const std::string out = dir.file("out.fbx");
-    SaveScene(scene, out);
-    // Written in metres (UnitScaleFactor 100) by the unit estimated from the height.
-    ASSERT_GT(scene.estimated_unit_metres, 0);
-    ExpectBlenderMatches(out, *scene.skeleton, scene.clips[0], scene.estimated_unit_metres, dir);
-  }
+  const Scene scene = LoadScene(testing::SharedData() + "/fbx/cmu_isaacgym/01_01_cmu.fbx");
+  const std::string out = dir.file(std::string("cmu.") + ext);
+  SaveScene(scene, out);
+  ExpectBlenderMatches(out, *scene.skeleton, scene.clips[0], scene.file_unit_metres, dir);
 }
 
 TEST(Blender, RealFbxReExportedAsGlb) {
   RIGEL_REQUIRE_SHARED_DATA();
   REQUIRE_BLENDER();
-  TempDir dir;
-  // Imported through Assimp (rest orientations, cm with a 100x armature), written again by rigel.
-  const Scene scene = LoadScene(testing::SharedData() + "/fbx/cmu_isaacgym/01_01_cmu.fbx");
-  SaveScene(scene, dir.file("cmu.glb"));
-  ExpectBlenderMatches(dir.file("cmu.glb"), *scene.skeleton, scene.clips[0], scene.file_unit_metres,
-                       dir);
+  ExpectRealFbxReExportedAs("glb");
 }
 
 // The CMU FBX is a 25 m skeleton in centimetres with zero-length hand bones: Blender builds bones
@@ -129,11 +131,7 @@ TEST(Blender, RealFbxReExportedAsGlb) {
 TEST(Blender, RealFbxReExportedAsFbx) {
   RIGEL_REQUIRE_SHARED_DATA();
   REQUIRE_BLENDER();
-  TempDir dir;
-  const Scene scene = LoadScene(testing::SharedData() + "/fbx/cmu_isaacgym/01_01_cmu.fbx");
-  SaveScene(scene, dir.file("cmu.fbx"));
-  ExpectBlenderMatches(dir.file("cmu.fbx"), *scene.skeleton, scene.clips[0], scene.file_unit_metres,
-                       dir);
+  ExpectRealFbxReExportedAs("fbx");
 }
 
 TEST(Blender, ReadsBlenderFbxLikeRigel) {

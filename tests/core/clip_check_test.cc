@@ -13,26 +13,13 @@
 #include <memory>
 
 #include "core/skeleton_builder.h"
+#include "root_and_child.h"
 
 namespace rigel {
 namespace {
 
 std::unique_ptr<Skeleton> TwoJoints() {
-  RawSkeleton raw;
-  RawSkeleton::Joint hips;
-  hips.name = "hips";
-  hips.channels = {ChannelType::kXposition, ChannelType::kYposition, ChannelType::kZposition,
-                   ChannelType::kZrotation, ChannelType::kXrotation, ChannelType::kYrotation};
-  RawSkeleton::Joint knee;
-  knee.name = "knee";
-  knee.rest_translation = Eigen::Vector3d(0, -1, 0);
-  knee.channels = {ChannelType::kXrotation};
-  hips.children.push_back(knee);
-  raw.roots.push_back(hips);
-  std::string error;
-  auto skeleton = SkeletonBuilder().Build(raw, &error);
-  EXPECT_TRUE(skeleton) << error;
-  return skeleton;
+  return RootAndChild("hips", "knee", Eigen::Vector3d(0, -1, 0), ChannelType::kXrotation);
 }
 
 TEST(FindNonFinite, NoneInAFiniteClip) {

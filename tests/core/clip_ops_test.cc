@@ -6,6 +6,7 @@
 
 #include "core/euler.h"
 #include "core/skeleton_builder.h"
+#include "root_and_child.h"
 
 namespace rigel {
 namespace {
@@ -14,18 +15,7 @@ using C = ChannelType;
 
 // A root with position and ZXY rotation channels and a child elbow with one rotation channel.
 std::unique_ptr<Skeleton> TwoJoints() {
-  RawSkeleton raw;
-  RawSkeleton::Joint root;
-  root.name = "root";
-  root.channels = {C::kXposition, C::kYposition, C::kZposition,
-                   C::kZrotation, C::kXrotation, C::kYrotation};
-  RawSkeleton::Joint elbow;
-  elbow.name = "elbow";
-  elbow.rest_translation = {1, 0, 0};
-  elbow.channels = {C::kYrotation};
-  root.children.push_back(elbow);
-  raw.roots.push_back(root);
-  return SkeletonBuilder().Build(raw);
+  return RootAndChild("root", "elbow", Eigen::Vector3d(1, 0, 0), C::kYrotation);
 }
 
 TEST(ClipOps, SliceCopiesTheFramesAndKeepsTheFrameTime) {

@@ -200,12 +200,18 @@ TEST(BvhTranslation, RootWithDeltaChannelsAddsThem) {
   EXPECT_EQ(MotionValues(FormatBvh(*scene.skeleton, scene.clips[0])), MotionValues(text));
 }
 
+// A lone root Hips at OFFSET `offset` (six channels, an End Site 10 above) with two frames of
+// motion, `rows` (six values and a newline per frame).
+std::string HipsOnlyFile(const std::string& offset, const std::string& rows) {
+  return "HIERARCHY\nROOT Hips\n{\nOFFSET " + offset +
+         "\nCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+         "End Site\n{\nOFFSET 0 10 0\n}\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n" +
+         rows;
+}
+
 TEST(BvhTranslation, UndecidedDataWarnAndAdd) {
   // Root OFFSET y = 50, channels hold y = 25 on every frame: neither restating nor near zero.
-  const std::string text =
-      "HIERARCHY\nROOT Hips\n{\nOFFSET 0 50 0\nCHANNELS 6 Xposition Yposition Zposition "
-      "Zrotation Xrotation Yrotation\nEnd Site\n{\nOFFSET 0 10 0\n}\n}\n"
-      "MOTION\nFrames: 2\nFrame Time: 0.1\n0 25 0 0 0 0\n0 25 0 0 0 0\n";
+  const std::string text = HipsOnlyFile("0 50 0", "0 25 0 0 0 0\n0 25 0 0 0 0\n");
   const Scene scene = ParseBvh(text, "odd.bvh");
   EXPECT_EQ(ModeOf(scene, "Hips"), TranslationMode::kAdd);
   EXPECT_NEAR(WorldOf(scene, "Hips", 0).y(), 75.0, 1e-12);
@@ -220,10 +226,7 @@ TEST(BvhTranslation, UndecidedDataWarnAndAdd) {
 }
 
 TEST(BvhTranslation, ZeroOffsetNeedsNoDecision) {
-  const std::string text =
-      "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\nCHANNELS 6 Xposition Yposition Zposition "
-      "Zrotation Xrotation Yrotation\nEnd Site\n{\nOFFSET 0 10 0\n}\n}\n"
-      "MOTION\nFrames: 2\nFrame Time: 0.1\n3 25 0 0 0 0\n1 -4 7 0 0 0\n";
+  const std::string text = HipsOnlyFile("0 0 0", "3 25 0 0 0 0\n1 -4 7 0 0 0\n");
   const Scene scene = ParseBvh(text, "zero.bvh");
   EXPECT_EQ(ModeOf(scene, "Hips"), TranslationMode::kAdd);
   EXPECT_NEAR(WorldOf(scene, "Hips", 1).z(), 7.0, 1e-12);

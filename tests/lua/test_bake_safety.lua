@@ -133,6 +133,15 @@ local function sorted(tbl)
   return keys
 end
 
+-- Calls f(type_name, "Type.method", call) for every mutating method, in a fixed order.
+local function each_mutator(f)
+  for _, type_name in ipairs(sorted(mutators)) do
+    for _, method in ipairs(sorted(mutators[type_name])) do
+      f(type_name, type_name .. "." .. method, mutators[type_name][method])
+    end
+  end
+end
+
 t.run({
   every_method_is_classified = function()
     local o = fixture()
@@ -149,37 +158,33 @@ t.run({
   end,
 
   mutators_inside_bake = function()
-    for _, type_name in ipairs(sorted(mutators)) do
-      for _, method in ipairs(sorted(mutators[type_name])) do
-        local call = mutators[type_name][method]
-        local name = type_name .. "." .. method
-        local o = fixture()
-        local frames, channels = #o.clip, o.skeleton.num_channels
-        local tried, ok, err = false, nil, nil
-        local baked, summary = o.rig:bake(o.clip, function(frame, pose)
-          if frame == 2 then
-            o.pose = pose
-            tried = true
-            ok, err = pcall(call, o)
-          end
-        end)
-        t.ok(tried, name .. ": called inside the callback")
-        if locked_in_bake[name] then
-          t.ok(not ok and tostring(err):find(locked[name] .. " baked", 1, true),
-            name .. " refused while baking: " .. tostring(err))
-        else
-          t.ok(ok, name .. " works inside a bake callback: " .. tostring(err))
+    each_mutator(function(type_name, name, call)
+      local o = fixture()
+      local frames, channels = #o.clip, o.skeleton.num_channels
+      local tried, ok, err = false, nil, nil
+      local baked, summary = o.rig:bake(o.clip, function(frame, pose)
+        if frame == 2 then
+          o.pose = pose
+          tried = true
+          ok, err = pcall(call, o)
         end
-        t.eq(#baked, frames, name .. ": the baked clip has the source's frame count")
-        t.eq(summary.frames, frames, name .. ": the summary counts every frame")
-        t.eq(baked.num_channels, channels, name .. ": one value per channel")
-        -- The locks end with the bake, also when the callback raised.
-        if locked_in_bake[name] then
-          local again = fixture()
-          t.ok(pcall(call, again), name .. " works again after the bake")
-        end
+      end)
+      t.ok(tried, name .. ": called inside the callback")
+      if locked_in_bake[name] then
+        t.ok(not ok and tostring(err):find(locked[name] .. " baked", 1, true),
+          name .. " refused while baking: " .. tostring(err))
+      else
+        t.ok(ok, name .. " works inside a bake callback: " .. tostring(err))
       end
-    end
+      t.eq(#baked, frames, name .. ": the baked clip has the source's frame count")
+      t.eq(summary.frames, frames, name .. ": the summary counts every frame")
+      t.eq(baked.num_channels, channels, name .. ": one value per channel")
+      -- The locks end with the bake, also when the callback raised.
+      if locked_in_bake[name] then
+        local again = fixture()
+        t.ok(pcall(call, again), name .. " works again after the bake")
+      end
+    end)
   end,
 
   locks_end_when_the_callback_raises = function()
@@ -209,37 +214,33 @@ t.run({
   end,
 
   mutators_inside_retarget = function()
-    for _, type_name in ipairs(sorted(mutators)) do
-      for _, method in ipairs(sorted(mutators[type_name])) do
-        local call = mutators[type_name][method]
-        local name = type_name .. "." .. method
-        local o = fixture()
-        o.pose = o.clip:pose(1)
-        local target = fixture()
-        local channels = target.skeleton.num_channels
-        local source = (type_name == "Scene") and o.scene or o.clip
-        local tried, ok, err = false, nil, nil
-        -- A metamethod of the options table runs Lua code in the middle of rigel.retarget.
-        local options = setmetatable({}, { __index = function(_, key)
-          if not tried then
-            tried = true
-            ok, err = pcall(call, o)
-          end
-          return nil
-        end })
-        local result_ok, result = pcall(rigel.retarget, source, target.scene, options)
-        t.ok(tried, name .. ": called inside rigel.retarget")
-        if locked_in_retarget[name] then
-          t.ok(not ok and tostring(err):find(locked[name] .. " retargeted", 1, true),
-            name .. " refused while retargeting: " .. tostring(err))
-        else
-          t.ok(ok, name .. " works inside rigel.retarget: " .. tostring(err))
+    each_mutator(function(type_name, name, call)
+      local o = fixture()
+      o.pose = o.clip:pose(1)
+      local target = fixture()
+      local channels = target.skeleton.num_channels
+      local source = (type_name == "Scene") and o.scene or o.clip
+      local tried, ok, err = false, nil, nil
+      -- A metamethod of the options table runs Lua code in the middle of rigel.retarget.
+      local options = setmetatable({}, { __index = function(_, key)
+        if not tried then
+          tried = true
+          ok, err = pcall(call, o)
         end
-        -- The chain fixture maps onto itself; whatever the result, it is a whole clip.
-        if result_ok then
-          t.eq(result.num_channels, channels, name .. ": retargeted clip")
-        end
+        return nil
+      end })
+      local result_ok, result = pcall(rigel.retarget, source, target.scene, options)
+      t.ok(tried, name .. ": called inside rigel.retarget")
+      if locked_in_retarget[name] then
+        t.ok(not ok and tostring(err):find(locked[name] .. " retargeted", 1, true),
+          name .. " refused while retargeting: " .. tostring(err))
+      else
+        t.ok(ok, name .. " works inside rigel.retarget: " .. tostring(err))
       end
-    end
+      -- The chain fixture maps onto itself; whatever the result, it is a whole clip.
+      if result_ok then
+        t.eq(result.num_channels, channels, name .. ": retargeted clip")
+      end
+    end)
   end,
 })
