@@ -5,11 +5,14 @@
 // same through a transform the reader applies after parsing (degrees -> radians, subtracting an
 // OFFSET): the text t it writes satisfies forward(parse(t)) == target whenever some double does.
 //
-// Fast path: when a decimal of at most 15 significant digits reads back exactly (every value a
-// mocap file or a 15-digit writer produced), its digits are found with one multiplication and
-// one division, trailing zeros removed, and printed in fixed notation ("0", "-12.3456", "0.0625");
-// that decimal is then the shortest exact form. Otherwise std::to_chars' shortest round-trip form
-// (Ryu) is written. No allocation; the caller provides kMaxDecimalChars bytes at `p`.
+// Fast paths, tried in turn, each checked exactly (the candidate's correctly rounded value, one
+// division by an exact power of ten, goes through `forward` and must give `target`): 4 decimals
+// (|x| < 1e4, digits from a table), 8 decimals (|x| < 1e7, SWAR digits), 15 significant digits
+// (1e-5 <= |x| < 1e15). A decimal that passes, trailing zeros removed, is the shortest exact form
+// ("0", "-12.3456", "0.0625"), in fixed notation; every mocap decimal and every 15-digit text
+// passes. Otherwise std::to_chars' shortest round-trip form (Ryu) of the double nearest `guess`
+// that maps to `target`. Digits are stored as whole 64-bit words, without branches; no
+// allocation. The caller provides kMaxDecimalChars bytes at `p`; the text is at most 24 chars.
 #ifndef RIGEL_EXPORTERS_EXACT_DECIMAL_H_
 #define RIGEL_EXPORTERS_EXACT_DECIMAL_H_
 
@@ -97,13 +100,25 @@ inline uint64_t EightDigits(uint64_t hi, uint64_t lo) {
   return tens + ((hundreds - 10 * tens) << 8);
 }
 
+// "0000" .. "9999" as four digit bytes 0..9 (not ASCII), most significant first in memory
+// (little-endian): 40 KB of constants.
+inline constexpr auto kFourDigits = [] {
+  std::array<uint32_t, 10000> t{};
+  for (uint32_t i = 0; i < 10000; ++i) {
+    t[i] = (i / 1000) | ((i / 100 % 10) << 8) | ((i / 10 % 10) << 16) | ((i % 10) << 24);
+  }
+  return t;
+}();
+
 // Writes m * 10^-4 (m < 10^8), with '-' when `negative`, in fixed notation without trailing
-// zeros in the fraction; returns the end. The four integer and four fraction digits are one
-// 64-bit word; no branch, no load. Touches 16 bytes at p.
+// zeros in the fraction; returns the end. The four integer and four fraction digits (two table
+// loads) are one 64-bit word; no branch. Touches 16 bytes at p.
 inline char* WriteFixed4(char* p, bool negative, uint64_t m) {
   constexpr uint64_t kZeros = 0x3030303030303030ULL;  // "00000000"
-  const uint64_t digits = EightDigits(m / 10000, m % 10000);
-  // Leading zero digits of the integer part, at most 3 (bit 31 is never a digit bit).
+  // Leading zero digits of the integer part, at most 3 (bit 31 is never a digit bit); fraction
+  // digits up to the last non-zero one: (highest set bit + 8) / 8, 0 when none.
+  const uint64_t digits =
+      kFourDigits[m / 10000] | (static_cast<uint64_t>(kFourDigits[m % 10000]) << 32);
   const int leading = std::countr_zero(digits | (1ULL << 31)) / 8;
   const uint64_t fraction = digits >> 32;
   const int fraction_chars = static_cast<int>(std::bit_width((fraction << 1) | 1) + 6) / 8;

@@ -10,6 +10,7 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <assimp/Importer.hpp>
 #include <cmath>
@@ -222,6 +223,9 @@ BENCHMARK(BM_PeakMemory)->Unit(benchmark::kMillisecond)->Iterations(1);
 // repetitions when there are several, else the single run).
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
+  // Colour only on a terminal (Google Benchmark's own reporter decides the same way).
+  RatioReporter() : ConsoleReporter(isatty(fileno(stdout)) ? OO_Defaults : OO_Tabular) {}
+
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
       const auto rate = run.counters.find("bytes_per_second");
