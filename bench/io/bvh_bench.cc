@@ -242,7 +242,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
     ConsoleReporter::Finalize();
     const auto reader = rates_.find("BM_ReadBvh_Rigel");
     if (reader == rates_.end()) return;
-    std::printf("\nThroughput over rigel's BVH reader (%.0f MB/s, CPU time):\n",
+    std::printf("\nThroughput over rigel's BVH reader (%.0f MB/s, MB = 10^6 bytes; CPU time):\n",
                 reader->second / 1e6);
     for (const auto& [name, rate] : rates_) {
       if (name == reader->first) continue;
