@@ -1,27 +1,28 @@
 #include "exporters/bvh_writer.h"
 
-#include <fmt/format.h>
-
-#include <charconv>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <span>
+#include <string_view>
 
 #include "core/euler.h"
 #include "core/pose.h"
 #include "core/skeleton_builder.h"
+#include "exporters/exact_decimal.h"
 #include "exporters/export_check.h"
 
 namespace rigel {
 namespace {
 
 constexpr size_t kFlushBytes = 1 << 20;
+// Longest text of one number (WriteDecimal writes at most 24 characters) and its separator.
+constexpr size_t kMaxValueChars = 26;
 
-// Appends `v` with 15 significant digits, shortest form ("0", "12.5", "1.87e-05").
+// Appends `v` in its shortest exact form ("0", "12.5", "1.87e-05"): re-reading gives `v`.
 void AppendNumber(std::string* out, double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::general, 15);
-  out->append(buf, r.ptr);
+  char buf[kMaxDecimalChars];
+  out->append(buf, WriteDecimal(buf, v));
 }
 
 void CheckExportable(const Skeleton& skeleton, const Clip& clip, const std::string& target) {
@@ -32,11 +33,11 @@ bool IsIdentity(const Eigen::Quaterniond& q) {
   return q.isApprox(Eigen::Quaterniond::Identity(), 1e-12);
 }
 
-// Streams the BVH text to `flush(std::string&)` in blocks of about kFlushBytes.
+// Streams the BVH text to `flush(std::string_view)`: the hierarchy, then the motion in blocks of
+// about kFlushBytes written in place, with no allocation per value.
 template <typename Flush>
 void Emit(const Skeleton& skeleton, const Clip& clip, Flush&& flush) {
-  std::string out;
-  out.reserve(kFlushBytes + 4096);
+  std::string out;  // the hierarchy
   auto indent = [&out](int depth) { out.append(static_cast<size_t>(depth), '\t'); };
   auto offset = [&out](const Eigen::Vector3d& v) {
     out += "OFFSET";
@@ -104,31 +105,47 @@ void Emit(const Skeleton& skeleton, const Clip& clip, Flush&& flush) {
   out += "\nFrame Time: ";
   AppendNumber(&out, clip.frame_time());
   out += '\n';
+  flush(std::string_view(out));
+  // The reader turns a written number d of channel c into d * from_file[c] - subtract[c] (degrees
+  // to radians; absolute translations, TranslationMode::kReplace, less their OFFSET). Each value
+  // x is written as the text that maps back to exactly x (WriteDecimalFor), found from
+  // x * to_file[c] + add_back[c]. add_back is -0.0 where there is no offset: x + -0.0 is x for
+  // every x, -0.0 included, so a value read as -0.0 ("-0.000") is written "-0" and stays -0.0.
   const int channels = clip.num_channels();
-  std::vector<double> scale(channels);
-  // Joints whose file stated absolute translations get their OFFSET back (TranslationMode).
-  std::vector<double> shift(channels, 0.0);
+  std::vector<double> to_file(channels), from_file(channels), subtract(channels, 0.0);
+  std::vector<double> add_back(channels, -0.0);
   for (int c = 0; c < channels; ++c) {
     const ChannelType type = skeleton.channels()[c];
-    scale[c] = IsRotation(type) ? kDegPerRad : 1.0;
+    to_file[c] = IsRotation(type) ? kDegPerRad : 1.0;
+    from_file[c] = IsRotation(type) ? kRadPerDeg : 1.0;
     const int j = skeleton.channel_joint(c);
     if (IsTranslation(type) && skeleton.translation_mode(j) == TranslationMode::kReplace) {
-      shift[c] = skeleton.rest_translation(j)[ChannelAxis(type)];
+      subtract[c] = add_back[c] = skeleton.rest_translation(j)[ChannelAxis(type)];
     }
   }
+  // Rows go into one large buffer, flushed when the next row might not fit.
+  const size_t row_chars = static_cast<size_t>(channels) * kMaxValueChars + kMaxDecimalChars;
+  const size_t capacity = kFlushBytes + row_chars;
+  const std::unique_ptr<char[]> buffer(new char[capacity]);
+  char* const begin = buffer.get();
+  char* p = begin;
   for (int f = 0; f < clip.num_frames(); ++f) {
-    const std::span<const double> row = clip.frame(f);
+    const double* row = clip.frame(f).data();
     for (int c = 0; c < channels; ++c) {
-      if (c) out += ' ';
-      AppendNumber(&out, row[c] * scale[c] + shift[c]);
+      const double s = from_file[c];
+      const double o = subtract[c];
+      p = WriteDecimalFor(p, row[c], row[c] * to_file[c] + add_back[c],
+                          [s, o](double d) { return d * s - o; });
+      *p++ = ' ';
     }
-    out += '\n';
-    if (out.size() >= kFlushBytes) {
-      flush(out);
-      out.clear();
+    if (channels) --p;
+    *p++ = '\n';
+    if (static_cast<size_t>(p - begin) + row_chars > capacity) {
+      flush(std::string_view(begin, p - begin));
+      p = begin;
     }
   }
-  flush(out);
+  flush(std::string_view(begin, p - begin));
 }
 
 }  // namespace
@@ -222,9 +239,9 @@ std::string FormatBvh(const Skeleton& skeleton, const Clip& clip) {
     std::unique_ptr<Skeleton> s;
     Clip c;
     FoldRestOrientations(skeleton, clip, &s, &c);
-    Emit(*s, c, [&text](const std::string& block) { text += block; });
+    Emit(*s, c, [&text](std::string_view block) { text += block; });
   } else {
-    Emit(skeleton, clip, [&text](const std::string& block) { text += block; });
+    Emit(skeleton, clip, [&text](std::string_view block) { text += block; });
   }
   return text;
 }
@@ -237,7 +254,7 @@ void WriteBvh(const Skeleton& skeleton, const Clip& clip, const std::string& pat
   if (fold) FoldRestOrientations(skeleton, clip, &folded_skeleton, &folded_clip);
   AtomicFile file(path);
   Emit(fold ? *folded_skeleton : skeleton, fold ? folded_clip : clip,
-       [&file](const std::string& block) { file.Write(block); });
+       [&file](std::string_view block) { file.Write(block); });
   file.Commit();
 }
 

@@ -1,6 +1,7 @@
 // Native BVH writer: the skeleton's joint names, order, offsets, channel layout and End Sites as
-// they are, values printed with 15 significant digits (re-reading gives the same values to 1e-14
-// relative), written atomically.
+// they are, every number in its shortest exact form (exact_decimal.h): re-reading the file gives
+// the same doubles, bit for bit, for every value the BVH reader can produce (any value read from
+// a BVH file, whoever wrote it); written atomically.
 #ifndef RIGEL_EXPORTERS_BVH_WRITER_H_
 #define RIGEL_EXPORTERS_BVH_WRITER_H_
 
@@ -31,7 +32,10 @@ void FoldRestOrientations(const Skeleton& skeleton, const Clip& clip,
 
 // BVH text for `clip` on `skeleton`. Rest orientations are folded first (FoldRestOrientations).
 // Position channels of joints whose source file stated absolute translations
-// (TranslationMode::kReplace) are written as value + OFFSET, the file's own convention. Throws
+// (TranslationMode::kReplace) are written as value + OFFSET, the file's own convention. Each
+// value is written as the shortest text the reader turns back into exactly it (through its
+// degrees-to-radians and OFFSET steps); a value no text maps to exactly (a solver's output can be
+// one) is written as the double nearest to it in the file's terms, one rounding away. Throws
 // ExportError, before producing anything, when:
 // - the clip's row width is not the skeleton's channel count, or it has no frame;
 // - the frame time is not finite and > 0;

@@ -1,12 +1,16 @@
 // BVH read/write benchmark: rigel's reader against Assimp's ReadFile on the same generated file
-// (60 joints, 20,000 frames, about 30 MB), in one run, plus writer throughput and the peak
-// memory (max RSS) of a fresh process that reads the file with each library.
+// (60 joints, 20,000 frames, about 30 MB), in one run, plus writer throughput (BVH to a file and
+// to memory; glTF and FBX of the same clip, in MB/s and us per frame) and the peak memory (max
+// RSS) of a fresh process that reads the file with each library. At the end it prints each
+// writer's throughput over the reader's, from the medians when run with repetitions
+// (--benchmark_repetitions=5 on a busy machine; rates use CPU time).
 //
 //   bvh_bench [google-benchmark flags]          timings + peak-memory counters
 //   bvh_bench --peak=rigel|assimp|none FILE     (internal) read FILE and exit
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <assimp/Importer.hpp>
 #include <cmath>
@@ -14,9 +18,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "exporters/bvh_writer.h"
+#include "exporters/fbx_writer.h"
+#include "exporters/gltf_writer.h"
 #include "importers/bvh_reader.h"
 
 namespace {
@@ -104,8 +112,14 @@ void BM_ReadBvh_Assimp(benchmark::State& state) {
                           static_cast<int64_t>(std::filesystem::file_size(path)));
 }
 
+const rigel::Scene& BenchScene() {
+  static const rigel::Scene scene = rigel::ReadBvh(FilePath());
+  return scene;
+}
+
+// WriteBvh to a file (atomic: temporary file, fsync, rename), as the CLI writes.
 void BM_WriteBvh_Rigel(benchmark::State& state) {
-  const rigel::Scene scene = rigel::ReadBvh(FilePath());
+  const rigel::Scene& scene = BenchScene();
   const std::string out =
       (std::filesystem::temp_directory_path() / "rigel_bench_written.bvh").string();
   for (auto _ : state) {
@@ -114,6 +128,48 @@ void BM_WriteBvh_Rigel(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() *
                           static_cast<int64_t>(std::filesystem::file_size(out)));
   std::filesystem::remove(out);
+}
+
+// FormatBvh: the text in memory, no file system.
+void BM_FormatBvh_Rigel(benchmark::State& state) {
+  const rigel::Scene& scene = BenchScene();
+  size_t bytes = 0;
+  for (auto _ : state) {
+    const std::string text = rigel::FormatBvh(*scene.skeleton, scene.clips[0]);
+    bytes = text.size();
+    benchmark::DoNotOptimize(text.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
+}
+
+// glTF (binary) and FBX of the same skeleton and clip, in memory: MB/s of output and us per
+// frame (one frame = 60 joints' TRS keys).
+template <typename Format>
+void WriterCase(benchmark::State& state, Format format) {
+  const rigel::Scene& scene = BenchScene();
+  size_t bytes = 0;
+  for (auto _ : state) {
+    const std::string data = format(*scene.skeleton, std::span(scene.clips));
+    bytes = data.size();
+    benchmark::DoNotOptimize(data.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
+  state.counters["us_per_frame"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * scene.clips[0].num_frames() * 1e-6,
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["file_MB"] = static_cast<double>(bytes) / 1e6;
+}
+
+void BM_FormatGltf_Rigel(benchmark::State& state) {
+  WriterCase(state, [](const rigel::Skeleton& s, std::span<const rigel::Clip> clips) {
+    return rigel::FormatGltf(s, clips, rigel::GltfOptions{}, "bench.glb");
+  });
+}
+
+void BM_FormatFbx_Rigel(benchmark::State& state) {
+  WriterCase(state, [](const rigel::Skeleton& s, std::span<const rigel::Clip> clips) {
+    return rigel::FormatFbx(s, clips, rigel::FbxOptions{}, "bench.fbx");
+  });
 }
 
 // Peak resident memory (VmHWM) in MB of a fresh process (this program re-executed) that reads
@@ -158,7 +214,45 @@ void BM_PeakMemory(benchmark::State& state) {
 BENCHMARK(BM_ReadBvh_Rigel)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_ReadBvh_Assimp)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_WriteBvh_Rigel)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_FormatBvh_Rigel)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_FormatGltf_Rigel)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_FormatFbx_Rigel)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_PeakMemory)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// The console output, then each writer's bytes per second over the reader's (the median of the
+// repetitions when there are several, else the single run).
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  // Colour only on a terminal (Google Benchmark's own reporter decides the same way).
+  RatioReporter() : ConsoleReporter(isatty(fileno(stdout)) ? OO_Defaults : OO_Tabular) {}
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      const auto rate = run.counters.find("bytes_per_second");
+      if (run.error_occurred || rate == run.counters.end()) continue;
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      if (run.run_type == Run::RT_Aggregate && !median) continue;
+      std::string name = run.run_name.function_name;
+      if (median || !rates_.count(name)) rates_[name] = rate->second.value;
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    const auto reader = rates_.find("BM_ReadBvh_Rigel");
+    if (reader == rates_.end()) return;
+    std::printf("\nThroughput over rigel's BVH reader (%.0f MB/s, MB = 10^6 bytes; CPU time):\n",
+                reader->second / 1e6);
+    for (const auto& [name, rate] : rates_) {
+      if (name == reader->first) continue;
+      std::printf("  %-22s %8.0f MB/s  %.2fx\n", name.c_str(), rate / 1e6, rate / reader->second);
+    }
+  }
+
+ private:
+  std::map<std::string, double> rates_;
+};
 
 }  // namespace
 
@@ -178,7 +272,8 @@ int main(int argc, char** argv) {
   }
   g_self = argv[0];
   benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;
 }
