@@ -145,6 +145,50 @@ TEST(AutoMapFingers, MapsWhatBothHaveAndListsTheRest) {
   EXPECT_EQ(notes.size(), 2u);  // the toes, as before
 }
 
+// Fingers are retargeted with the rest-pose alignment: MakeHuman legacy walk -> MakeHuman default
+// rig (both Z-up decimetres), each phalanx segment of the output points along the source's,
+// measured here from forward kinematics of both clips.
+TEST(AutoMapFingers, RetargetedPhalangesFollowTheSource) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const Scene src = LoadScene(testing::SharedData() + "/makehuman/walk1.bvh");
+  const Scene tgt = LoadScene(testing::SharedData() + "/makehuman/tpose.bvh");
+  // The same map without its finger entries: the fingers then keep the target's reference pose.
+  BoneMap no_fingers = AutoMap(*src.skeleton, *tgt.skeleton);
+  std::erase_if(no_fingers.entries, [](const BoneMapEntry& e) {
+    return !e.role && (e.comment.starts_with("Left") || e.comment.starts_with("Right"));
+  });
+  auto worst_of = [&](const BoneMap& map) {
+    const RetargetResult r = Retarget(src.skeleton, src.clips[0], tgt.skeleton, map);
+    const std::pair<const char*, const char*> pairs[][2] = {
+        {{"Index1_L", "Index2_L"}, {"finger2-1.L", "finger2-2.L"}},
+        {{"Thumb2_R", "Thumb3_R"}, {"finger1-2.R", "finger1-3.R"}},
+        {{"Pinky1_L", "Pinky2_L"}, {"finger5-1.L", "finger5-2.L"}},
+    };
+    std::vector<Eigen::Isometry3d> ws(src.skeleton->num_joints()), wt(tgt.skeleton->num_joints());
+    double worst = 0.0;
+    for (int f = 0; f < src.clips[0].num_frames(); ++f) {
+      ForwardKinematics(*src.skeleton, src.clips[0].frame(f), ws);
+      ForwardKinematics(*tgt.skeleton, r.clip.frame(f), wt);
+      for (const auto& p : pairs) {
+        const Eigen::Vector3d a = ws[src.skeleton->FindJoint(p[0].second)].translation() -
+                                  ws[src.skeleton->FindJoint(p[0].first)].translation();
+        const Eigen::Vector3d b = wt[tgt.skeleton->FindJoint(p[1].second)].translation() -
+                                  wt[tgt.skeleton->FindJoint(p[1].first)].translation();
+        EXPECT_GT(a.norm(), 0.0);
+        EXPECT_GT(b.norm(), 0.0);
+        worst = std::max(worst, std::atan2(a.cross(b).norm(), a.dot(b)) * 180.0 / M_PI);
+      }
+    }
+    return worst;
+  };
+  const double worst = worst_of({});
+  const double unmapped = worst_of(no_fingers);
+  std::printf("fingers walk1 -> tpose: worst phalanx direction %.4f deg (%.2f without them)\n",
+              worst, unmapped);
+  EXPECT_LT(worst, 1.0);
+  EXPECT_GT(unmapped, 5.0);
+}
+
 // ---- Targets generated from the CMU skeleton -------------------------------------------------
 
 // What each CMU joint is, as the test reads the CMU skeleton (not from rigel's tables).
