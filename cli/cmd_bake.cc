@@ -20,6 +20,7 @@
 #include "cli/batch/batch.h"
 #include "cli/command.h"
 #include "cli/preview/preview_page.h"
+#include "core/clip_check.h"
 #include "exporters/save_scene.h"
 #include "importers/load_scene.h"
 
@@ -113,13 +114,12 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   }
   const Skeleton& skeleton = *skeleton_ptr;
   const Clip& clip = *clip_ptr;
-  if (!clip.matches(skeleton)) {
-    throw std::runtime_error("the returned clip does not match its skeleton");
-  }
-  // The solver must never hand a non-finite value to a file: name where it appeared.
+  // The one clip validator (core/clip_check.h): a clip that does not fit its skeleton, or a
+  // solver that produced a non-finite value, never reaches a file.
   std::string error;
-  if (!ik::CheckFiniteClip(skeleton, clip, &error)) {
-    throw std::runtime_error(error + ": nothing written");
+  if (const std::optional<ClipFault> fault = CheckClip(skeleton, clip)) {
+    throw std::runtime_error("the returned clip: " + DescribeClipFault(*fault, skeleton, clip) +
+                             ": nothing written");
   }
   if (!lua_isnil(L, result + 1) && !lua::ToBakeSummary(L, result + 1, &report.solver, &error)) {
     throw std::runtime_error(fmt::format("{}: {}", config.rig, error));
@@ -174,7 +174,8 @@ Runner AddBakeCommand(CLI::App& app) {
       if (!o->merge.empty()) {
         if (o->report.empty()) throw batch::UsageError("--merge-reports needs --report OUT.json");
         const nlohmann::json merged = batch::MergeReports(o->merge);
-        WriteFileAtomically(o->report, merged.dump(2) + "\n");
+        WriteFileAtomically(
+            o->report, merged.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
         return kExitOk;
       }
       if (o->rig.empty()) throw batch::UsageError("--rig RIG.lua is required");
@@ -218,7 +219,10 @@ Runner AddBakeCommand(CLI::App& app) {
       }
       if (!o->preview.empty()) failed += preview::WritePreviewPages(o->preview, reports, "bake");
       if (!o->report.empty())
-        WriteFileAtomically(o->report, batch::ReportJson(reports, run).dump(2) + "\n");
+        WriteFileAtomically(o->report,
+                            batch::ReportJson(reports, run)
+                                    .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                                "\n");
       return failed ? kExitBadInput : kExitOk;
     } catch (const batch::UsageError& e) {
       fmt::print(stderr, "rigel bake: error: {}\n", e.what());

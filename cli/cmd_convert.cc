@@ -10,6 +10,7 @@
 #include "cli/read_options.h"
 #include "exporters/save_scene.h"
 #include "importers/load_scene.h"
+#include "io/file_format.h"
 
 namespace rigel::cli {
 namespace {

@@ -137,7 +137,7 @@ Runner AddInfoCommand(CLI::App& app) {
       for (const std::string& w : scene.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
       const nlohmann::json info = Describe(scene);
       if (*json) {
-        fmt::print("{}\n", info.dump(2));
+        fmt::print("{}\n", info.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
       } else {
         PrintHuman(info);
       }

@@ -141,6 +141,22 @@ int Run(const RetargetArgs& a) {
     return kExitUsage;
   }
   const std::string ext = "." + a.format;
+  // Refuse before reading or writing anything: inputs are never written.
+  std::vector<batch::Input> inputs;
+  try {
+    inputs = batch::CollectInputs(a.clips, ReadableExtensions());
+    if (!a.shard.empty()) inputs = batch::SelectShard(inputs, batch::ParseShard(a.shard));
+    std::vector<std::string> read{a.target, a.map}, written;  // inputs are never written
+    for (const batch::Input& i : inputs) read.push_back(i.path);
+    batch::RunOptions where;
+    where.out_dir = a.out;
+    where.extension = ext;
+    for (const batch::Input& i : inputs) written.push_back(batch::OutputPath(where, i));
+    batch::CheckInputsNotOverwritten(read, a.out, written);
+  } catch (const batch::UsageError& e) {
+    fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
+    return kExitUsage;
+  }
   Scene target;
   retarget::BoneMap map;
   try {
@@ -165,21 +181,6 @@ int Run(const RetargetArgs& a) {
   options.source_reference_frame = a.source_ref;
   options.target_reference_frame = a.target_ref;
   options.target_unit_metres = UnitOf(target);
-  std::vector<batch::Input> inputs;
-  try {
-    inputs = batch::CollectInputs(a.clips, ReadableExtensions());
-    if (!a.shard.empty()) inputs = batch::SelectShard(inputs, batch::ParseShard(a.shard));
-    std::vector<std::string> read{a.target, a.map}, written;  // inputs are never written
-    for (const batch::Input& i : inputs) read.push_back(i.path);
-    batch::RunOptions where;
-    where.out_dir = a.out;
-    where.extension = ext;
-    for (const batch::Input& i : inputs) written.push_back(batch::OutputPath(where, i));
-    batch::CheckInputsNotOverwritten(read, a.out, written);
-  } catch (const batch::UsageError& e) {
-    fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
-    return kExitUsage;
-  }
   batch::RunOptions run;
   run.out_dir = a.out;
   run.extension = ext;
@@ -255,7 +256,8 @@ int Run(const RetargetArgs& a) {
     report["pin_feet"] = a.pin_feet;
     report["pin_hands"] = a.pin_hands;
     try {
-      WriteFileAtomically(a.report, report.dump(2) + "\n");
+      WriteFileAtomically(
+          a.report, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     } catch (const std::exception& e) {
       fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
       return kExitBadInput;

@@ -17,7 +17,6 @@
 #include <filesystem>
 
 #include "bindings/lua/rigel_module.h"
-#include "bindings/lua/sandbox.h"
 #include "cli/command.h"
 #include "importers/confine.h"
 
@@ -36,7 +35,7 @@ ConfinementRules ScriptRules(const lua::RunOptions& options) {
   ConfinementRules rules;
   rules.read_only = options.args;
   rules.read_only.push_back(options.script);
-  rules.read_only.push_back(lua::CanonicalPath(options.script).parent_path().string());
+  rules.read_only.push_back(lua::ScriptFolder(options));
   rules.read_only.push_back(options.scripts_dir);
   rules.read_only.push_back("/proc/self/statm");
   rules.read_only.push_back("/etc/localtime");

@@ -19,6 +19,7 @@
 #include "core/raw_skeleton.h"
 #include "core/skeleton_builder.h"
 #include "importers/load_scene.h"
+#include "importers/utf8.h"
 #include "io/file_format.h"
 
 namespace rigel {
@@ -535,6 +536,8 @@ class Converter {
     std::unordered_set<std::string> used;
     names_.assign(n, {});
     for (const int j : joints_) {
+      // FBX stores node names as raw bytes: refuse what glTF and the JSON reports cannot hold.
+      if (!IsValidUtf8(nodes_[j].name)) Fail("joint name is not valid UTF-8");
       std::string base = nodes_[j].name.empty() ? std::string("joint") : nodes_[j].name;
       std::string name = base;
       for (int k = 1; used.count(name); ++k) name = fmt::format("{}.{}", base, k);

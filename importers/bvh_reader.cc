@@ -17,6 +17,7 @@
 #include "core/raw_skeleton.h"
 #include "core/skeleton_builder.h"
 #include "core/skeleton_utils.h"
+#include "importers/utf8.h"
 
 namespace rigel {
 namespace {
@@ -90,10 +91,13 @@ class LineReader {
 
 inline bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
+// A token for a message: at most 40 bytes, valid UTF-8 (other bytes written "\xFF"), so the
+// message can go into a JSON report.
 std::string Quote(std::string_view s) {
   constexpr size_t kMax = 40;
-  if (s.size() > kMax) return fmt::format("'{}...'", s.substr(0, kMax));
-  return fmt::format("'{}'", s);
+  bool cut = false;
+  const std::string shown = Utf8ForMessage(s, kMax, &cut);
+  return "'" + shown + (cut ? "...'" : "'");
 }
 
 enum class NumberStatus { kOk, kNotNumber, kComma, kNotFinite };
@@ -441,6 +445,10 @@ class BvhParser {
     }
     joint->name = RestOfLine();
     if (joint->name.empty()) Fail(line_no_, "a joint name", "end of line");
+    // glTF, FBX and the JSON reports need UTF-8 names: refuse other bytes here, naming the line.
+    if (!IsValidUtf8(joint->name)) {
+      throw ImportError(fmt::format("{}:{}: joint name is not valid UTF-8", name_, line_no_));
+    }
     if (auto it = first_line_.find(joint->name); it != first_line_.end()) {
       Fail(line_no_, "a unique joint name",
            fmt::format("{} again (first defined at line {})", Quote(joint->name), it->second));

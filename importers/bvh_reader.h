@@ -9,7 +9,8 @@
 // motion section cut short, non-numeric values, NaN/Inf, a comma as decimal separator, rows with
 // too few or too many values, "Frames:" <= 0 or more frames than the rest of the file can hold,
 // "Frame Time:" <= 0 or not finite, more than Skeleton::kMaxJoints joints or nesting deeper than
-// Skeleton::kMaxDepth.
+// Skeleton::kMaxDepth. A joint name that is not valid UTF-8 fails with "file:line: joint name is
+// not valid UTF-8".
 //
 // One leniency: motion rows beyond the declared frame count are ignored with a warning in
 // Scene::warnings (some real exporters write one extra row).

@@ -4,7 +4,8 @@
 #   io/ importers/ exporters/ (rigel_io)  include core/ and io/; importers/ and exporters/ never
 #               include each other (what both need lives in io/ or core/)
 #   bindings/   (rigel_lua)   includes core/, io/, importers/, exporters/, bindings/; never cli/
-#   cli/        (rigel)       anything above
+#   tests/      never include bench/ (bench may include tests/support/)
+#   cli/        (rigel)       anything above; of the binding, only bindings/lua/rigel_module.h
 # Fails, listing "file:line: #include ... (reason)", on any include that goes the other way.
 #   layers_check.sh SOURCE_DIR
 set -uo pipefail
@@ -12,9 +13,9 @@ cd "$1" || exit 1
 if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
   # Tracked and new (not ignored) files: a fresh file is checked before its first commit.
   files=$(git ls-files --cached --others --exclude-standard -- core io importers exporters \
-    bindings cli | grep -E '\.(cc|h)$')
+    bindings cli tests | grep -E '\.(cc|h)$')
 else
-  files=$(find core io importers exporters bindings cli -name '*.cc' -o -name '*.h' 2>/dev/null)
+  files=$(find core io importers exporters bindings cli tests -name '*.cc' -o -name '*.h' 2>/dev/null)
 fi
 
 # forbidden DIR: the project folders a file under DIR may not include.
@@ -26,6 +27,7 @@ forbidden() {
     exporters) echo "importers bindings cli bench tests" ;;
     bindings) echo "cli bench tests" ;;
     cli) echo "bench tests" ;;
+    tests) echo "bench" ;;  # shared test skeletons live under tests/support/, bench uses them
   esac
 }
 
@@ -46,6 +48,11 @@ for f in $files; do
         violations=$((violations + 1))
       fi
     done
+    # The CLI sees the binding only through its public header.
+    if [ "$top" = cli ] && [ "$dir" = bindings ] && [ "$target" != bindings/lua/rigel_module.h ]; then
+      echo "$f:$line: #include \"$target\" (cli/ may include only bindings/lua/rigel_module.h)"
+      violations=$((violations + 1))
+    fi
   done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<][a-z_]+/' "$f")
 done
 if [ "$violations" -gt 0 ]; then

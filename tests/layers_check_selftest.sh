@@ -5,7 +5,7 @@
 set -uo pipefail
 check="$(cd "$1" && pwd)/tests/layers_check.sh"
 work="$2"
-rm -rf "$work" && mkdir -p "$work"/{core,io,importers,exporters,bindings/lua,cli}
+rm -rf "$work" && mkdir -p "$work"/{core,io,importers,exporters,bindings/lua,cli,tests/ik}
 cd "$work" || exit 1
 work=$(pwd -P)
 printf '#include "core/clip.h"\n#include "importers/load_scene.h"\n' >core/a.cc
@@ -14,6 +14,9 @@ printf '#include "exporters/gltf_writer.h"\n' >importers/c.cc
 printf '  #  include "importers/load_scene.h"\n' >exporters/d.cc
 printf '#include "cli/command.h"\n#include "core/pose.h"\n' >bindings/lua/e.cc
 printf '#include "bindings/lua/rigel_module.h"\n#include "importers/load_scene.h"\n' >cli/f.cc
+printf '#include "bindings/lua/sandbox.h"\n' >cli/g.cc
+printf '#include "bench/ik/x.h"\n' >core/h.cc
+printf '#include "bench/ik/bench_skeletons.h"\n' >tests/ik/i.cc
 out=$(bash "$check" "$work")
 rc=$?
 echo "$out"
@@ -29,7 +32,10 @@ expect 'io/b.h:1: #include "exporters/save_scene.h" (io/ may not include exporte
 expect 'importers/c.cc:1: #include "exporters/gltf_writer.h" (importers/ may not include exporters/)'
 expect 'exporters/d.cc:1: #include "importers/load_scene.h" (exporters/ may not include importers/)'
 expect 'bindings/lua/e.cc:1: #include "cli/command.h" (bindings/ may not include cli/)'
-expect '5 include(s) against the layering'
+expect 'cli/g.cc:1: #include "bindings/lua/sandbox.h" (cli/ may include only bindings/lua/rigel_module.h)'
+expect 'core/h.cc:1: #include "bench/ik/x.h" (core/ may not include bench/)'
+expect 'tests/ik/i.cc:1: #include "bench/ik/bench_skeletons.h" (tests/ may not include bench/)'
+expect '8 include(s) against the layering'
 [ "$rc" -ne 0 ] || { echo "layers_check.sh exited 0 on a bad tree"; fail=1; }
 rm -rf "$work"
 exit $fail

@@ -243,10 +243,14 @@ bool ToClip(lua_State* L, int idx, std::shared_ptr<const Skeleton>* skeleton,
   return true;
 }
 
+std::string ScriptFolder(const RunOptions& options) {
+  return CanonicalPath(options.script).parent_path().string();
+}
+
 int RunScript(const RunOptions& options, std::FILE* err) {
   std::error_code ec;
   if (!options.out_dir.empty()) std::filesystem::create_directories(options.out_dir, ec);
-  const std::string script_dir = CanonicalPath(options.script).parent_path().string();
+  const std::string script_dir = ScriptFolder(options);
   StateOptions state_options;
   state_options.module_folders = {script_dir, options.scripts_dir};
   state_options.default_module_path = options.allow_io;

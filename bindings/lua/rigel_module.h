@@ -44,6 +44,10 @@ struct RunOptions {
 // returns 1; returns 0 on success.
 int RunScript(const RunOptions& options, std::FILE* err);
 
+// The folder of `options.script`, every symlink resolved: where its own modules are found and
+// what the sandbox and the kernel confinement let it read.
+std::string ScriptFolder(const RunOptions& options);
+
 // How NewState sets up a state.
 struct StateOptions {
   // Folders `require` searches (each folder's ?.lua and ?/init.lua), in order; empty entries are

@@ -277,7 +277,9 @@ void WriteManifest(const std::string& output, const Provenance& provenance) {
                             {"output_hash", HashFile(output)}};
   // Not fsynced: the output it vouches for already is, and a lost manifest only means the clip
   // is baked again.
-  WriteFileAtomically(ManifestPath(output), m.dump(2) + "\n", /*durable=*/false);
+  WriteFileAtomically(ManifestPath(output),
+                      m.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                      /*durable=*/false);
 }
 
 int RemoveStaleTemporaries(const std::vector<std::string>& outputs) {
@@ -431,6 +433,32 @@ nlohmann::json ToJson(const ClipReport& r) {
   return j;
 }
 
+// A clip of a report to merge must hold what Summary and the sort read, with the types
+// ToJson writes; anything else is "not a rigel report" (found by tests/fuzz/report_merge_fuzzer:
+// a missing "status" escaped as a json exception, "frames": 1e300 was an undefined conversion).
+void CheckClipEntry(const nlohmann::json& c) {
+  if (!c.is_object()) throw std::runtime_error("a clip is not an object");
+  for (const char* key : {"input", "status"}) {
+    const auto it = c.find(key);
+    if (it == c.end() || !it->is_string()) {
+      throw std::runtime_error(fmt::format("a clip has no '{}' string", key));
+    }
+  }
+  const auto frames = c.find("frames");
+  const bool frames_ok =
+      frames != c.end() && (frames->is_number_unsigned()
+                                ? frames->get<std::uint64_t>() <= 2147483647u
+                                : frames->is_number_integer() && frames->get<std::int64_t>() >= 0 &&
+                                      frames->get<std::int64_t>() <= 2147483647);
+  if (!frames_ok)
+    throw std::runtime_error("a clip's 'frames' is not a whole number from 0 to 2^31-1");
+  const auto seconds = c.find("seconds");
+  if (seconds == c.end() || !seconds->is_number() || !std::isfinite(seconds->get<double>()) ||
+      seconds->get<double>() < 0) {
+    throw std::runtime_error("a clip's 'seconds' is not a finite number >= 0");
+  }
+}
+
 nlohmann::json Summary(const nlohmann::json& clips) {
   int ok = 0, failed = 0, skipped = 0;
   long long frames = 0;
@@ -467,7 +495,11 @@ nlohmann::json MergeReports(const std::vector<std::string>& paths) {
     nlohmann::json r;
     try {
       r = nlohmann::json::parse(in);
-      for (const auto& c : r.at("clips")) clips.push_back(c);
+      if (!r.at("clips").is_array()) throw std::runtime_error("'clips' is not an array");
+      for (const auto& c : r.at("clips")) {
+        CheckClipEntry(c);
+        clips.push_back(c);
+      }
       version = r.at("rigel_version");
       command = r.at("command");
     } catch (const std::exception& e) {

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "core/channel.h"
 
@@ -129,25 +128,6 @@ bool BakeJob::Run() const {
   s.residual_mean = solved > 0 ? s.residual_mean / solved : 0.0;
   s.iterations_mean = solved > 0 ? static_cast<double>(s.iterations) / solved : 0.0;
   if (summary != nullptr) *summary = s;
-  return true;
-}
-
-bool CheckFiniteClip(const Skeleton& skeleton, const Clip& clip, std::string* error) {
-  for (int f = 0; f < clip.num_frames(); ++f) {
-    const std::span<const double> row = clip.frame(f);
-    for (int c = 0; c < clip.num_channels(); ++c) {
-      if (!std::isfinite(row[c])) {
-        if (error != nullptr) {
-          char value[32];
-          std::snprintf(value, sizeof(value), "%g", row[c]);
-          *error = "non-finite value (" + std::string(value) + ") at frame " + std::to_string(f) +
-                   ", joint '" + skeleton.name(skeleton.channel_joint(c)) + "', channel " +
-                   std::string(ChannelName(skeleton.channels()[c]));
-        }
-        return false;
-      }
-    }
-  }
   return true;
 }
 

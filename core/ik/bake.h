@@ -113,10 +113,6 @@ struct BakeJob {
   mutable std::string error;
 };
 
-// Finds the first non-finite value of `clip` (on `skeleton`). Returns false and sets `error`
-// ("non-finite value (nan) at frame 3, joint 'LeftLeg', channel Xrotation") when there is one.
-bool CheckFiniteClip(const Skeleton& skeleton, const Clip& clip, std::string* error);
-
 }  // namespace rigel::ik
 
 #endif  // RIGEL_CORE_IK_BAKE_H_

@@ -323,15 +323,5 @@ TEST(BakeJob, InvalidRigNamesTheFrame) {
   EXPECT_EQ(job.error.rfind("frame 1: invalid rig: ", 0), 0u) << job.error;
 }
 
-TEST(CheckFiniteClip, NamesFrameJointAndChannel) {
-  const std::shared_ptr<const Skeleton> s = Arm();
-  Clip clip = SourceClip(*s);
-  std::string error;
-  EXPECT_TRUE(ik::CheckFiniteClip(*s, clip, &error));
-  clip.at(4, kElbowChannel) = std::nan("");
-  EXPECT_FALSE(ik::CheckFiniteClip(*s, clip, &error));
-  EXPECT_EQ(error, "non-finite value (nan) at frame 4, joint 'elbow', channel Yrotation");
-}
-
 }  // namespace
 }  // namespace rigel

@@ -4,26 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cmath>
 #include <cstdlib>
-#include <new>
 #include <random>
 
 #include "core/pose.h"
 #include "ik_test_util.h"
-
-// Allocation counter for the no-allocation test (replaces the global operator new/delete pair;
-// GCC cannot see that both sides use malloc/free).
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-static std::atomic<long> g_allocations{0};
-void* operator new(std::size_t size) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#include "support/counting_new.h"
 
 namespace rigel::ik {
 namespace {
@@ -182,10 +169,10 @@ TEST(Allocation, NoneOncePreparedOneLevel) {
     Workspace ws;
     SolveReport report;
     ASSERT_TRUE(Solve(rig, targets, pose, ws, &report));
-    const long before = g_allocations.load();
+    const long before = rigel::testing::AllocationCount();
     targets[0].position = Eigen::Vector3d(0.1, 0.4, 0.0);
     ASSERT_TRUE(Solve(rig, targets, pose, ws, &report));
-    EXPECT_EQ(g_allocations.load() - before, 0) << MethodName(m);
+    EXPECT_EQ(rigel::testing::AllocationCount() - before, 0) << MethodName(m);
   }
 }
 
@@ -208,10 +195,10 @@ TEST(Allocation, NoneOncePreparedTwoLevels) {
     Workspace ws;
     SolveReport report;
     ASSERT_TRUE(Solve(rig, targets, pose, ws, &report));  // Prepares, grows the report.
-    const long before = g_allocations.load();
+    const long before = rigel::testing::AllocationCount();
     targets[0].position = Eigen::Vector3d(0.1, 0.4, 0.0);
     ASSERT_TRUE(Solve(rig, targets, pose, ws, &report));
-    EXPECT_EQ(g_allocations.load() - before, 0) << MethodName(m);
+    EXPECT_EQ(rigel::testing::AllocationCount() - before, 0) << MethodName(m);
   }
 }
 
@@ -254,9 +241,9 @@ TEST(MultiEffector, HumanoidFourPoseTasksWarmStart) {
         targets[k].position = world[rig.tasks[k].joint].translation();
         targets[k].orientation = Eigen::Quaterniond(world[rig.tasks[k].joint].linear());
       }
-      const long before = g_allocations.load();
+      const long before = rigel::testing::AllocationCount();
       ASSERT_TRUE(Solve(rig, targets, pose, ws, &report));
-      if (f > 0) allocations += g_allocations.load() - before;
+      if (f > 0) allocations += rigel::testing::AllocationCount() - before;
       EXPECT_EQ(report.status, Status::kConverged) << f;
       for (int k = 0; k < 4; ++k) EXPECT_LE(report.position_error[k], 1e-6) << f;
       for (int c = 0; c < nc; ++c) {

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/pose.h"
 #include "test_util.h"
@@ -310,6 +313,59 @@ TEST(BvhReader, FileMatchesMemoryAcrossBlocks) {
   EXPECT_TRUE(std::equal(a.clips[0].values().begin(), a.clips[0].values().end(),
                          b.clips[0].values().begin()));
   EXPECT_DOUBLE_EQ(a.clips[0].at(19999, 8), (19999 * 0.001 + 8) * kRadPerDeg);
+}
+
+// Joint names must be UTF-8 (glTF and the JSON reports cannot hold other bytes): any malformed
+// sequence fails at the joint's line, naming the file; valid multi-byte names are kept as they
+// are. Each bad case is one defect class of RFC 3629.
+TEST(BvhReader, JointNamesMustBeUtf8) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"latin-1 e acute", "Ch\xe9st"},
+      {"stray continuation byte", "Chest\x80"},
+      {"truncated 2-byte sequence at the end", "Chest\xc3"},
+      {"truncated 3-byte sequence", "Ch\xe2\x82st"},
+      {"overlong '/' (C0 AF)", "Chest\xc0\xaf"},
+      {"overlong 3-byte NUL (E0 80 80)", "Chest\xe0\x80\x80"},
+      {"UTF-16 surrogate U+D800 (ED A0 80)", "Chest\xed\xa0\x80"},
+      {"above U+10FFFF (F4 90 80 80)", "Chest\xf4\x90\x80\x80"},
+      {"F5 lead byte", "Chest\xf5\x80\x80\x80"},
+      {"FF byte", "\xff"},
+  };
+  for (const auto& [what, name] : bad) {
+    EXPECT_EQ(ErrorOf(Edit(6, "  JOINT " + name)), "case.bvh:6: joint name is not valid UTF-8")
+        << what;
+    EXPECT_EQ(ErrorOf(Edit(2, "ROOT " + name)), "case.bvh:2: joint name is not valid UTF-8")
+        << what;
+  }
+  // The same from a file: the message names the path.
+  rigel::testing::TempDir dir;
+  const std::string path = dir.file("latin1.bvh");
+  std::ofstream(path, std::ios::binary) << Edit(6, "  JOINT Ch\xe9st");
+  try {
+    ReadBvh(path);
+    FAIL() << "no error";
+  } catch (const ImportError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ":6: joint name is not valid UTF-8");
+  }
+  // Valid UTF-8 of every length passes unchanged: e acute (2 bytes), the euro sign (3), an emoji
+  // (4), and the largest code point U+10FFFF.
+  for (const std::string name : {"Ch\xc3\xa9st", "\xe2\x82\xac", "Hand \xf0\x9f\x96\x90",
+                                 "x\xf4\x8f\xbf\xbf", "\xed\x9f\xbf"}) {
+    const Scene scene = ParseBvh(Edit(6, "  JOINT " + name), "ok.bvh");
+    EXPECT_EQ(scene.skeleton->name(1), name);
+  }
+}
+
+// Messages quote tokens as valid UTF-8 (they go into JSON reports): other bytes are shown as
+// "\xFF", and the 40-byte cut never splits a multi-byte character.
+TEST(BvhReader, MessagesAreUtf8) {
+  EXPECT_EQ(ErrorOf(Edit(7, "  \xff\xfe{")), "case.bvh:7: expected '{', found '\\xFF\\xFE{'");
+  // 39 ASCII bytes then a 2-byte character: the cut at 40 bytes leaves the character out whole.
+  const std::string long_token = std::string(39, 'a') + "\xc3\xa9" + "bc";
+  EXPECT_EQ(ErrorOf(Edit(7, "  " + long_token)),
+            "case.bvh:7: expected '{', found '" + std::string(39, 'a') + "...'");
+  const std::string e_acute = std::string(10, 'a') + "\xc3\xa9";
+  EXPECT_EQ(ErrorOf(Edit(7, "  " + e_acute)), "case.bvh:7: expected '{', found '" + e_acute + "'");
 }
 
 }  // namespace
