@@ -813,10 +813,6 @@ BoneMap AutoMap(const Skeleton& source, const Skeleton& target, std::vector<std:
   auto add_role = [&](Role r) {
     if (hs[r] >= 0 && ht[r] >= 0) {
       add(hs[r], ht[r], r);
-      if (!map.entries.empty() && map.entries.back().target == target.name(ht[r])) {
-        map.entries.back().comment =
-            "source " + confidence(hs, r) + "; target " + confidence(ht, r);
-      }
     } else if (notes && (hs[r] >= 0 || ht[r] >= 0)) {
       notes->push_back(std::string(RoleName(r)) + ": found only in the " +
                        (hs[r] >= 0 ? "source ('" + source.name(hs[r]) + "')"
@@ -841,6 +837,11 @@ BoneMap AutoMap(const Skeleton& source, const Skeleton& target, std::vector<std:
         s == hs[Role::kNeck] && t == ht[Role::kNeck] ? std::optional(Role::kNeck) : std::nullopt);
   }
   for (int r = static_cast<int>(Role::kHead); r < kRoleCount; ++r) add_role(static_cast<Role>(r));
+  // Why each role pair was chosen (chest and neck come from the chains above).
+  for (BoneMapEntry& e : map.entries) {
+    if (!e.role || hs[*e.role] < 0 || ht[*e.role] < 0) continue;
+    e.comment = "source " + confidence(hs, *e.role) + "; target " + confidence(ht, *e.role);
+  }
   // Fingers, joint by joint where both rigs have it.
   for (int side = 0; side < 2; ++side) {
     std::string only_source, only_target;
