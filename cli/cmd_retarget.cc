@@ -112,8 +112,9 @@ int SuggestMap(const RetargetArgs& a) {
   try {
     const Scene src = LoadScene(files[0], ApplyReadArgs(a.read));
     const Scene tgt = LoadScene(files[1], ApplyReadArgs(a.read));
-    std::vector<std::string> notes;
-    retarget::BoneMap map = retarget::AutoMap(*src.skeleton, *tgt.skeleton, &notes);
+    std::vector<std::string> notes, left_out;
+    retarget::BoneMap map = retarget::AutoMap(*src.skeleton, *tgt.skeleton, &notes, &left_out);
+    for (const std::string& n : left_out) notes.push_back("fingers: " + n);
     map.source_name = std::filesystem::path(files[0]).filename().string();
     map.target_name = std::filesystem::path(files[1]).filename().string();
     fmt::print("{}", FormatBoneMap(map, notes));

@@ -164,18 +164,24 @@ retarget::BoneMap ReadBoneMap(const std::string& path) {
   return ParseBoneMap(text.str(), path);
 }
 
+namespace {
+
+// Text that may sit inside an XML comment ("--" may not).
+std::string SafeComment(std::string text) {
+  for (size_t p = text.find("--"); p != std::string::npos; p = text.find("--")) {
+    text.replace(p, 2, "- -");
+  }
+  return text;
+}
+
+}  // namespace
+
 std::string FormatBoneMap(const retarget::BoneMap& map, const std::vector<std::string>& notes) {
   std::string out = "<?xml version=\"1.0\"?>\n";
   out +=
       "<!-- rigel bone map: source joint -> target joint (see docs/retarget.md).\n"
       "     rotate=\"X Y Z\" adds a rotation in degrees in the target joint's space. -->\n";
-  for (const std::string& n : notes) {
-    std::string safe = n;
-    for (size_t p = safe.find("--"); p != std::string::npos; p = safe.find("--")) {
-      safe.replace(p, 2, "- -");
-    }
-    out += "<!-- " + safe + " -->\n";
-  }
+  for (const std::string& n : notes) out += "<!-- " + SafeComment(n) + " -->\n";
   out += fmt::format("<rigel-bone-map version=\"1\" source=\"{}\" target=\"{}\">\n",
                      Escape(map.source_name), Escape(map.target_name));
   for (const retarget::BoneMapEntry& e : map.entries) {
@@ -186,7 +192,9 @@ std::string FormatBoneMap(const retarget::BoneMap& map, const std::vector<std::s
           MatrixToEuler(e.offset.toRotationMatrix(), EulerOrder::kXYZ) * kDegPerRad;
       out += fmt::format(" rotate=\"{:.6g} {:.6g} {:.6g}\"", deg.x(), deg.y(), deg.z());
     }
-    out += "/>\n";
+    out += "/>";
+    if (!e.comment.empty()) out += "  <!-- " + SafeComment(e.comment) + " -->";
+    out += "\n";
   }
   out += "</rigel-bone-map>\n";
   return out;

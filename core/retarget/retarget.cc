@@ -46,8 +46,18 @@ std::unique_ptr<Retargeter> Retargeter::Create(std::shared_ptr<const Skeleton> s
   r->source_ = source;
   r->target_ = target;
   r->options_ = options;
-  r->map_ = map.entries.empty() ? AutoMap(*source, *target) : map;
-  if (map.entries.empty()) r->map_.origin = "automatic map";
+  if (map.entries.empty()) {
+    // The automatic map: its hierarchy warnings and the fingers it left out go to the report.
+    std::vector<std::string> notes, left_out;
+    r->map_ = AutoMap(*source, *target, &notes, &left_out);
+    r->map_.origin = "automatic map";
+    for (const std::string& n : notes) {
+      if (n.starts_with("warning: ")) r->setup_warnings_.push_back("automatic map: " + n.substr(9));
+    }
+    for (const std::string& n : left_out) r->setup_warnings_.push_back("automatic map: " + n);
+  } else {
+    r->map_ = map;
+  }
   r->alignment_ = std::make_unique<Alignment>();
   const std::string message = Align(*source, *target, r->map_, options, source_clip, target_clip,
                                     r->alignment_.get(), &r->setup_warnings_);

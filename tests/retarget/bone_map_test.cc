@@ -86,10 +86,11 @@ TEST(BoneMap, MissingFile) {
 TEST(BoneMap, FormatReadsBack) {
   retarget::BoneMap map;
   map.source_name = "a&b.bvh";
-  map.entries.push_back({"Hips", "root", Eigen::Quaterniond::Identity(), retarget::Role::kHips, 0});
+  map.entries.push_back(
+      {"Hips", "root", Eigen::Quaterniond::Identity(), retarget::Role::kHips, 0, "why -- here"});
   map.entries.push_back({"LeftArm", "upperarm01.L",
                          Eigen::Quaterniond(Eigen::AngleAxisd(0.3, Eigen::Vector3d::UnitX())),
-                         std::nullopt, 0});
+                         std::nullopt, 0, ""});
   const std::string text = FormatBoneMap(map, {"note -- with dashes"});
   testing::TempDir dir;
   { std::ofstream(dir.file("m.xml")) << text; }
