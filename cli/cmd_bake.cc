@@ -21,6 +21,7 @@
 #include "cli/batch/batch.h"
 #include "cli/command.h"
 #include "cli/preview/preview_page.h"
+#include "cli/read_options.h"
 #include "core/clip_check.h"
 #include "exporters/save_scene.h"
 #include "importers/confine.h"
@@ -146,6 +147,10 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   }
   SaveClip(skeleton, clip, output);
   report.frames = clip.num_frames();
+  if (std::string w = ExtraTakesWarning(*scene, input.path, "baked"); !w.empty()) {
+    fmt::print(stderr, "rigel bake: warning: {}\n", w);
+    report.warnings.push_back(std::move(w));
+  }
   return report;
 }
 

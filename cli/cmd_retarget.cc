@@ -246,6 +246,10 @@ int Run(const RetargetArgs& a) {
                q.foot_slide_mean_mm, q.foot_slide_max_mm, q.contacts);
     batch::ClipReport report;
     report.frames = q.frames;
+    if (std::string w = ExtraTakesWarning(source, input.path, "retargeted"); !w.empty()) {
+      fmt::print(stderr, "rigel retarget: warning: {}\n", w);
+      report.warnings.push_back(std::move(w));
+    }
     report.solver.frames = q.ik_applied ? q.frames : 0;
     report.solver.unreachable = q.ik_unreached;
     report.extra = MetricsJson(q);

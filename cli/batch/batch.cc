@@ -831,6 +831,7 @@ nlohmann::json ClipReportJson(const ClipReport& r) {
                  {"frames_with_limit_hits", r.solver.frames_with_limit_hits},
                  {"frames_unreachable", r.solver.unreachable}};
   if (!r.extra.is_null()) j["metrics"] = r.extra;
+  if (!r.warnings.empty()) j["warnings"] = r.warnings;
   return j;
 }
 
@@ -840,6 +841,7 @@ ClipReport ClipReportFromJson(const nlohmann::json& j) {
   r.output = j.value("output", "");
   r.status = j.at("status").get<std::string>();
   r.reason = j.value("reason", "");
+  if (j.contains("warnings")) r.warnings = j.at("warnings").get<std::vector<std::string>>();
   r.frames = j.value("frames", 0);
   r.seconds = j.value("seconds", 0.0);
   if (j.contains("solver")) {

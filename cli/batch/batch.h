@@ -86,6 +86,8 @@ struct ClipReport {
   double seconds = 0;
   ik::BakeSummary solver;  // solver statistics (all zero when the processor solved nothing)
   nlohmann::json extra;    // processor-specific figures (retarget quality metrics), may be null
+  // What the output could not keep (e.g. takes beyond the first); also printed on stderr.
+  std::vector<std::string> warnings;
 };
 
 // Turns one input into one output file (written atomically). Runs on worker threads, several at
