@@ -22,7 +22,9 @@ int LineOf(const std::string& text, std::ptrdiff_t offset) {
   return 1 + static_cast<int>(std::count(text.begin(), end, '\n'));
 }
 
-std::string Escape(const std::string& s) {
+}  // namespace
+
+std::string EscapeMarkup(std::string_view s) {
   std::string out;
   for (const char c : s) {
     switch (c) {
@@ -44,8 +46,6 @@ std::string Escape(const std::string& s) {
   }
   return out;
 }
-
-}  // namespace
 
 retarget::BoneMap ParseBoneMap(const std::string& xml, const std::string& origin) {
   pugi::xml_document doc;
@@ -183,9 +183,10 @@ std::string FormatBoneMap(const retarget::BoneMap& map, const std::vector<std::s
       "     rotate=\"X Y Z\" adds a rotation in degrees in the target joint's space. -->\n";
   for (const std::string& n : notes) out += "<!-- " + SafeComment(n) + " -->\n";
   out += fmt::format("<rigel-bone-map version=\"1\" source=\"{}\" target=\"{}\">\n",
-                     Escape(map.source_name), Escape(map.target_name));
+                     EscapeMarkup(map.source_name), EscapeMarkup(map.target_name));
   for (const retarget::BoneMapEntry& e : map.entries) {
-    out += fmt::format("  <bone source=\"{}\" target=\"{}\"", Escape(e.source), Escape(e.target));
+    out += fmt::format("  <bone source=\"{}\" target=\"{}\"", EscapeMarkup(e.source),
+                       EscapeMarkup(e.target));
     if (e.role) out += fmt::format(" role=\"{}\"", retarget::RoleName(*e.role));
     if (!e.offset.isApprox(Eigen::Quaterniond::Identity(), 1e-12)) {
       const Eigen::Vector3d deg =

@@ -14,6 +14,7 @@
 #define RIGEL_IMPORTERS_BONE_MAP_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/retarget/humanoid.h"
@@ -31,6 +32,10 @@ retarget::BoneMap ReadBoneMap(const std::string& path);
 retarget::BoneMap ParseBoneMap(const std::string& xml, const std::string& origin);
 
 // The XML text of `map` (what `rigel retarget --suggest-map` prints); `notes` become comments.
+// `s` with & < > " replaced by their entities, for XML and HTML attribute or text content (the
+// bone-map writer and the preview pages).
+std::string EscapeMarkup(std::string_view s);
+
 std::string FormatBoneMap(const retarget::BoneMap& map, const std::vector<std::string>& notes = {});
 
 }  // namespace rigel

@@ -19,6 +19,7 @@
 #include "core/skeleton.h"
 #include "core/skeleton_utils.h"
 #include "exporters/atomic_file.h"
+#include "importers/bone_map.h"
 #include "importers/load_scene.h"
 
 #ifndef RIGEL_VERSION
@@ -68,29 +69,6 @@ std::string UnitName(double metres) {
     if (std::abs(metres - m) <= 1e-9 * m) return name;
   }
   return fmt::format("{:g} m", metres);
-}
-
-std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 // JSON that can sit inside a <script> element: "</" never appears.
@@ -467,9 +445,9 @@ PageSummary WritePreviewPage(const PageInput& input, const std::string& out_path
   data["flip_degrees"] = kFlipDegrees;
   data["pop_score"] = kPopScore;
   const std::string page = FillTemplate(
-      PageTemplate(), {{"TITLE", HtmlEscape(title)},
-                       {"VERSIONS", HtmlEscape(fmt::format("rigel {}; inlined libraries: {}",
-                                                           RIGEL_VERSION, LibraryVersions()))},
+      PageTemplate(), {{"TITLE", EscapeMarkup(title)},
+                       {"VERSIONS", EscapeMarkup(fmt::format("rigel {}; inlined libraries: {}",
+                                                             RIGEL_VERSION, LibraryVersions()))},
                        {"STYLE", std::string(PageStyle())},
                        {"DATA", ScriptSafeJson(data)},
                        {"SCRIPT", ScriptSafe(PageScript())}});
@@ -493,14 +471,15 @@ void WritePreviewIndex(const std::string& dir, std::vector<PageSummary> pages,
   });
   std::string rows;
   for (const PageSummary& p : pages) {
-    const std::string link = p.page.empty() ? HtmlEscape(p.name)
-                                            : fmt::format("<a href=\"{}\">{}</a>",
-                                                          HtmlEscape(p.page), HtmlEscape(p.name));
+    const std::string link =
+        p.page.empty()
+            ? EscapeMarkup(p.name)
+            : fmt::format("<a href=\"{}\">{}</a>", EscapeMarkup(p.page), EscapeMarkup(p.name));
     auto count = [&](int v) { return p.has_report ? std::to_string(v) : std::string("–"); };
     rows += fmt::format(
         "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        p.status, link, HtmlEscape(p.status == "failed" ? "failed: " + p.reason : p.status),
+        p.status, link, EscapeMarkup(p.status == "failed" ? "failed: " + p.reason : p.status),
         p.frames, p.worst_frame >= 0 ? std::to_string(p.worst_frame) : "–",
         p.has_report && p.worst_frame >= 0 ? fmt::format("{:.4g}", p.worst_residual) : "–",
         count(p.unreachable), count(p.not_converged), count(p.limit_frames), count(p.flips),
@@ -527,7 +506,7 @@ clip's frames report (&ndash; when it has none).</p>
 <tbody>
 {5}</tbody></table></body></html>
 )",
-      HtmlEscape(title), RIGEL_VERSION, pages.size(), kFlipDegrees, kPopScore, rows);
+      EscapeMarkup(title), RIGEL_VERSION, pages.size(), kFlipDegrees, kPopScore, rows);
   fs::create_directories(dir);
   WriteFileAtomically((fs::path(dir) / "index.html").string(), html);
 }
