@@ -182,7 +182,8 @@ inline char* WriteFixed(char* p, bool negative, uint64_t m, int n) {
   const int integer_chars = whole ? point - leading : 1;
   // Fraction: max(-point, 0) zeros, then the digits from max(point, 0); n - trailing kept.
   const int fraction = n - std::min(trailing, n);
-  const U128 fraction_digits = digits >> (8 * std::max(point, 0));
+  // point == 16 (n == 0) leaves no fraction to write; the shift is clamped below 128 bits.
+  const U128 fraction_digits = digits >> (8 * std::clamp(point, 0, 15));
   const U128 zeros = (static_cast<U128>(kZeros) << 64) | kZeros;
   char* w = p;
   *w = '-';
