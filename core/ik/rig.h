@@ -39,7 +39,9 @@ enum class TaskType : std::uint8_t {
   // contains Target::position. 1 row (the signed angle about the root->effector axis; its row is
   // the exact derivative, with the root, middle, effector and the axis itself moving). At the
   // same priority as a position task on the effector the weighted problem has local minima:
-  // use restarts (Settings::restarts), a lower priority for the pole, or kTwoBone.
+  // give the pole a lower priority (one below the position task meets it wherever the position
+  // leaves the freedom: tests/ik/priority_pole_test.cc), use restarts (Settings::restarts), or
+  // kTwoBone.
   kPole,
 };
 

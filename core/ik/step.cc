@@ -255,12 +255,20 @@ void SolveLevels(const Rig& rig, StageWork& st, Method method, double lambda, co
       if (wants > budget && wants > 0) lv.tmp_n *= std::max(0.0, budget) / wants;
     }
     st.x += lv.tmp_n;
+    // The next levels' null space: N -= A^+ A with the exact, rank-revealing pseudo-inverse
+    // A^+ = A^T (A A^T)^+ (eigenvalues below 1e-10 of the largest dropped), whatever damping the
+    // step used. With the damped inverse I - A^+ A is not a projector, and the lower levels'
+    // steps leaked into the higher levels' task space.
+    lv.m.noalias() = lv.a * lv.a.transpose();
+    lv.eig.compute(lv.m);
+    const double top = lv.eig.eigenvalues().maxCoeff();
     for (int i = 0; i < lv.rows; ++i) {
-      lv.unit.setZero();
-      lv.unit[i] = 1.0;
-      Apply(lv, method, set.svd_threshold, lv.unit, lv.col);
-      lv.p.col(i) = lv.col;
+      const double s = lv.eig.eigenvalues()[i];
+      lv.tmp_m[i] = top > 0 && s > 1e-10 * top ? 1.0 / s : 0.0;
     }
+    lv.g.noalias() = lv.eig.eigenvectors() * lv.tmp_m.head(lv.rows).asDiagonal();
+    lv.m.noalias() = lv.g * lv.eig.eigenvectors().transpose();
+    lv.p.noalias() = lv.a.transpose() * lv.m;
     st.n_proj.noalias() -= lv.p * lv.a;
   }
   if (bias) st.x.noalias() -= st.n_proj * st.z;
