@@ -19,21 +19,15 @@ struct EffectorResidual {
   double angle_error = 0.0;
 };
 
-// One frame of a bake.
-struct FrameRecord {
+// One frame of a bake: the solve's outcome (status, iterations, restarts, channels on a limit,
+// and one LimbSwivel per kTwoBone stage: the swivel jump since the previous frame and the pole
+// warnings; LimbSwivel::jump is in radians, SwivelJumpDegrees gives the largest in degrees), the
+// frame and the effectors' residuals.
+struct FrameRecord : SolveOutcome {
   // Frame index in the clip.
   int frame = 0;
-  Status status = Status::kInvalidInput;
-  // Iterations and restarts of the frame's solve (all stages).
-  int iterations = 0;
-  int restarts = 0;
   // One entry per task of the rig, in Rig::tasks order.
   std::vector<EffectorResidual> effectors;
-  // Channels on a limit after the solve (skeleton channel indices, ascending).
-  std::vector<int> channels_on_limit;
-  // One per kTwoBone stage: the swivel jump since the previous frame and the pole warnings
-  // (LimbSwivel::jump is in radians; SwivelJumpDegrees gives the largest in degrees).
-  std::vector<LimbSwivel> limbs;
 
   // The largest swivel jump of the frame's limbs, in degrees (0 without limbs).
   double SwivelJumpDegrees() const;

@@ -108,6 +108,26 @@ void AssembleNormal(StageWork& st, double damp) {
   for (int i = 0; i < ld; ++i) data[static_cast<size_t>(i) * ld + i] += damp;
 }
 
+// st.x = J^T beta over the free columns (0 on clamped ones): J column-major with leading
+// dimension `lj` (the current or the saved Jacobian), beta of st.rows entries, task by task.
+template <int N>
+[[gnu::always_inline]] inline void FreeColumnsTimesBeta(StageWork& st, const double* j, int lj,
+                                                        const double* beta_all) {
+  st.x.setZero();
+  for (size_t k = 0; k < st.tasks.size(); ++k) {
+    const int r0 = st.task_row[k];
+    const int dim = N > 0 ? N : st.task_dim[k];
+    const double* beta = beta_all + r0;
+    for (const int c : st.task_cols[k]) {
+      if (st.clamped[c]) continue;
+      const double* jc = j + static_cast<size_t>(c) * lj + r0;
+      double v = 0.0;
+      for (int p = 0; p < dim; ++p) v += jc[p] * beta[p];
+      st.x[c] += v;
+    }
+  }
+}
+
 // st.x = J^T (J J^T + lambda^2 I)^-1 rhs over the free columns (st.x on clamped columns is left
 // to the caller), with the null-space bias of SolveLevels when `bias`.
 // N > 0: one task of N rows (compile-time sizes for the 3- and 6-row chains).
@@ -143,19 +163,7 @@ void FastDlsStepN(StageWork& st, double lambda, bool bias) {
     }
   }
   LdltSolve<N>(lv.m.data(), m, lv.tmp_m.data(), lv.beta.data());
-  st.x.setZero();
-  for (size_t k = 0; k < st.tasks.size(); ++k) {
-    const int r0 = st.task_row[k];
-    const int dim = N > 0 ? N : st.task_dim[k];
-    const double* beta = lv.beta.data() + r0;
-    for (const int c : st.task_cols[k]) {
-      if (st.clamped[c]) continue;
-      const double* jc = j + static_cast<size_t>(c) * lj + r0;
-      double v = 0.0;
-      for (int p = 0; p < dim; ++p) v += jc[p] * beta[p];
-      st.x[c] += v;
-    }
-  }
+  FreeColumnsTimesBeta<N>(st, j, lj, lv.beta.data());
   if (bias) st.x -= st.z;
 }
 
@@ -169,19 +177,7 @@ void ChordStepN(StageWork& st) {
   const int lj = static_cast<int>(st.j_saved.rows());
   lv.beta = st.e;
   LdltSolve<N>(lv.m.data(), m, lv.tmp_m.data(), lv.beta.data());
-  st.x.setZero();
-  for (size_t k = 0; k < st.tasks.size(); ++k) {
-    const int r0 = st.task_row[k];
-    const int dim = N > 0 ? N : st.task_dim[k];
-    const double* beta = lv.beta.data() + r0;
-    for (const int c : st.task_cols[k]) {
-      if (st.clamped[c]) continue;
-      const double* jc = j + static_cast<size_t>(c) * lj + r0;
-      double v = 0.0;
-      for (int p = 0; p < dim; ++p) v += jc[p] * beta[p];
-      st.x[c] += v;
-    }
-  }
+  FreeColumnsTimesBeta<N>(st, j, lj, lv.beta.data());
 }
 
 // FastDlsStepN at the stage's size: fixed 6 or 3 rows for one task, runtime otherwise.
