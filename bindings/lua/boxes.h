@@ -203,6 +203,9 @@ void PushScene(lua_State* L, std::shared_ptr<Scene> scene);
 
 // The skeleton of any object that has one (Skeleton, Scene, Clip, Pose), or nullptr.
 const std::shared_ptr<const Skeleton>* SkeletonOf(lua_State* L, int idx);
+// SkeletonOf the argument at `arg`; never nullptr: raises "bad argument #arg to 'fn' (<expected>
+// expected, got <type>)" instead.
+const std::shared_ptr<const Skeleton>* CheckSkeletonOf(lua_State* L, int arg, const char* expected);
 
 // obj.skeleton: the Skeleton the box is on.
 template <class Box>

@@ -206,8 +206,7 @@ const luaL_Reg kMeta[] = {{"__len", GetClipField<&Clip::num_frames>}, {nullptr, 
 
 int w_clip_new(lua_State* L) {
   // rigel.clip(skeleton, frames [, frame_time = 1/30]) -> Clip of rest-pose frames.
-  const std::shared_ptr<const Skeleton>* skeleton = SkeletonOf(L, 1);
-  if (skeleton == nullptr) TypeError(L, 1, "Skeleton");
+  const std::shared_ptr<const Skeleton>* skeleton = CheckSkeletonOf(L, 1, "Skeleton");
   const int frames = static_cast<int>(CheckIntegerIn(L, 2, 0, kMaxFrames, "frame count"));
   const double frame_time = lua_isnoneornil(L, 3) ? 1.0 / 30.0 : CheckFinite(L, 3);
   CheckMaxArgs(L, 3);

@@ -315,8 +315,7 @@ const luaL_Reg kGetters[] = {{"skeleton", GetBoxSkeleton<PoseBox>},
 
 int w_pose_new(lua_State* L) {
   // rigel.pose(skeleton_or_object_with_one) -> the rest pose.
-  const std::shared_ptr<const Skeleton>* skeleton = SkeletonOf(L, 1);
-  if (skeleton == nullptr) TypeError(L, 1, "Skeleton");
+  const std::shared_ptr<const Skeleton>* skeleton = CheckSkeletonOf(L, 1, "Skeleton");
   CheckMaxArgs(L, 1);
   catch_exceptions(L, [&] {
     auto state = std::make_shared<PoseState>();

@@ -291,8 +291,7 @@ int w_retarget(lua_State* L) {
     source_scene = CheckScene(L, 1);
     if (source_scene->scene->clips.empty()) luaL_argerror(L, 1, "the source scene has no clip");
   }
-  const std::shared_ptr<const Skeleton>* target = SkeletonOf(L, 2);
-  if (target == nullptr) TypeError(L, 2, "Skeleton, Scene or Clip");
+  const std::shared_ptr<const Skeleton>* target = CheckSkeletonOf(L, 2, "Skeleton, Scene or Clip");
   const ClipBox* target_clip = static_cast<ClipBox*>(TestBox(L, 2, kClipType));
   const SceneBox* target_scene = static_cast<SceneBox*>(TestBox(L, 2, kSceneType));
   const int opt = lua_isnoneornil(L, 3) ? 0 : 3;
@@ -430,10 +429,10 @@ int w_retarget(lua_State* L) {
 
 int w_suggest_map(lua_State* L) {
   // rigel.suggest_map(source, target) -> map {source = target | {targets}}, notes, xml
-  const std::shared_ptr<const Skeleton>* source = SkeletonOf(L, 1);
-  if (source == nullptr) TypeError(L, 1, "Skeleton, Scene, Clip or Pose");
-  const std::shared_ptr<const Skeleton>* target = SkeletonOf(L, 2);
-  if (target == nullptr) TypeError(L, 2, "Skeleton, Scene, Clip or Pose");
+  const std::shared_ptr<const Skeleton>* source =
+      CheckSkeletonOf(L, 1, "Skeleton, Scene, Clip or Pose");
+  const std::shared_ptr<const Skeleton>* target =
+      CheckSkeletonOf(L, 2, "Skeleton, Scene, Clip or Pose");
   CheckMaxArgs(L, 2);
   catch_exceptions(L, [&] {
     std::vector<std::string> notes;

@@ -208,32 +208,44 @@ int w_Rig_set_priority(lua_State* L) {
   return 1;
 }
 
+// The rig at 1 and the channel given at 2 and 3 (joint, channel name): the arguments of
+// rig:limit, rig:get_limit, rig:is_locked and rig:prefer.
+struct RigChannel {
+  ik::Rig& rig;
+  const Skeleton& skeleton;
+  int channel;
+};
+RigChannel CheckRigChannel(lua_State* L) {
+  ik::Rig& rig = CheckRig(L, 1)->state->rig;
+  return {rig, rig.skeleton(), CheckChannel(L, 2, rig.skeleton())};
+}
+
+// A limit: a finite number, or an infinite one (no limit on that side).
+double CheckLimit(lua_State* L, int arg) {
+  if (lua_type(L, arg) == LUA_TNUMBER && std::isinf(lua_tonumber(L, arg))) {
+    return static_cast<double>(lua_tonumber(L, arg));
+  }
+  return CheckFinite(L, arg);
+}
+
 int w_Rig_limit(lua_State* L) {
   // rig:limit(joint, channel, min, max) -> rig (degrees for rotations)
-  RigBox* box = CheckRig(L, 1);
-  const Skeleton& s = box->state->rig.skeleton();
-  const int c = CheckChannel(L, 2, s);
-  const double lo = lua_type(L, 4) == LUA_TNUMBER && std::isinf(lua_tonumber(L, 4))
-                        ? static_cast<double>(lua_tonumber(L, 4))
-                        : CheckFinite(L, 4);
-  const double hi = lua_type(L, 5) == LUA_TNUMBER && std::isinf(lua_tonumber(L, 5))
-                        ? static_cast<double>(lua_tonumber(L, 5))
-                        : CheckFinite(L, 5);
+  const auto [rig, s, c] = CheckRigChannel(L);
+  const double lo = CheckLimit(L, 4);
+  const double hi = CheckLimit(L, 5);
   CheckMaxArgs(L, 5);
   if (lo > hi) {
     return luaL_argerror(L, 5, lua_pushfstring(L, "max %f is below min %f", hi, lo));
   }
-  box->state->rig.SetLimits(c, ChannelFromLua(s, c, lo), ChannelFromLua(s, c, hi));
+  rig.SetLimits(c, ChannelFromLua(s, c, lo), ChannelFromLua(s, c, hi));
   lua_settop(L, 1);
   return 1;
 }
 
 int w_Rig_get_limit(lua_State* L) {
-  RigBox* box = CheckRig(L, 1);
-  const Skeleton& s = box->state->rig.skeleton();
-  const int c = CheckChannel(L, 2, s);
-  lua_pushnumber(L, ChannelToLua(s, c, box->state->rig.min[c]));
-  lua_pushnumber(L, ChannelToLua(s, c, box->state->rig.max[c]));
+  const auto [rig, s, c] = CheckRigChannel(L);
+  lua_pushnumber(L, ChannelToLua(s, c, rig.min[c]));
+  lua_pushnumber(L, ChannelToLua(s, c, rig.max[c]));
   return 2;
 }
 
@@ -256,10 +268,8 @@ int w_Rig_lock(lua_State* L) { return LockImpl(L, true); }
 int w_Rig_unlock(lua_State* L) { return LockImpl(L, false); }
 
 int w_Rig_is_locked(lua_State* L) {
-  RigBox* box = CheckRig(L, 1);
-  const Skeleton& s = box->state->rig.skeleton();
-  const int c = CheckChannel(L, 2, s);
-  lua_pushboolean(L, box->state->rig.locked[c] != 0);
+  const auto [rig, s, c] = CheckRigChannel(L);
+  lua_pushboolean(L, rig.locked[c] != 0);
   return 1;
 }
 
@@ -277,14 +287,12 @@ int w_Rig_strength(lua_State* L) {
 
 int w_Rig_prefer(lua_State* L) {
   // rig:prefer(joint, channel, value [, gain = 1]) -> rig (degrees for rotations)
-  RigBox* box = CheckRig(L, 1);
-  const Skeleton& s = box->state->rig.skeleton();
-  const int c = CheckChannel(L, 2, s);
+  const auto [rig, s, c] = CheckRigChannel(L);
   const double value = CheckFinite(L, 4);
   const double gain = lua_isnoneornil(L, 5) ? 1.0 : CheckFinite(L, 5);
   CheckMaxArgs(L, 5);
   if (gain < 0) luaL_argerror(L, 5, "gain must be >= 0");
-  box->state->rig.SetPreferred(c, ChannelFromLua(s, c, value), gain);
+  rig.SetPreferred(c, ChannelFromLua(s, c, value), gain);
   lua_settop(L, 1);
   return 1;
 }
@@ -469,8 +477,7 @@ const luaL_Reg kRigGetters[] = {{"skeleton", w_Rig_get_skeleton},
 
 int w_rig_new(lua_State* L) {
   // rigel.rig(skeleton_or_object_with_one) -> Rig
-  const std::shared_ptr<const Skeleton>* skeleton = SkeletonOf(L, 1);
-  if (skeleton == nullptr) TypeError(L, 1, "Skeleton");
+  const std::shared_ptr<const Skeleton>* skeleton = CheckSkeletonOf(L, 1, "Skeleton");
   CheckMaxArgs(L, 1);
   catch_exceptions(L, [&] { PushRig(L, std::make_shared<RigState>(*skeleton)); });
   return 1;

@@ -220,6 +220,13 @@ const std::shared_ptr<const Skeleton>* SkeletonOf(lua_State* L, int idx) {
   return (out != nullptr && *out != nullptr) ? out : nullptr;
 }
 
+const std::shared_ptr<const Skeleton>* CheckSkeletonOf(lua_State* L, int arg,
+                                                       const char* expected) {
+  const std::shared_ptr<const Skeleton>* skeleton = SkeletonOf(L, arg);
+  if (skeleton == nullptr) TypeError(L, arg, expected);
+  return skeleton;
+}
+
 void OpenSkeleton(lua_State* L) {
   OpenBoxType<SkeletonBox, DescribeSkeleton>(L, kMethods, kGetters, kMeta);
 }
