@@ -51,8 +51,13 @@ int w_Rig_solve(lua_State* L);
 // rig:bake(clip [, fn]) -> baked clip, summary (wrap_rig_run.cc).
 int w_Rig_bake(lua_State* L);
 
-// Pushes a read-only rigel.BakeSummary holding `summary` (wrap_bake_summary.cc).
-void PushBakeSummary(lua_State* L, const ik::BakeSummary& summary);
+// Pushes a read-only rigel.BakeSummary holding `summary` and, when given, the bake's per-frame
+// records (wrap_bake_summary.cc).
+void PushBakeSummary(lua_State* L, const ik::BakeSummary& summary,
+                     std::shared_ptr<const ik::BakeRecords> records = nullptr);
+// Pushes a read-only rigel.BakeRecords: #records solved frames, records[i] a table
+// (wrap_bake_summary.cc).
+void PushBakeRecords(lua_State* L, std::shared_ptr<const ik::BakeRecords> records);
 
 }  // namespace rigel::lua
 

@@ -32,6 +32,7 @@ inline constexpr const char* kVec3Type = "rigel.vec3";
 inline constexpr const char* kQuatType = "rigel.quat";
 inline constexpr const char* kRigType = "rigel.Rig";
 inline constexpr const char* kBakeSummaryType = "rigel.BakeSummary";
+inline constexpr const char* kBakeRecordsType = "rigel.BakeRecords";
 
 // Describes one userdata type for RegisterType.
 struct TypeSpec {

@@ -3,6 +3,8 @@
 // ToBakeSummary, which reads either for `rigel bake`'s report.
 #include <array>
 #include <iterator>
+#include <memory>
+#include <new>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -18,6 +20,11 @@ namespace {
 
 struct BakeSummaryBox {
   ik::BakeSummary summary;
+  std::shared_ptr<const ik::BakeRecords> records;  // null for rigel.bake_summary{...}
+};
+
+struct BakeRecordsBox {
+  std::shared_ptr<const ik::BakeRecords> records;
 };
 
 const ik::BakeSummary& CheckSummary(lua_State* L, int arg) {
@@ -88,8 +95,78 @@ constexpr auto kSummaryGetters = []<size_t... I>(std::index_sequence<I...>) {
       {{kSummaryFields[I], GetSummaryField<I>}..., {nullptr, nullptr}}};
 }
 (std::make_index_sequence<kNumSummaryFields>());
-const luaL_Reg kSummaryMethods[] = {{nullptr, nullptr}};
+int w_Summary_records(lua_State* L) {
+  // summary:records() -> BakeRecords (nil for a summary made by rigel.bake_summary).
+  CheckSummary(L, 1);
+  const auto* box = static_cast<BakeSummaryBox*>(lua_touserdata(L, 1));
+  if (!box->records) return 0;
+  PushBakeRecords(L, box->records);
+  return 1;
+}
+
+const luaL_Reg kSummaryMethods[] = {{"records", w_Summary_records}, {nullptr, nullptr}};
 const luaL_Reg kSummaryMeta[] = {{"__tostring", w_Summary_tostring}, {nullptr, nullptr}};
+
+const ik::BakeRecords& CheckRecords(lua_State* L, int arg) {
+  return *static_cast<BakeRecordsBox*>(luaL_checkudata(L, arg, kBakeRecordsType))->records;
+}
+
+// #records: the solved frames.
+int w_Records_len(lua_State* L) {
+  lua_pushinteger(L, static_cast<lua_Integer>(CheckRecords(L, 1).frames.size()));
+  return 1;
+}
+
+// records[i] -> {frame = n (1-based clip frame), status = "converged"|..., iterations = n,
+// restarts = n, effectors = {name = {position = error, angle = error (degrees), target = {x, y,
+// z} as a Vec3, active = bool}}, on_limit = {"Joint.Channel", ...}, swivel_jump = degrees}; nil
+// past the end. Built on each access (the records stay in C++).
+int w_Records_index(lua_State* L) {
+  const ik::BakeRecords& records = CheckRecords(L, 1);
+  if (!lua_isinteger(L, 2)) return 0;
+  const lua_Integer i = lua_tointeger(L, 2);
+  if (i < 1 || i > static_cast<lua_Integer>(records.frames.size())) return 0;
+  const ik::FrameRecord& r = records.frames[static_cast<size_t>(i - 1)];
+  lua_createtable(L, 0, 7);
+  lua_pushinteger(L, r.frame + 1);
+  lua_setfield(L, -2, "frame");
+  lua_pushstring(L, ik::StatusName(r.status).data());
+  lua_setfield(L, -2, "status");
+  lua_pushinteger(L, r.iterations);
+  lua_setfield(L, -2, "iterations");
+  lua_pushinteger(L, r.restarts);
+  lua_setfield(L, -2, "restarts");
+  lua_createtable(L, 0, static_cast<int>(r.effectors.size()));
+  for (const ik::EffectorResidual& e : r.effectors) {
+    if (e.task < 0 || e.task >= static_cast<int>(records.effector_names.size())) continue;
+    lua_createtable(L, 0, 4);
+    lua_pushnumber(L, e.position_error);
+    lua_setfield(L, -2, "position");
+    lua_pushnumber(L, e.angle_error * kDegPerRad);
+    lua_setfield(L, -2, "angle");
+    PushVec3(L, e.target);
+    lua_setfield(L, -2, "target");
+    lua_pushboolean(L, e.active);
+    lua_setfield(L, -2, "active");
+    lua_setfield(L, -2, records.effector_names[e.task].c_str());
+  }
+  lua_setfield(L, -2, "effectors");
+  lua_createtable(L, static_cast<int>(r.channels_on_limit.size()), 0);
+  for (size_t k = 0; k < r.channels_on_limit.size(); ++k) {
+    lua_pushinteger(L, r.channels_on_limit[k] + 1);
+    lua_rawseti(L, -2, static_cast<lua_Integer>(k + 1));
+  }
+  lua_setfield(L, -2, "on_limit");
+  lua_pushnumber(L, r.SwivelJumpDegrees());
+  lua_setfield(L, -2, "swivel_jump");
+  return 1;
+}
+
+int w_Records_tostring(lua_State* L) {
+  lua_pushfstring(L, "BakeRecords: %d solved frame(s)",
+                  static_cast<int>(CheckRecords(L, 1).frames.size()));
+  return 1;
+}
 
 int w_bake_summary(lua_State* L) {
   // rigel.bake_summary{frames = n, residual_max = r, ...} -> BakeSummary: solver statistics of a
@@ -122,8 +199,38 @@ int w_bake_summary(lua_State* L) {
 
 }  // namespace
 
-void PushBakeSummary(lua_State* L, const ik::BakeSummary& summary) {
-  PushBox<BakeSummaryBox>(L, kBakeSummaryType, BakeSummaryBox{summary});
+void PushBakeSummary(lua_State* L, const ik::BakeSummary& summary,
+                     std::shared_ptr<const ik::BakeRecords> records) {
+  PushBox<BakeSummaryBox>(L, kBakeSummaryType, BakeSummaryBox{summary, std::move(records)});
+}
+
+void PushBakeRecords(lua_State* L, std::shared_ptr<const ik::BakeRecords> records) {
+  auto* box = static_cast<BakeRecordsBox*>(lua_newuserdatauv(L, sizeof(BakeRecordsBox), 0));
+  new (box) BakeRecordsBox{std::move(records)};
+  if (luaL_newmetatable(L, kBakeRecordsType)) {
+    const luaL_Reg meta[] = {
+        {"__len", w_Records_len},
+        {"__index", w_Records_index},
+        {"__tostring", w_Records_tostring},
+        {"__gc",
+         [](lua_State* L) {
+           static_cast<BakeRecordsBox*>(lua_touserdata(L, 1))->~BakeRecordsBox();
+           return 0;
+         }},
+        {nullptr, nullptr}};
+    luaL_setfuncs(L, meta, 0);
+  }
+  lua_setmetatable(L, -2);
+}
+
+std::shared_ptr<const ik::BakeRecords> ToBakeRecords(lua_State* L, int idx) {
+  if (auto* box = static_cast<BakeSummaryBox*>(TestBox(L, idx, kBakeSummaryType))) {
+    return box->records;
+  }
+  if (auto* box = static_cast<BakeRecordsBox*>(luaL_testudata(L, idx, kBakeRecordsType))) {
+    return box->records;
+  }
+  return nullptr;
 }
 
 void OpenBakeSummary(lua_State* L) {

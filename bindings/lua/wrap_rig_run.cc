@@ -2,6 +2,7 @@
 // and after the stages), rig:bake(clip [, fn]) runs ik::BakeJob over a clip with a per-frame Lua
 // callback.
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "bindings/lua/rig_box.h"
@@ -94,7 +95,7 @@ bool ConstrainInPlace(lua_State* L, RigState& state, PoseState& pose, int frame,
 // callback). Runs ik::BakeJob; the callback calls the Lua function with lua_pcall, never lua_call
 // (a Lua error must not unwind through the C++ loop). Returns false with the error value on the
 // stack; *script_error says whether it is the callback's (to raise as is).
-bool RunBake(lua_State* L, ik::BakeSummary* summary, bool* script_error) {
+bool RunBake(lua_State* L, ik::BakeSummary* summary, ik::BakeRecords* records, bool* script_error) {
   RigState* rig = static_cast<RigBox*>(lua_touserdata(L, 4))->state.get();
   PoseState* pose = static_cast<PoseBox*>(lua_touserdata(L, 7))->state.get();
   bool ok = false;
@@ -110,6 +111,10 @@ bool RunBake(lua_State* L, ik::BakeSummary* summary, bool* script_error) {
     job.report = &rig->report;
     job.summary = summary;
     job.constraints = &rig->constraints;
+    records->effector_names = rig->names;
+    records->effector_joints.clear();
+    for (const ik::Task& t : rig->rig.tasks) records->effector_joints.push_back(t.joint);
+    job.records = &records->frames;
     if (!lua_isnil(L, 3)) {
       job.on_frame = [L, pose, script_error](int frame, Pose&, std::string*) {
         pose->MarkStale(0);  // the loop copied the clip's row into the channels
@@ -162,7 +167,7 @@ int w_Rig_solve(lua_State* L) {
 }
 
 int w_Rig_bake(lua_State* L) {
-  // rig:bake(clip [, fn]) -> baked clip, summary. Per frame: the pose is the clip's frame,
+  // rig:bake(clip [, fn]) -> baked clip, summary, records. Per frame: the pose is the clip's frame,
   // fn(frame, pose, rig) sets targets (returning false skips solving that frame), then the rig is
   // solved warm-started from the frame and the answer written to the baked clip (ik::BakeJob).
   RigBox* box = CheckRig(L, 1);
@@ -192,13 +197,15 @@ int w_Rig_bake(lua_State* L) {
   PushLock(L, rig, "baked");                 // 9
   PushLock(L, source->clip.get(), "baked");  // 10
   ik::BakeSummary summary;
+  auto records = std::make_shared<ik::BakeRecords>();
   bool script_error = false;
-  if (!RunBake(L, &summary, &script_error)) {
+  if (!RunBake(L, &summary, records.get(), &script_error)) {
     return script_error ? lua_error(L) : luaL_error(L, "%s", lua_tostring(L, -1));
   }
   lua_pushvalue(L, 6);
-  PushBakeSummary(L, summary);
-  return 2;
+  PushBakeSummary(L, summary, records);
+  PushBakeRecords(L, records);
+  return 3;
 }
 
 }  // namespace rigel::lua

@@ -27,4 +27,17 @@ void RecordFrame(int frame, const SolveReport& report, FrameRecord* record) {
   }
 }
 
+void RecordFrame(int frame, const Rig& rig, std::span<const Target> targets,
+                 const SolveReport& report, FrameRecord* record) {
+  RecordFrame(frame, report, record);
+  for (EffectorResidual& e : record->effectors) {
+    if (e.task >= static_cast<int>(targets.size()) ||
+        e.task >= static_cast<int>(rig.tasks.size())) {
+      continue;
+    }
+    e.target = targets[e.task].position;
+    e.active = rig.tasks[e.task].weight * targets[e.task].weight > 0.0;
+  }
+}
+
 }  // namespace rigel::ik

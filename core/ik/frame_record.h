@@ -4,6 +4,8 @@
 #ifndef RIGEL_CORE_IK_FRAME_RECORD_H_
 #define RIGEL_CORE_IK_FRAME_RECORD_H_
 
+#include <span>
+#include <string>
 #include <vector>
 
 #include "core/ik/rig.h"
@@ -17,6 +19,10 @@ struct EffectorResidual {
   // Position error (length units) and angle error (radians), as in SolveReport.
   double position_error = 0.0;
   double angle_error = 0.0;
+  // The target's position this frame (world space; for kPole the pole point), and whether the
+  // task was on (Task::weight * Target::weight > 0).
+  Eigen::Vector3d target = Eigen::Vector3d::Zero();
+  bool active = true;
 };
 
 // One frame of a bake: the solve's outcome (status, iterations, restarts, channels on a limit,
@@ -35,8 +41,19 @@ struct FrameRecord : SolveOutcome {
   bool AnyDegeneratePole() const;
 };
 
+// The records of one bake (BakeJob::records) with the names a report needs: the effectors'
+// names and joints, in Rig::tasks order.
+struct BakeRecords {
+  std::vector<std::string> effector_names;
+  std::vector<int> effector_joints;
+  std::vector<FrameRecord> frames;
+};
+
 // Copies what a frame's solve reported into `record` (reusing its vectors' capacity).
 void RecordFrame(int frame, const SolveReport& report, FrameRecord* record);
+// The same with each effector's target and whether it was on (`targets` in Rig::tasks order).
+void RecordFrame(int frame, const Rig& rig, std::span<const Target> targets,
+                 const SolveReport& report, FrameRecord* record);
 
 }  // namespace rigel::ik
 
