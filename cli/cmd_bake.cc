@@ -23,6 +23,9 @@
 #include "cli/preview/preview_page.h"
 #include "cli/read_options.h"
 #include "core/clip_check.h"
+#include "core/retarget/evidence.h"
+#include "core/scene.h"
+#include "exporters/frames_report.h"
 #include "exporters/save_scene.h"
 #include "importers/confine.h"
 #include "importers/load_scene.h"
@@ -44,6 +47,7 @@ struct BakeConfig {
   std::string rig_dir;
   std::string scripts_dir = RIGEL_SCRIPTS_DIR;
   std::string out_dir;
+  std::string frames_report_dir;  // --frames-report DIR, or empty
   bool allow_io = false;
   size_t memory_limit = size_t{2} << 30;  // bytes of Lua heap per clip
   double timeout = 0;                     // seconds per clip, 0 = none
@@ -63,6 +67,7 @@ ConfinementRules BakeRules(const BakeConfig& config, const std::vector<batch::In
   rules.read_only.push_back("/etc/localtime");
   rules.read_only.push_back("/usr/share/zoneinfo");
   rules.read_write.push_back(config.out_dir);
+  if (!config.frames_report_dir.empty()) rules.read_write.push_back(config.frames_report_dir);
   return rules;
 }
 
@@ -72,6 +77,55 @@ std::string FirstLine(const char* message) {
   std::string s(message);
   const size_t nl = s.find('\n');
   return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+// The unit label of a frames report: the input's unit (stated, or estimated), as rigel names it.
+std::string UnitLabel(const Scene& scene) {
+  const double metres = MetresPerUnitOrEstimate(scene);
+  if (!(metres > 0)) return "unknown";
+  for (const auto& [name, m] :
+       {std::pair{"m", 1.0}, {"dm", 0.1}, {"cm", 0.01}, {"mm", 0.001}, {"in", 0.0254}}) {
+    if (metres == m) return name;
+  }
+  return fmt::format("{:g} m", metres);
+}
+
+// --frames-report: writes DIR/<output name>.frames.jsonl (the bake's per-frame records, when the
+// script returned rig:bake's summary, and the evidence measured on the written clip) and puts its
+// counts in the clip's report.
+void WriteFrames(const BakeConfig& config, const Scene& scene, const std::string& input,
+                 const std::string& output, const Skeleton& skeleton, const Clip& clip,
+                 std::shared_ptr<const ik::BakeRecords> records, batch::ClipReport* report) {
+  const retarget::ClipEvidence evidence = retarget::MeasureClipEvidence(skeleton, clip);
+  FramesReportInput in;
+  in.clip_name = fs::path(output).stem().string();
+  in.source = input;
+  in.output = output;
+  in.unit = UnitLabel(scene);
+  in.skeleton = &skeleton;
+  in.clip = &clip;
+  in.records = records.get();
+  in.evidence = &evidence;
+  const std::string path =
+      (fs::path(config.frames_report_dir) / (in.clip_name + ".frames.jsonl")).string();
+  WriteFramesReport(in, path);
+  report->frames_report = path;
+  const FramesCounts c = CountFrames(in);
+  report->frames_evidence = {{"unreachable", c.unreachable},
+                             {"not_converged", c.not_converged},
+                             {"limit_frames", c.limit_frames},
+                             {"flips", c.flips},
+                             {"pops", c.pops},
+                             {"foot_slide_max", c.foot_slide_max},
+                             {"worst_frames", c.worst_frames}};
+  if (!records) {
+    std::string w = fmt::format(
+        "{}: the rig script returned no rig:bake summary: its frames report holds only what was "
+        "measured on the output (pop score, foot slide), no solver records",
+        config.rig);
+    fmt::print(stderr, "rigel bake: warning: {}\n", w);
+    report->warnings.push_back(std::move(w));
+  }
 }
 
 batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
@@ -147,6 +201,10 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   }
   SaveClip(skeleton, clip, output);
   report.frames = clip.num_frames();
+  if (!config.frames_report_dir.empty()) {
+    WriteFrames(config, *scene, input.path, output, skeleton, clip,
+                lua_isnil(L, result + 1) ? nullptr : lua::ToBakeRecords(L, result + 1), &report);
+  }
   if (std::string w = ExtraTakesWarning(*scene, input.path, "baked"); !w.empty()) {
     fmt::print(stderr, "rigel bake: warning: {}\n", w);
     report.warnings.push_back(std::move(w));
@@ -163,7 +221,7 @@ Runner AddBakeCommand(CLI::App& app) {
       "recursively by extension) or @list.txt files. Exit 0 when every clip succeeds, 1 when any "
       "failed, 2 on usage errors.");
   struct Options {
-    std::string rig, out = "out", format = "bvh", shard, report, timeout, preview;
+    std::string rig, out = "out", format = "bvh", shard, report, timeout, preview, frames_report;
     int jobs = 0;
     bool resume = false, allow_io = false, progress = false, no_progress = false;
     std::vector<std::string> inputs, merge;
@@ -209,6 +267,10 @@ Runner AddBakeCommand(CLI::App& app) {
                   "Seconds the import child may take per FBX/glTF/DAE file (default 300)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--preview", o->preview, "Also write a page per clip + index.html in DIR");
+  sub->add_option("--frames-report", o->frames_report,
+                  "Also write DIR/<clip>.frames.jsonl per clip: each frame's solve (status, "
+                  "iterations, residual and target per effector, limits, swivel jump) and the pop "
+                  "score and foot slide measured on the output (docs/preview.md)");
   sub->add_flag("--allow-io", o->allow_io, "Lift the script sandbox");
   sub->add_flag("--no-progress", o->no_progress, "No progress bar even on a terminal");
   sub->add_option("INPUTS", o->inputs, "Clips: files, folders or @list.txt");
@@ -231,6 +293,8 @@ Runner AddBakeCommand(CLI::App& app) {
       config.rig = o->rig;
       config.rig_dir = fs::weakly_canonical(fs::absolute(o->rig)).parent_path().string();
       config.out_dir = o->out;
+      config.frames_report_dir = o->frames_report;
+      if (!o->frames_report.empty()) fs::create_directories(o->frames_report);
       config.allow_io = o->allow_io;
       config.timeout = o->clip_timeout;
       config.memory_limit = static_cast<size_t>(o->lua_memory_mb) << 20;

@@ -88,6 +88,10 @@ struct ClipReport {
   nlohmann::json extra;    // processor-specific figures (retarget quality metrics), may be null
   // What the output could not keep (e.g. takes beyond the first); also printed on stderr.
   std::vector<std::string> warnings;
+  // With --frames-report: the clip's frames report (path) and its counts (flips, pops,
+  // unreachable and limit frames, largest foot slide, worst frames); empty / null otherwise.
+  std::string frames_report;
+  nlohmann::json frames_evidence;
 };
 
 // Turns one input into one output file (written atomically). Runs on worker threads, several at

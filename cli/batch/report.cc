@@ -21,6 +21,8 @@ nlohmann::json ClipReportJson(const ClipReport& r) {
                  {"frames_unreachable", r.solver.unreachable}};
   if (!r.extra.is_null()) j["metrics"] = r.extra;
   if (!r.warnings.empty()) j["warnings"] = r.warnings;
+  if (!r.frames_report.empty()) j["frames_report"] = r.frames_report;
+  if (!r.frames_evidence.is_null()) j["frames_evidence"] = r.frames_evidence;
   return j;
 }
 
@@ -44,6 +46,8 @@ ClipReport ClipReportFromJson(const nlohmann::json& j) {
     r.solver.unreachable = s.at("frames_unreachable");
   }
   if (j.contains("metrics")) r.extra = j.at("metrics");
+  r.frames_report = j.value("frames_report", "");
+  if (j.contains("frames_evidence")) r.frames_evidence = j.at("frames_evidence");
   return r;
 }
 

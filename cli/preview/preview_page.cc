@@ -533,7 +533,8 @@ int WritePreviewPages(const std::string& dir, const std::vector<batch::ClipRepor
         in.source = r.input;
         in.results = {r.output};
         in.title = s.name;
-        const std::string report = FramesReportPathFor(r.output);
+        const std::string report =
+            r.frames_report.empty() ? FramesReportPathFor(r.output) : r.frames_report;
         if (fs::is_regular_file(report)) in.frames_reports = {report};
         const std::string name = s.name + ".html";
         PageSummary written = WritePreviewPage(in, (fs::path(dir) / name).string());
