@@ -20,12 +20,10 @@
 #include "bindings/lua/rigel_module.h"
 #include "cli/batch/batch.h"
 #include "cli/command.h"
+#include "cli/frames_output.h"
 #include "cli/preview/preview_page.h"
 #include "cli/read_options.h"
 #include "core/clip_check.h"
-#include "core/retarget/evidence.h"
-#include "core/scene.h"
-#include "exporters/frames_report.h"
 #include "exporters/save_scene.h"
 #include "importers/confine.h"
 #include "importers/load_scene.h"
@@ -79,45 +77,13 @@ std::string FirstLine(const char* message) {
   return nl == std::string::npos ? s : s.substr(0, nl);
 }
 
-// The unit label of a frames report: the input's unit (stated, or estimated), as rigel names it.
-std::string UnitLabel(const Scene& scene) {
-  const double metres = MetresPerUnitOrEstimate(scene);
-  if (!(metres > 0)) return "unknown";
-  for (const auto& [name, m] :
-       {std::pair{"m", 1.0}, {"dm", 0.1}, {"cm", 0.01}, {"mm", 0.001}, {"in", 0.0254}}) {
-    if (metres == m) return name;
-  }
-  return fmt::format("{:g} m", metres);
-}
-
-// --frames-report: writes DIR/<output name>.frames.jsonl (the bake's per-frame records, when the
-// script returned rig:bake's summary, and the evidence measured on the written clip) and puts its
-// counts in the clip's report.
+// --frames-report: the report (frames_output.h) and, when the script returned no rig:bake
+// summary, a warning that it holds the measured evidence only.
 void WriteFrames(const BakeConfig& config, const Scene& scene, const std::string& input,
                  const std::string& output, const Skeleton& skeleton, const Clip& clip,
                  std::shared_ptr<const ik::BakeRecords> records, batch::ClipReport* report) {
-  const retarget::ClipEvidence evidence = retarget::MeasureClipEvidence(skeleton, clip);
-  FramesReportInput in;
-  in.clip_name = fs::path(output).stem().string();
-  in.source = input;
-  in.output = output;
-  in.unit = UnitLabel(scene);
-  in.skeleton = &skeleton;
-  in.clip = &clip;
-  in.records = records.get();
-  in.evidence = &evidence;
-  const std::string path =
-      (fs::path(config.frames_report_dir) / (in.clip_name + ".frames.jsonl")).string();
-  WriteFramesReport(in, path);
-  report->frames_report = path;
-  const FramesCounts c = CountFrames(in);
-  report->frames_evidence = {{"unreachable", c.unreachable},
-                             {"not_converged", c.not_converged},
-                             {"limit_frames", c.limit_frames},
-                             {"flips", c.flips},
-                             {"pops", c.pops},
-                             {"foot_slide_max", c.foot_slide_max},
-                             {"worst_frames", c.worst_frames}};
+  WriteFramesReportFor(config.frames_report_dir, scene, input, output, skeleton, clip,
+                       records.get(), report);
   if (!records) {
     std::string w = fmt::format(
         "{}: the rig script returned no rig:bake summary: its frames report holds only what was "

@@ -20,6 +20,7 @@
 
 #include "cli/batch/batch.h"
 #include "cli/command.h"
+#include "cli/frames_output.h"
 #include "cli/preview/preview_page.h"
 #include "cli/read_options.h"
 #include "core/retarget/retarget.h"
@@ -40,6 +41,7 @@ struct RetargetArgs {
   std::string format = "bvh";
   std::string report;
   std::string preview;
+  std::string frames_report;
   bool pin_feet = false;
   bool pin_hands = false;
   bool follow_source = false;
@@ -202,6 +204,7 @@ int Run(const RetargetArgs& a) {
         a.memory_mb > 0 ? static_cast<size_t>(a.memory_mb) : batch::DefaultWorkerMemoryMb(workers);
   }
   run.timeout = a.timeout;
+  if (!a.frames_report.empty()) std::filesystem::create_directories(a.frames_report, ec);
   try {
     // Everything the outputs depend on besides the clip itself.
     run.recipe.recipe_hash = batch::HashBytes(fmt::format(
@@ -254,6 +257,10 @@ int Run(const RetargetArgs& a) {
     report.solver.unreachable = q.ik_unreached;
     report.extra = MetricsJson(q);
     report.extra["warnings"] = result.warnings;
+    if (!a.frames_report.empty()) {
+      WriteFramesReportFor(a.frames_report, source, input.path, out_path, *out.skeleton,
+                           out.clips.front(), q.ik_applied ? &result.records : nullptr, &report);
+    }
     return report;
   };
   const std::vector<batch::ClipReport> reports = batch::Run(inputs, run, process);
@@ -312,6 +319,10 @@ Runner AddRetargetCommand(CLI::App& app) {
                   "Frame of the target file used as its reference pose (default: rest pose)");
   sub->add_option("--report", a->report, "Write a JSON quality report here");
   sub->add_option("--preview", a->preview, "Also write a page per clip + index.html in DIR");
+  sub->add_option("--frames-report", a->frames_report,
+                  "Also write DIR/<clip>.frames.jsonl per clip: the IK clean-up's per-frame solve "
+                  "(with --pin-feet/--pin-hands) and the pop score and foot slide measured on the "
+                  "output (docs/preview.md)");
   sub->add_option("-j,--jobs", a->jobs, "Worker processes (default: all cores)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--memory-mb", a->memory_mb,

@@ -60,6 +60,10 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
       pole_task.pole_root = l.upper;
       pole_task.pole_mid = l.lower;
       const PinnedLimb p{li, rig.AddTask(pose_task), rig.AddTask(pole_task)};
+      report.records.effector_names.push_back(tgt.name(l.end));
+      report.records.effector_names.push_back(tgt.name(l.end) + ".pole");
+      report.records.effector_joints.push_back(l.end);
+      report.records.effector_joints.push_back(l.end);
       ik::Stage stage;
       stage.method = ik::Method::kTwoBone;
       stage.tasks = {p.pose_task, p.pole_task};
@@ -77,6 +81,7 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
     job.clip = &motion->clip;
     job.output = &cleaned;
     job.workspace = &workspace;
+    job.records = &report.records.frames;
     job.on_frame = [&](int f, Pose& pose, std::string*) {
       const std::vector<Eigen::Isometry3d>& wt = pose.world;
       Eigen::Vector3d right = Eigen::Vector3d::Zero();

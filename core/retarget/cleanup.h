@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ik/frame_record.h"
 #include "core/retarget/alignment.h"
 #include "core/retarget/contacts.h"
 #include "core/retarget/retarget.h"
@@ -27,6 +28,9 @@ struct CleanUpReport {
   bool applied = false;
   // Frames where a chain could not reach its goal, summed over the chains.
   int unreached = 0;
+  // The clean-up's per-frame records: per pinned limb a pose task named after its end joint and a
+  // pole task named "<end joint>.pole" (frames where no limb was pinned have none).
+  ik::BakeRecords records;
 };
 
 // Runs the IK clean-up on `motion->clip` (a clip of `target` from TransferRotations with `a`) in

@@ -77,10 +77,11 @@ RetargetResult Retargeter::Run(const Clip& clip) const {
   result.warnings = setup_warnings_;
   TransferredMotion motion = TransferRotations(src, tgt, a, options_.root_motion, clip);
   const std::vector<FootContact> contacts = FindFootContacts(a, motion, options_);
-  const CleanUpReport cleanup = IkCleanUp(tgt, a, options_, contacts, &motion, &result.warnings);
+  CleanUpReport cleanup = IkCleanUp(tgt, a, options_, contacts, &motion, &result.warnings);
   result.metrics = MeasureRetarget(tgt, a, options_, motion, contacts, &result.warnings);
   result.metrics.ik_applied = cleanup.applied;
   result.metrics.ik_unreached = cleanup.unreached;
+  result.records = std::move(cleanup.records);
   result.clip = std::move(motion.clip);
   return result;
 }

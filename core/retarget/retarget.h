@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "core/clip.h"
+#include "core/ik/frame_record.h"
 #include "core/retarget/humanoid.h"
 #include "core/skeleton.h"
 
@@ -157,6 +158,8 @@ struct RetargetResult {
   RetargetMetrics metrics;
   // Non-fatal findings ("IK skipped for the hands: ...").
   std::vector<std::string> warnings;
+  // The IK clean-up's per-frame records (empty without clean-up): see CleanUpReport::records.
+  ik::BakeRecords records;
 };
 
 // A source -> target retargeting set up once (alignment, scale, roles) and run on any number of

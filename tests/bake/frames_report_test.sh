@@ -2,7 +2,9 @@
 # rigel bake --frames-report: the per-frame report of a bake points at the pop planted on frame 11
 # (0-based 10) of fixtures/pop_rig.lua. Independently of rigel's numbers, the output BVH is read
 # back here: the planar chain's tip is computed by FK (checked against each record's target and
-# residual) and the largest second difference of its angles must fall on that frame.
+# residual) and the largest second difference of its angles must fall on that frame. Then
+# `rigel retarget --pin-feet --frames-report` on the CMU walk sample: one line per frame, the feet's
+# records, and the batch report's counts equal to those recounted from the lines.
 #   frames_report_test.sh RIGEL SOURCE_DIR WORK
 set -uo pipefail
 rigel=$1 src=$2 work=$3
@@ -12,7 +14,7 @@ rm -rf "$work" && mkdir -p "$work"
   "$src/tests/lua/fixtures/planar.bvh" 2>"$work/stderr"
 rc=$?
 [ "$rc" -eq 0 ] || { echo "FAILED: exit $rc"; cat "$work/stderr"; exit 1; }
-python3 - "$work" <<'PY'
+python3 - "$work" <<'PY' || exit 1
 import json, math, sys
 work = sys.argv[1]
 lines = [json.loads(l) for l in open(f"{work}/frames/planar.frames.jsonl") if l.strip()]
@@ -55,4 +57,24 @@ assert ev["worst_frames"][0] == 10 and ev["pops"] >= 1 and ev["unreachable"] == 
 assert report["clips"][0]["frames_report"].endswith("planar.frames.jsonl"), report["clips"][0]
 print(f"pop planted on frame 10: largest second difference {second[9]:.1f} deg there; "
       f"pop score {best['pop']:.2f}; worst frames {ev['worst_frames']}")
+PY
+"$rigel" retarget --target "$src/samples/cmu_walk/walk.bvh" --pin-feet --out "$work/rt" \
+  --frames-report "$work/rt_frames" --report "$work/rt.json" "$src/samples/cmu_walk/walk.bvh" \
+  2>"$work/rt_stderr" || { echo "FAILED: retarget"; cat "$work/rt_stderr"; exit 1; }
+python3 - "$work" <<'PY'
+import json, sys
+work = sys.argv[1]
+lines = [json.loads(l) for l in open(f"{work}/rt_frames/walk.frames.jsonl") if l.strip()]
+header, records = lines[0], lines[1:]
+names = [e["name"] for e in header["effectors"]]
+assert names == ["LeftFoot", "LeftFoot.pole", "RightFoot", "RightFoot.pole"], names
+assert len(records) == header["frames"] == 40, (len(records), header["frames"])
+solved = [r for r in records if "status" in r]
+assert solved, "the pinned frames have records"
+ev = json.load(open(f"{work}/rt.json"))["clips"][0]["frames_evidence"]
+assert ev["unreachable"] == sum(r["status"] == "unreachable" for r in solved), ev
+assert ev["pops"] == sum(r.get("pop", 0) >= 1 for r in records), ev
+assert ev["flips"] == sum(r.get("swivel_jump", 0) >= 90 for r in records), ev
+assert ev["foot_slide_max"] == max([r["foot_slide"] for r in records if "foot_slide" in r] + [0]), ev
+print(f"retarget: {len(solved)} of 40 frames with records; evidence {ev}")
 PY

@@ -1,0 +1,55 @@
+#include "cli/frames_output.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <utility>
+
+#include "core/retarget/evidence.h"
+#include "exporters/frames_report.h"
+
+namespace rigel::cli {
+
+namespace {
+
+// The unit label of a frames report: the input's unit (stated, or estimated), as rigel names it.
+std::string UnitLabel(const Scene& scene) {
+  const double metres = MetresPerUnitOrEstimate(scene);
+  if (!(metres > 0)) return "unknown";
+  for (const auto& [name, m] :
+       {std::pair{"m", 1.0}, {"dm", 0.1}, {"cm", 0.01}, {"mm", 0.001}, {"in", 0.0254}}) {
+    if (metres == m) return name;
+  }
+  return fmt::format("{:g} m", metres);
+}
+
+}  // namespace
+
+void WriteFramesReportFor(const std::string& dir, const Scene& scene, const std::string& input,
+                          const std::string& output, const Skeleton& skeleton, const Clip& clip,
+                          const ik::BakeRecords* records, batch::ClipReport* report) {
+  namespace fs = std::filesystem;
+  const retarget::ClipEvidence evidence = retarget::MeasureClipEvidence(skeleton, clip);
+  FramesReportInput in;
+  in.clip_name = fs::path(output).stem().string();
+  in.source = input;
+  in.output = output;
+  in.unit = UnitLabel(scene);
+  in.skeleton = &skeleton;
+  in.clip = &clip;
+  in.records = records;
+  in.evidence = &evidence;
+  const std::string path = (fs::path(dir) / (in.clip_name + ".frames.jsonl")).string();
+  WriteFramesReport(in, path);
+  report->frames_report = path;
+  const FramesCounts c = CountFrames(in);
+  report->frames_evidence = {{"unreachable", c.unreachable},
+                             {"not_converged", c.not_converged},
+                             {"limit_frames", c.limit_frames},
+                             {"flips", c.flips},
+                             {"pops", c.pops},
+                             {"foot_slide_max", c.foot_slide_max},
+                             {"worst_frames", c.worst_frames}};
+}
+
+}  // namespace rigel::cli
