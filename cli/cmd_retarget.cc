@@ -89,7 +89,10 @@ nlohmann::json MetricsJson(const retarget::RetargetMetrics& q) {
        {{"contacts", q.contacts},
         {"contact_frames", q.contact_frames},
         {"mean", q.foot_slide_mean_mm},
-        {"max", q.foot_slide_max_mm}}},
+        {"max", q.foot_slide_max_mm},
+        {"output_contacts", q.output_contacts},
+        {"output_mean", q.output_foot_slide_mean_mm},
+        {"output_max", q.output_foot_slide_max_mm}}},
       {"foot_error_mm", {{"mean", q.foot_error_mean_mm}, {"max", q.foot_error_max_mm}}},
       {"hand_error_mm", {{"mean", q.hand_error_mean_mm}, {"max", q.hand_error_max_mm}}},
       {"joint_limit_violations", q.joint_limit_violations},
@@ -244,9 +247,11 @@ int Run(const RetargetArgs& a) {
     const retarget::RetargetMetrics& q = result.metrics;
     fmt::print(stderr,
                "rigel retarget: {} -> {}: {} frames, bone direction mean {:.3f} deg (max "
-               "{:.2f}), foot slide mean {:.2f} mm (max {:.2f}) over {} contacts\n",
+               "{:.2f}), foot slide mean {:.2f} mm (max {:.2f}) over {} contacts; on the output's "
+               "own {} contacts mean {:.2f} mm (max {:.2f})\n",
                input.path, out_path, q.frames, q.bone_direction_mean_deg, q.bone_direction_max_deg,
-               q.foot_slide_mean_mm, q.foot_slide_max_mm, q.contacts);
+               q.foot_slide_mean_mm, q.foot_slide_max_mm, q.contacts, q.output_contacts,
+               q.output_foot_slide_mean_mm, q.output_foot_slide_max_mm);
     batch::ClipReport report;
     report.frames = q.frames;
     if (std::string w = ExtraTakesWarning(source, input.path, "retargeted"); !w.empty()) {

@@ -146,6 +146,36 @@ RetargetMetrics MeasureRetarget(const Skeleton& tgt, const Alignment& m,
     }
   }
   q.foot_slide_mean_mm = q.contact_frames ? slide_sum / q.contact_frames : 0.0;
+  // The output's own contacts, by the one detector.
+  std::vector<int> feet;
+  std::vector<int> foot_limb;
+  for (size_t li = 0; li < m.limbs.size(); ++li) {
+    if (!m.limbs[li].foot) continue;
+    feet.push_back(m.limbs[li].end);
+    foot_limb.push_back(static_cast<int>(li));
+  }
+  if (!feet.empty() && frames > 0) {
+    ForwardKinematics(tgt, motion.clip.frame(0), wt);
+    ContactOptions o;
+    o.up_axis = up;
+    o.scale = FigureHipHeight(tgt, wt, up);
+    double output_sum = 0.0;
+    int output_frames = 0;
+    for (const ContactWindow& w : DetectContacts(tgt, motion.clip, feet, o)) {
+      ++q.output_contacts;
+      const std::vector<Eigen::Vector3d>& pos = limb_pos[foot_limb[w.track]];
+      Eigen::Vector3d mean = Eigen::Vector3d::Zero();
+      for (int f = w.first; f <= w.last; ++f) mean += pos[f];
+      mean /= (w.last - w.first + 1);
+      for (int f = w.first; f <= w.last; ++f) {
+        const double d = Horizontal(pos[f] - mean, up).norm() * mm;
+        output_sum += d;
+        ++output_frames;
+        q.output_foot_slide_max_mm = std::max(q.output_foot_slide_max_mm, d);
+      }
+    }
+    q.output_foot_slide_mean_mm = output_frames ? output_sum / output_frames : 0.0;
+  }
   return q;
 }
 

@@ -138,6 +138,13 @@ struct RetargetMetrics {
   int contact_frames = 0;
   double foot_slide_mean_mm = 0.0;
   double foot_slide_max_mm = 0.0;
+  // The same measured on the output alone: contacts found by the contact detector on the
+  // retargeted feet (DetectContacts, thresholds scaled by the target's hip height), and each
+  // foot's horizontal distance (mm) from its mean position over each of those contacts. Catches a
+  // foot that stands still in the output where the source had no contact, and drifts.
+  int output_contacts = 0;
+  double output_foot_slide_mean_mm = 0.0;
+  double output_foot_slide_max_mm = 0.0;
   // Distance (mm) of the feet and of the hands from the proportion-scaled source positions (the
   // hands' differs by the arm and torso proportions unless pin_hands).
   double foot_error_mean_mm = 0.0;

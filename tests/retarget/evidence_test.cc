@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include "core/clip.h"
+#include "core/pose.h"
+#include "core/retarget/retarget.h"
 #include "support/test_skeletons.h"
 
 namespace rigel::retarget {
@@ -63,6 +65,36 @@ TEST(Evidence, NoFeetNoSlide) {
   EXPECT_TRUE(e.feet.empty());
   for (const double v : e.foot_slide) EXPECT_LT(v, 0.0);
   for (const double v : e.pop) EXPECT_EQ(v, 0.0);
+}
+
+TEST(Evidence, RetargetMeasuresTheOutputsOwnContacts) {
+  // A humanoid onto itself, gliding 2 mm a frame with its feet on the ground: the output's own
+  // contacts (one per foot, the whole clip) drift by the glide. The drift is measured here from the
+  // output's foot positions: the largest distance from the contact's mean position.
+  const testing::Humanoid h = testing::MakeHumanoid();
+  const int frames = 60;
+  Clip clip(frames, h.skeleton->num_channels(), 1.0 / 30);
+  for (int f = 0; f < frames; ++f) clip.at(f, 0) = 0.002 * f;
+  RetargetOptions options;
+  options.source_unit_metres = 1.0;
+  options.target_unit_metres = 1.0;
+  const RetargetResult r = Retarget(h.skeleton, clip, h.skeleton, {}, options);
+  const RetargetMetrics& q = r.metrics;
+  EXPECT_EQ(q.output_contacts, 2);
+  double worst = 0.0;
+  std::vector<Eigen::Isometry3d> world(h.skeleton->num_joints());
+  for (const int foot : h.feet) {
+    std::vector<double> x(frames);
+    double mean = 0.0;
+    for (int f = 0; f < frames; ++f) {
+      ForwardKinematics(*h.skeleton, r.clip.frame(f), world);
+      x[f] = world[foot].translation().x();
+      mean += x[f] / frames;
+    }
+    for (const double v : x) worst = std::max(worst, std::abs(v - mean));
+  }
+  EXPECT_NEAR(worst, 0.059, 1e-9);  // half of the 59 steps of 2 mm
+  EXPECT_NEAR(q.output_foot_slide_max_mm, worst * 1000.0, 1e-6);
 }
 
 }  // namespace
