@@ -21,6 +21,7 @@ void Workspace::SetFastPaths(bool enabled) { impl_->fast_paths = enabled; }
 
 void Workspace::ResetContinuity() {
   for (internal::StageWork& st : impl_->stages) st.swivel.Reset();
+  for (Impl::IterativePole& p : impl_->poles) p.swivel.Reset();
 }
 
 namespace internal {
@@ -321,6 +322,18 @@ bool Workspace::Prepare(const Rig& rig, std::string* error) {
   auto next = std::make_unique<Impl>();
   next->fast_paths = impl_->fast_paths;
   if (!internal::BuildPlan(rig, *next, error)) return false;
+  for (size_t si = 0; si < next->stages.size(); ++si) {
+    const internal::StageWork& st = next->stages[si];
+    if (!internal::IsIterative(st.method)) continue;
+    for (const int t : st.tasks) {
+      if (rig.tasks[t].type != TaskType::kPole) continue;
+      Impl::IterativePole p;
+      p.task = t;
+      p.stage = static_cast<int>(si);
+      next->poles.push_back(p);
+    }
+  }
+  next->pole_targets.reserve(rig.tasks.size());
   impl_ = std::move(next);
   return true;
 }

@@ -128,6 +128,17 @@ struct Workspace::Impl {
   // Restarts run by the current solve.
   int restarts = 0;
   bool fast_paths = true;
+  // Pole tasks solved by iterative stages: their swivel continuity across frames (as a kTwoBone
+  // stage's), the pole each solve actually aims at, and the frame's axis and previous direction.
+  struct IterativePole {
+    int task = -1;
+    int stage = -1;
+    Swivel swivel;
+    Eigen::Vector3d axis = Eigen::Vector3d::Zero();
+    Eigen::Vector3d prev = Eigen::Vector3d::Zero();
+  };
+  std::vector<IterativePole> poles;
+  std::vector<Target> pole_targets;
 };
 
 }  // namespace rigel::ik

@@ -50,6 +50,15 @@ void FillReport(const Rig& rig, std::span<const Target> targets, const Pose& pos
     limb.reached = sw.reached;
     report->limbs.push_back(limb);
   }
+  for (const Workspace::Impl::IterativePole& p : w.poles) {
+    LimbSwivel limb;
+    limb.stage = p.stage;
+    if (rig.tasks[p.task].weight * targets[p.task].weight > 0) limb.pole_task = p.task;
+    limb.jump = p.swivel.jump;
+    limb.pole_weight = p.swivel.pole_weight;
+    limb.pole_degenerate = p.swivel.pole_degenerate;
+    report->limbs.push_back(limb);
+  }
   report->channels_on_limit.clear();
   report->channels_on_limit.reserve(s.num_channels());  // Grows once.
   for (int c = 0; c < s.num_channels(); ++c) {

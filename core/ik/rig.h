@@ -233,9 +233,10 @@ enum class Status : std::uint8_t {
 
 std::string_view StatusName(Status status);
 
-// The swivel of one kTwoBone stage's limb in a solve (see ik::Swivel in core/ik/two_bone.h).
+// The swivel of one limb in a solve: a kTwoBone stage's, or a kPole task's in an iterative stage
+// (both keep it continuous across frames: ik::Swivel in core/ik/two_bone.h).
 struct LimbSwivel {
-  // The kTwoBone stage and its pole task (-1 when it has none or the pole is weighted off).
+  // The stage and its pole task (-1 when it has none or the pole is weighted off).
   int stage = -1;
   int pole_task = -1;
   // Turn of the elbow's direction about the upper -> target axis since the previous solve with
@@ -261,7 +262,8 @@ struct SolveOutcome {
   int restarts = 0;
   // Channels that sit on a limit after the solve (skeleton channel indices, ascending).
   std::vector<int> channels_on_limit;
-  // One per kTwoBone stage, in stage order: the limb's swivel jump and pole warnings.
+  // One per kTwoBone stage, in stage order, then one per kPole task of an iterative stage: the
+  // limb's swivel jump and pole warnings.
   std::vector<LimbSwivel> limbs;
 };
 

@@ -7,6 +7,7 @@
 #include "core/ik/report.h"
 #include "core/ik/stage_fk.h"
 #include "core/ik/stages.h"
+#include "core/ik/two_bone.h"
 #include "core/ik/validate.h"
 #include "core/skeleton.h"
 
@@ -32,6 +33,71 @@ bool ValidateStageJob(const Job& job, bool iterative, std::string* error) {
     return Fail(error, "stage method does not match the job");
   }
   return ValidateFrame(*job.rig, job.targets, *job.pose, error);
+}
+
+// The position target of the effector `joint` this frame (the first active kPosition/kPose task on
+// it), else the effector's current position.
+Eigen::Vector3d EffectorGoal(const Rig& rig, std::span<const Target> targets, const Pose& pose,
+                             int joint) {
+  for (size_t t = 0; t < rig.tasks.size(); ++t) {
+    const Task& task = rig.tasks[t];
+    if (task.joint == joint && rig.tasks[t].weight * targets[t].weight > 0 &&
+        (task.type == TaskType::kPosition || task.type == TaskType::kPose)) {
+      return targets[t].position;
+    }
+  }
+  return pose.world[joint].translation();
+}
+
+// Pole tasks of iterative stages keep the swivel continuous from frame to frame, as a kTwoBone
+// stage does (Swivel's rule, core/ik/two_bone.h): where the pole nears the limb's axis (root ->
+// effector goal) or the goal crosses the pole's line, the solve aims at a pole turned from the
+// previous frame's elbow direction towards the given one. Returns the targets the stages solve
+// for (the given ones when the rig has no such pole).
+std::span<const Target> AimPoles(const Rig& rig, std::span<const Target> targets, Pose& pose,
+                                 Workspace::Impl& w) {
+  bool any = false;
+  for (const Workspace::Impl::IterativePole& p : w.poles) {
+    any = any || rig.tasks[p.task].weight * targets[p.task].weight > 0;
+  }
+  if (!any) return targets;
+  const Skeleton& s = rig.skeleton();
+  pose.UpdateWorld(s);
+  w.pole_targets.assign(targets.begin(), targets.end());
+  for (Workspace::Impl::IterativePole& p : w.poles) {
+    const Task& task = rig.tasks[p.task];
+    const double t_prev = p.swivel.Begin();
+    p.axis.setZero();
+    if (task.weight * targets[p.task].weight <= 0) {
+      p.swivel.Reset();
+      continue;
+    }
+    const Eigen::Vector3d root = pose.world[task.pole_root].translation();
+    const Eigen::Vector3d axis = EffectorGoal(rig, targets, pose, task.joint) - root;
+    if (axis.norm() <= 1e-12) continue;
+    p.axis = axis.normalized();
+    const Eigen::Vector3d q = targets[p.task].position - root;
+    const Eigen::Vector3d want = SwivelTarget(&p.swivel, t_prev, p.axis, true, q, &p.prev);
+    if (want.norm() <= 0) continue;
+    const Eigen::Vector3d along = p.axis * p.axis.dot(q);
+    const double off = std::max((q - along).norm(), 1e-3 * q.norm());
+    w.pole_targets[p.task].position = root + along + want.normalized() * off;
+  }
+  return w.pole_targets;
+}
+
+// After the solve: each iterative pole's elbow direction as solved, and its jump.
+void RecordPoles(const Rig& rig, std::span<const Target> aimed, const Pose& pose,
+                 Workspace::Impl& w) {
+  if (aimed.data() != w.pole_targets.data()) return;
+  for (Workspace::Impl::IterativePole& p : w.poles) {
+    if (p.axis.squaredNorm() == 0) continue;
+    const Task& task = rig.tasks[p.task];
+    const Eigen::Vector3d elbow =
+        pose.world[task.pole_mid].translation() - pose.world[task.pole_root].translation();
+    if ((elbow - p.axis * p.axis.dot(elbow)).norm() <= 1e-9 * elbow.norm()) continue;
+    SwivelRecord(&p.swivel, p.axis, elbow, p.prev);
+  }
 }
 
 // The runner of a stage's method (core/ik/stages.h).
@@ -105,6 +171,7 @@ bool Solve(const Rig& rig, std::span<const Target> targets, Pose& pose, Workspac
   }
   Workspace::Impl& w = workspace.impl();
   w.restarts = 0;
+  const std::span<const Target> aimed = AimPoles(rig, targets, pose, w);
   int iterations = 0;
   bool all_converged = true;
   bool any_unreachable = false;
@@ -112,7 +179,7 @@ bool Solve(const Rig& rig, std::span<const Target> targets, Pose& pose, Workspac
   for (size_t si = 0; si < w.stages.size(); ++si) {
     const Method m = w.stages[si].method;
     const int idx = static_cast<int>(si);
-    const Status st = RunnerFor(m)(rig, idx, targets, pose, w, &iterations);
+    const Status st = RunnerFor(m)(rig, idx, aimed, pose, w, &iterations);
     if (st == Status::kInvalidInput) return invalid("stage " + std::to_string(si) + " failed");
     if (st != Status::kConverged) {
       all_converged = false;
@@ -121,6 +188,7 @@ bool Solve(const Rig& rig, std::span<const Target> targets, Pose& pose, Workspac
     if (st == Status::kUnreachable) any_unreachable = true;
   }
   internal::UpdateWorldAfterSolve(s, w, pose);
+  RecordPoles(rig, aimed, pose, w);
   if (report) {
     report->status = all_converged     ? Status::kConverged
                      : any_unreachable ? Status::kUnreachable

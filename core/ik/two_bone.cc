@@ -86,6 +86,70 @@ bool TwoBoneJob::Validate(std::string* error) const {
   return true;
 }
 
+double Swivel::Begin() {
+  const double t_prev = valid ? pole_weight : 1.0;
+  jump = 0.0;
+  pole_weight = 1.0;
+  pole_degenerate = false;
+  return t_prev;
+}
+
+Eigen::Vector3d SwivelTarget(Swivel* swivel, double t_prev, const Eigen::Vector3d& axis,
+                             bool use_pole, const Eigen::Vector3d& q, Eigen::Vector3d* prev_out) {
+  // The previous frame's elbow direction, moved onto the plane normal to the new axis.
+  Eigen::Vector3d prev = Eigen::Vector3d::Zero();
+  bool has_prev = false;
+  if (swivel && swivel->valid) {
+    prev = swivel->direction - axis * axis.dot(swivel->direction);
+    has_prev = prev.norm() > 1e-6;
+    if (has_prev) {
+      prev.normalize();
+    } else {
+      prev.setZero();
+    }
+  }
+  *prev_out = prev;
+  // The direction the elbow should take (zero: keep the smallest turn).
+  Eigen::Vector3d want = Eigen::Vector3d::Zero();
+  if (!use_pole) return want;
+  const Eigen::Vector3d q_perp = q - axis * axis.dot(q);
+  const double qn = q.norm();
+  const double wd = qn > 1e-12 ? q_perp.norm() / qn : 0.0;
+  const bool degenerate = wd <= Swivel::kPoleDegenerate;
+  double t = 1.0;
+  if (has_prev) {
+    const double u = std::clamp(
+        (wd - Swivel::kPoleDegenerate) / (Swivel::kPoleSharp - Swivel::kPoleDegenerate), 0.0, 1.0);
+    t = u * u * (3 - 2 * u);
+  }
+  if (swivel) {
+    swivel->pole_degenerate = degenerate;
+    swivel->pole_weight = t;
+  }
+  if (has_prev) {
+    // Turn the previous direction towards the pole's by the fraction f of the angle between
+    // them (Swivel's blend rule).
+    const double angle =
+        degenerate ? 0.0 : std::atan2(axis.dot(prev.cross(q_perp)), prev.dot(q_perp));
+    const double progress = t >= 1.0 ? 1.0 : t > t_prev ? (t - t_prev) / (1.0 - t_prev) : 0.0;
+    const double f = std::max(progress, Swivel::kPoleFollow * t);
+    want = Eigen::AngleAxisd(f * angle, axis) * prev;
+  } else if (!degenerate || q_perp.norm() > 1e-12 * qn) {
+    want = q_perp;
+  }
+  return want;
+}
+
+void SwivelRecord(Swivel* swivel, const Eigen::Vector3d& axis, const Eigen::Vector3d& elbow,
+                  const Eigen::Vector3d& prev) {
+  // The elbow's direction as solved.
+  Eigen::Vector3d out = elbow - axis * axis.dot(elbow);
+  out.normalize();
+  if (prev.squaredNorm() > 0) swivel->jump = std::atan2(prev.cross(out).norm(), prev.dot(out));
+  swivel->direction = out;
+  swivel->valid = true;
+}
+
 bool TwoBoneJob::Run() const {
   if (!Validate()) return false;
   const Skeleton& s = *skeleton;
@@ -160,68 +224,19 @@ bool TwoBoneJob::Run() const {
   if (u1.norm() > 1e-12 && u2.norm() > 1e-12) {
     swing = Eigen::Quaterniond::FromTwoVectors(u1, u2).toRotationMatrix();
   }
-  const double t_prev = swivel && swivel->valid ? swivel->pole_weight : 1.0;
-  if (swivel) {
-    swivel->jump = 0.0;
-    swivel->pole_weight = 1.0;
-    swivel->pole_degenerate = false;
-  }
+  Swivel none;
+  const double t_prev = (swivel ? swivel : &none)->Begin();
   if ((use_pole || swivel) && u2.norm() > 1e-12) {
     const Eigen::Vector3d axis = u2.normalized();
     const Eigen::Vector3d m = swing * (p_l - p_u);
     const Eigen::Vector3d m_perp = m - axis * axis.dot(m);
-    // The previous frame's elbow direction, moved onto the plane normal to the new axis.
-    Eigen::Vector3d prev = Eigen::Vector3d::Zero();
-    bool has_prev = false;
-    if (swivel && swivel->valid) {
-      prev = swivel->direction - axis * axis.dot(swivel->direction);
-      has_prev = prev.norm() > 1e-6;
-      if (has_prev) prev.normalize();
-    }
-    // The direction the elbow should take (zero: keep the smallest turn).
-    Eigen::Vector3d want = Eigen::Vector3d::Zero();
-    if (use_pole) {
-      const Eigen::Vector3d q = pole - p_u;
-      const Eigen::Vector3d q_perp = q - axis * axis.dot(q);
-      const double qn = q.norm();
-      const double wd = qn > 1e-12 ? q_perp.norm() / qn : 0.0;
-      const bool degenerate = wd <= Swivel::kPoleDegenerate;
-      double t = 1.0;
-      if (has_prev) {
-        const double u = std::clamp(
-            (wd - Swivel::kPoleDegenerate) / (Swivel::kPoleSharp - Swivel::kPoleDegenerate), 0.0,
-            1.0);
-        t = u * u * (3 - 2 * u);
-      }
-      if (swivel) {
-        swivel->pole_degenerate = degenerate;
-        swivel->pole_weight = t;
-      }
-      if (has_prev) {
-        // Turn the previous direction towards the pole's by the fraction f of the angle between
-        // them (Swivel's blend rule).
-        const double angle =
-            degenerate ? 0.0 : std::atan2(axis.dot(prev.cross(q_perp)), prev.dot(q_perp));
-        const double progress = t >= 1.0 ? 1.0 : t > t_prev ? (t - t_prev) / (1.0 - t_prev) : 0.0;
-        const double f = std::max(progress, Swivel::kPoleFollow * t);
-        want = Eigen::AngleAxisd(f * angle, axis) * prev;
-      } else if (!degenerate || q_perp.norm() > 1e-12 * qn) {
-        want = q_perp;
-      }
-    }
+    Eigen::Vector3d prev;
+    const Eigen::Vector3d want = SwivelTarget(swivel, t_prev, axis, use_pole, pole - p_u, &prev);
     if (m_perp.norm() > 1e-12 * l1 && want.norm() > 0) {
       const double angle = std::atan2(axis.dot(m_perp.cross(want)), m_perp.dot(want));
       swing = Eigen::AngleAxisd(angle, axis).toRotationMatrix() * swing;
     }
-    if (swivel && m_perp.norm() > 1e-9 * l1) {
-      // The elbow's direction as solved (a straight limb keeps the previous one).
-      Eigen::Vector3d out = swing * (p_l - p_u);
-      out -= axis * axis.dot(out);
-      out.normalize();
-      if (has_prev) swivel->jump = std::atan2(prev.cross(out).norm(), prev.dot(out));
-      swivel->direction = out;
-      swivel->valid = true;
-    }
+    if (swivel && m_perp.norm() > 1e-9 * l1) SwivelRecord(swivel, axis, swing * (p_l - p_u), prev);
   }
   const Eigen::Matrix3d upper_base = ChannelBase(s, world, upper);
   const Eigen::Matrix3d local = upper_base.transpose() * swing * world[upper].linear();

@@ -42,6 +42,9 @@ struct Swivel {
   static constexpr double kPoleFollow = 0.1;
 
   void Reset() { valid = false; }
+  // Starts a frame: clears jump, pole_weight and pole_degenerate; returns the previous frame's
+  // pole weight (1 without a previous frame), which SwivelTarget's blend needs.
+  double Begin();
 
   // In/out state: whether `direction` holds a previous frame's elbow direction (world, unit,
   // normal to that frame's upper -> target axis).
@@ -54,6 +57,18 @@ struct Swivel {
   double pole_weight = 1.0;
   bool pole_degenerate = false;
 };
+
+// The direction (normal to `axis`, the unit upper -> target axis) the elbow should take this
+// frame: the pole's (`q` = pole - upper) blended with the previous frame's direction by Swivel's
+// rule; zero to keep the smallest turn (no pole and no previous frame). `t_prev` is what
+// Swivel::Begin returned; sets swivel->pole_weight and pole_degenerate (swivel may be null).
+// `prev` receives the previous direction moved onto the plane (zero when there is none).
+Eigen::Vector3d SwivelTarget(Swivel* swivel, double t_prev, const Eigen::Vector3d& axis,
+                             bool use_pole, const Eigen::Vector3d& q, Eigen::Vector3d* prev);
+// Records the elbow direction as solved (`elbow` = elbow - upper, any length off the axis) and its
+// jump from `prev` (SwivelTarget's; zero: no jump).
+void SwivelRecord(Swivel* swivel, const Eigen::Vector3d& axis, const Eigen::Vector3d& elbow,
+                  const Eigen::Vector3d& prev);
 
 // Bends `lower` so that the distance upper -> effector equals the target distance (clamped to the
 // reach condition), then turns `upper` so the effector lies on the target and the chain's plane
