@@ -52,13 +52,12 @@ bool AimConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
     up_world = pose.world[up_target].linear() * up;
   }
   const Eigen::Vector3d u_perp = up_world - up_world.dot(a) * a;
-  Eigen::Isometry3d desired = own;
+  Eigen::Matrix3d desired;
   if (u_perp.norm() < kParallel * std::max(1.0, up_world.norm())) {
     // No roll defined: the smallest rotation of the current aim direction onto the target's.
     const Eigen::Vector3d current = own.linear() * aim_axis;
-    desired.linear() =
-        (Eigen::Quaterniond::FromTwoVectors(current, a) * Eigen::Quaterniond(own.linear()))
-            .toRotationMatrix();
+    desired = (Eigen::Quaterniond::FromTwoVectors(current, a) * Eigen::Quaterniond(own.linear()))
+                  .toRotationMatrix();
   } else {
     // Orthonormal frames: joint space (aim, up', aim x up') onto world (a, u, a x u).
     const Eigen::Vector3d up_local = (up_axis - up_axis.dot(aim_axis) * aim_axis).normalized();
@@ -66,9 +65,9 @@ bool AimConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
     local_frame << aim_axis, up_local, aim_axis.cross(up_local);
     const Eigen::Vector3d u = u_perp.normalized();
     world_frame << a, u, a.cross(u);
-    desired.linear() = world_frame * local_frame.transpose();
+    desired = world_frame * local_frame.transpose();
   }
-  return ApplyWorld(skeleton, pose, joint, desired, influence, true, false, error);
+  return ApplyWorldRotation(skeleton, pose, joint, desired, influence, error);
 }
 
 }  // namespace rigel::constraints

@@ -41,6 +41,35 @@ bool ApplyWorld(const Skeleton& skeleton, Pose& pose, int joint, const Eigen::Is
   return true;
 }
 
+bool ApplyWorldPosition(const Skeleton& skeleton, Pose& pose, int joint,
+                        const Eigen::Vector3d& position, double influence, std::string* error) {
+  Eigen::Isometry3d desired = pose.world[joint];
+  desired.translation() = position;
+  return ApplyWorld(skeleton, pose, joint, desired, influence, false, true, error);
+}
+
+bool ApplyWorldRotation(const Skeleton& skeleton, Pose& pose, int joint,
+                        const Eigen::Matrix3d& rotation, double influence, std::string* error) {
+  Eigen::Isometry3d desired = pose.world[joint];
+  desired.linear() = rotation;
+  return ApplyWorld(skeleton, pose, joint, desired, influence, true, false, error);
+}
+
+Eigen::Vector3d MaskAxes(const Eigen::Vector3d& own, const Eigen::Vector3d& replacement,
+                         std::uint8_t axes) {
+  Eigen::Vector3d masked = own;
+  for (int a = 0; a < 3; ++a) {
+    if ((axes >> a & 1) != 0) masked[a] = replacement[a];
+  }
+  return masked;
+}
+
+Eigen::Quaterniond MaskRotation(const Eigen::Quaterniond& own,
+                                const Eigen::Quaterniond& replacement, std::uint8_t axes) {
+  if ((axes & kAllAxes) == kAllAxes) return replacement;
+  return FromWorldEulerXYZ(MaskAxes(WorldEulerXYZ(own), WorldEulerXYZ(replacement), axes));
+}
+
 Eigen::Vector3d WorldEulerXYZ(const Eigen::Quaterniond& rotation) {
   return MatrixToEuler(rotation.toRotationMatrix(), EulerOrder::kZYX);
 }
@@ -77,6 +106,17 @@ bool CheckCommon(const Skeleton& skeleton, const char* kind, int joint, int targ
   if (why.empty()) return true;
   if (error != nullptr) *error = std::string(kind) + ": " + why;
   return false;
+}
+
+bool CheckMasked(const Skeleton& skeleton, const char* kind, int joint, int target,
+                 double influence, std::uint8_t axes, Part part, std::string* error) {
+  if (!CheckCommon(skeleton, kind, joint, target, true, influence, error)) return false;
+  if ((axes & kAllAxes) == 0) {
+    if (error != nullptr) *error = std::string(kind) + ": no axis constrained";
+    return false;
+  }
+  return part == Part::kPosition ? CheckPositionChannels(skeleton, kind, joint, axes, error)
+                                 : CheckRotationChannels(skeleton, kind, joint, error);
 }
 
 bool CheckRotationChannels(const Skeleton& skeleton, const char* kind, int joint,

@@ -57,12 +57,31 @@ struct State {
 bool ApplyWorld(const Skeleton& skeleton, Pose& pose, int joint, const Eigen::Isometry3d& desired,
                 double influence, bool write_rotation, bool write_position, std::string* error);
 
+// ApplyWorld of a new world position only: the joint's position becomes lerp(own, `position`,
+// influence), its rotation is kept.
+bool ApplyWorldPosition(const Skeleton& skeleton, Pose& pose, int joint,
+                        const Eigen::Vector3d& position, double influence, std::string* error);
+// ApplyWorld of a new world rotation only: the joint's rotation becomes slerp(own, `rotation`,
+// influence), its position is kept.
+bool ApplyWorldRotation(const Skeleton& skeleton, Pose& pose, int joint,
+                        const Eigen::Matrix3d& rotation, double influence, std::string* error);
+
+// The vector whose components are `replacement`'s on the axes of `axes` and `own`'s on the
+// others (the per-axis mask of point, copy location and, on Euler angles, of the rotation kinds).
+Eigen::Vector3d MaskAxes(const Eigen::Vector3d& own, const Eigen::Vector3d& replacement,
+                         std::uint8_t axes);
+
 // World Euler angles (x, y, z) of `rotation` in Blender's XYZ order: R = Rz(z) Ry(y) Rx(x). The
 // per-axis masks of orient and copy rotation act on these (as Blender's Copy Rotation and Maya's
 // skip axes do on an XYZ rotate order).
 Eigen::Vector3d WorldEulerXYZ(const Eigen::Quaterniond& rotation);
 // The rotation of WorldEulerXYZ angles.
 Eigen::Quaterniond FromWorldEulerXYZ(const Eigen::Vector3d& xyz);
+
+// The rotation whose WorldEulerXYZ angles are `replacement`'s on the axes of `axes` and `own`'s
+// on the others (all axes: `replacement` itself, exactly).
+Eigen::Quaterniond MaskRotation(const Eigen::Quaterniond& own,
+                                const Eigen::Quaterniond& replacement, std::uint8_t axes);
 
 // Whether `joint` lies below `ancestor` in the tree.
 bool IsDescendant(const Skeleton& skeleton, int joint, int ancestor);
@@ -73,6 +92,13 @@ bool IsDescendant(const Skeleton& skeleton, int joint, int ancestor);
 // ("parent: ...").
 bool CheckCommon(const Skeleton& skeleton, const char* kind, int joint, int target,
                  bool target_required, double influence, std::string* error);
+// What an axis-masked kind (point, orient, copy location, copy rotation) writes.
+enum class Part : std::uint8_t { kPosition, kRotation };
+// Validate of the axis-masked kinds: CheckCommon with a required target, a non-empty `axes`
+// ("<kind>: no axis constrained"), then the channels `part` needs (CheckPositionChannels on
+// `axes`, or CheckRotationChannels).
+bool CheckMasked(const Skeleton& skeleton, const char* kind, int joint, int target,
+                 double influence, std::uint8_t axes, Part part, std::string* error);
 // The joint has three rotation channels (rotation-writing kinds).
 bool CheckRotationChannels(const Skeleton& skeleton, const char* kind, int joint,
                            std::string* error);

@@ -7,24 +7,17 @@
 namespace rigel::constraints {
 
 bool CopyLocationConstraint::Validate(const Skeleton& skeleton, std::string* error) const {
-  if (!CheckCommon(skeleton, "copy_location", joint, target, true, influence, error)) return false;
-  if ((axes & kAllAxes) == 0) {
-    if (error != nullptr) *error = "copy_location: no axis constrained";
-    return false;
-  }
-  return CheckPositionChannels(skeleton, "copy_location", joint, axes, error);
+  return CheckMasked(skeleton, "copy_location", joint, target, influence, axes, Part::kPosition,
+                     error);
 }
 
 bool CopyLocationConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
                                  std::string* error) const {
   if (!Validate(skeleton, error)) return false;
+  const Eigen::Vector3d own = pose.world[joint].translation();
   const Eigen::Vector3d goal = pose.world[target].translation();
-  Eigen::Isometry3d desired = pose.world[joint];
-  for (int a = 0; a < 3; ++a) {
-    if ((axes >> a & 1) == 0) continue;
-    desired.translation()[a] = mix == Mix::kAdd ? desired.translation()[a] + goal[a] : goal[a];
-  }
-  return ApplyWorld(skeleton, pose, joint, desired, influence, false, true, error);
+  const Eigen::Vector3d copied = mix == Mix::kAdd ? Eigen::Vector3d(own + goal) : goal;
+  return ApplyWorldPosition(skeleton, pose, joint, MaskAxes(own, copied, axes), influence, error);
 }
 
 }  // namespace rigel::constraints

@@ -34,9 +34,7 @@ bool LimitDistanceConstraint::Run(const Skeleton& skeleton, Pose& pose, int, Sta
   const bool inside_ok = mode != DistanceMode::kOutside || d >= r;
   const bool surface_ok = mode != DistanceMode::kSurface || d == r;
   if ((outside_ok && inside_ok && surface_ok) || d == 0.0) return true;
-  Eigen::Isometry3d desired = pose.world[joint];
-  desired.translation() = center + v * (r / d);
-  return ApplyWorld(skeleton, pose, joint, desired, influence, false, true, error);
+  return ApplyWorldPosition(skeleton, pose, joint, center + v * (r / d), influence, error);
 }
 
 }  // namespace rigel::constraints

@@ -49,11 +49,11 @@ bool LimitRotationConstraint::Run(const Skeleton& skeleton, Pose& pose, int, Sta
     std::vector<double> channels = pose.channels;
     for (size_t i = 0; i < rot.size(); ++i) channels[rot[i]] = limited[i];
     const int parent = skeleton.parent(joint);
-    Eigen::Isometry3d desired = pose.world[joint];
     const Eigen::Matrix3d world_from_parent =
         parent >= 0 ? Eigen::Matrix3d(pose.world[parent].linear()) : Eigen::Matrix3d::Identity();
-    desired.linear() = world_from_parent * LocalRotation(skeleton, joint, channels);
-    return ApplyWorld(skeleton, pose, joint, desired, influence, true, false, error);
+    return ApplyWorldRotation(skeleton, pose, joint,
+                              world_from_parent * LocalRotation(skeleton, joint, channels),
+                              influence, error);
   }
   for (size_t i = 0; i < rot.size(); ++i) {
     double& value = pose.channels[rot[i]];

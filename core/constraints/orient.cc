@@ -6,24 +6,8 @@
 
 namespace rigel::constraints {
 
-Eigen::Quaterniond MaskRotation(const Eigen::Quaterniond& own,
-                                const Eigen::Quaterniond& replacement, std::uint8_t axes) {
-  if ((axes & kAllAxes) == kAllAxes) return replacement;
-  Eigen::Vector3d xyz = WorldEulerXYZ(own);
-  const Eigen::Vector3d other = WorldEulerXYZ(replacement);
-  for (int a = 0; a < 3; ++a) {
-    if ((axes >> a & 1) != 0) xyz[a] = other[a];
-  }
-  return FromWorldEulerXYZ(xyz);
-}
-
 bool OrientConstraint::Validate(const Skeleton& skeleton, std::string* error) const {
-  if (!CheckCommon(skeleton, "orient", joint, target, true, influence, error)) return false;
-  if ((axes & kAllAxes) == 0) {
-    if (error != nullptr) *error = "orient: no axis constrained";
-    return false;
-  }
-  return CheckRotationChannels(skeleton, "orient", joint, error);
+  return CheckMasked(skeleton, "orient", joint, target, influence, axes, Part::kRotation, error);
 }
 
 bool OrientConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State& state,
@@ -37,9 +21,9 @@ bool OrientConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State& sta
     state.captured = true;
   }
   const Eigen::Quaterniond constrained = goal * Eigen::Quaterniond(state.offset.linear());
-  Eigen::Isometry3d desired = pose.world[joint];
-  desired.linear() = MaskRotation(own, constrained, axes).toRotationMatrix();
-  return ApplyWorld(skeleton, pose, joint, desired, influence, true, false, error);
+  return ApplyWorldRotation(skeleton, pose, joint,
+                            MaskRotation(own, constrained, axes).toRotationMatrix(), influence,
+                            error);
 }
 
 }  // namespace rigel::constraints

@@ -29,11 +29,6 @@ struct OrientConstraint {
   std::uint8_t axes = kAllAxes;
 };
 
-// The rotation whose WorldEulerXYZ angles are `replacement`'s on the axes of `axes` and `own`'s
-// on the others (all axes: `replacement` itself, exactly).
-Eigen::Quaterniond MaskRotation(const Eigen::Quaterniond& own,
-                                const Eigen::Quaterniond& replacement, std::uint8_t axes);
-
 }  // namespace rigel::constraints
 
 #endif  // RIGEL_CORE_CONSTRAINTS_ORIENT_H_

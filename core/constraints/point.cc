@@ -7,12 +7,7 @@
 namespace rigel::constraints {
 
 bool PointConstraint::Validate(const Skeleton& skeleton, std::string* error) const {
-  if (!CheckCommon(skeleton, "point", joint, target, true, influence, error)) return false;
-  if ((axes & kAllAxes) == 0) {
-    if (error != nullptr) *error = "point: no axis constrained";
-    return false;
-  }
-  return CheckPositionChannels(skeleton, "point", joint, axes, error);
+  return CheckMasked(skeleton, "point", joint, target, influence, axes, Part::kPosition, error);
 }
 
 bool PointConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State& state,
@@ -25,11 +20,9 @@ bool PointConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State& stat
     if (maintain_offset) state.offset.translation() = own - goal;
     state.captured = true;
   }
-  Eigen::Isometry3d desired = pose.world[joint];
-  for (int a = 0; a < 3; ++a) {
-    if ((axes >> a & 1) != 0) desired.translation()[a] = goal[a] + state.offset.translation()[a];
-  }
-  return ApplyWorld(skeleton, pose, joint, desired, influence, false, true, error);
+  return ApplyWorldPosition(skeleton, pose, joint,
+                            MaskAxes(own, goal + state.offset.translation(), axes), influence,
+                            error);
 }
 
 }  // namespace rigel::constraints

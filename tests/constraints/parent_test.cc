@@ -1,5 +1,6 @@
-// ParentConstraint: validity matrix, then results proven by FK on the tree of
-// constraint_test_util.h (the prop under a rotated root follows the hand).
+// ParentConstraint: results proven by FK on the tree of constraint_test_util.h (the prop under a
+// rotated root follows the hand); validity_test.cc holds the validity matrix, follow_test.cc the
+// snap without offset.
 #include "core/constraints/parent.h"
 
 #include <gtest/gtest.h>
@@ -10,124 +11,60 @@ namespace rigel::constraints_test {
 namespace {
 
 using constraints::ParentConstraint;
-using constraints::State;
 
-ParentConstraint Valid() {
-  ParentConstraint c;
-  c.joint = kProp;
-  c.target = kHand;
-  return c;
+class Parent : public ConstraintTest {
+ protected:
+  // Checks that the prop's world transform, by FK from the pose's channels, is `expected`.
+  void ExpectProp(const Pose& pose, const Eigen::Isometry3d& expected, int frame = 0) {
+    const Eigen::Isometry3d prop = Fk(*s_, pose, kProp);
+    EXPECT_LT((prop.translation() - expected.translation()).norm(), kTol) << "frame " << frame;
+    EXPECT_LT(AngleBetween(prop.linear(), expected.linear()), kTol) << "frame " << frame;
+  }
+
+  const ParentConstraint prop_on_hand_ = Make<ParentConstraint>(kProp, kHand);
+};
+
+TEST_F(Parent, RunOfAnInvalidJobFails) {
+  ParentConstraint c = prop_on_hand_;
+  c.target = -1;
+  Pose pose = Posed(*s_);
+  EXPECT_FALSE(Run(c, pose));
 }
 
-TEST(ParentConstraint, Validity) {
-  const auto s = Tree();
-  std::string error;
-  EXPECT_FALSE(ParentConstraint().Validate(*s, &error));
-  {
-    ParentConstraint c = Valid();
-    c.joint = 99;
-    EXPECT_FALSE(c.Validate(*s, &error));
-  }
-  {
-    ParentConstraint c = Valid();
-    c.target = kProp;
-    EXPECT_FALSE(c.Validate(*s, &error));
-    EXPECT_NE(error.find("own target"), std::string::npos) << error;
-  }
-  {
-    ParentConstraint c = Valid();
-    c.influence = 1.5;
-    EXPECT_FALSE(c.Validate(*s, &error));
-  }
-  {
-    ParentConstraint c = Valid();
-    c.joint = kOther;  // no position channels
-    c.target = kHand;
-    EXPECT_FALSE(c.Validate(*s, &error));
-    EXPECT_NE(error.find("Xposition"), std::string::npos) << error;
-  }
-  {
-    ParentConstraint c = Valid();
-    c.switches = {{5, kHand}, {5, kOther}};
-    EXPECT_FALSE(c.Validate(*s, &error));
-  }
-  {
-    ParentConstraint c = Valid();
-    Pose pose = Posed(*s);
-    State state;
-    c.target = -1;
-    EXPECT_FALSE(c.Run(*s, pose, 0, state, &error));
-  }
-  EXPECT_TRUE(Valid().Validate(*s, &error)) << error;
-}
-
-TEST(ParentConstraint, NoOffsetSnapsOntoTarget) {
-  const auto s = Tree();
-  ParentConstraint c = Valid();
-  c.maintain_offset = false;
-  Pose pose = Posed(*s);
-  State state;
-  std::string error;
-  ASSERT_TRUE(c.Run(*s, pose, 0, state, &error)) << error;
-  const Eigen::Isometry3d prop = Fk(*s, pose, kProp);
-  const Eigen::Isometry3d hand = Fk(*s, pose, kHand);
-  EXPECT_LT((prop.translation() - hand.translation()).norm(), kTol);
-  EXPECT_LT(AngleBetween(prop.linear(), hand.linear()), kTol);
-}
-
-TEST(ParentConstraint, MaintainOffsetKeepsTheInitialRelativeTransform) {
-  const auto s = Tree();
-  const ParentConstraint c = Valid();
-  State state;
-  std::string error;
-  Pose first = Posed(*s, 1.0);
+TEST_F(Parent, MaintainOffsetKeepsTheInitialRelativeTransform) {
+  Pose first = Posed(*s_, 1.0);
   const Eigen::Isometry3d hand_from_prop = first.world[kHand].inverse() * first.world[kProp];
   const Eigen::Isometry3d prop_before = first.world[kProp];
-  ASSERT_TRUE(c.Run(*s, first, 0, state, &error)) << error;
-  // First frame: nothing moves.
-  EXPECT_LT((Fk(*s, first, kProp).translation() - prop_before.translation()).norm(), kTol);
-  EXPECT_LT(AngleBetween(Fk(*s, first, kProp).linear(), prop_before.linear()), kTol);
+  ASSERT_TRUE(Run(prop_on_hand_, first, 0)) << error_;
+  ExpectProp(first, prop_before);  // first frame: nothing moves
   // Another pose: the prop keeps its transform relative to the hand.
-  Pose second = Posed(*s, -2.0);
-  ASSERT_TRUE(c.Run(*s, second, 1, state, &error)) << error;
-  const Eigen::Isometry3d expected = Fk(*s, second, kHand) * hand_from_prop;
-  const Eigen::Isometry3d prop = Fk(*s, second, kProp);
-  EXPECT_LT((prop.translation() - expected.translation()).norm(), kTol);
-  EXPECT_LT(AngleBetween(prop.linear(), expected.linear()), kTol);
+  Pose second = Posed(*s_, -2.0);
+  ASSERT_TRUE(Run(prop_on_hand_, second, 1)) << error_;
+  ExpectProp(second, Fk(*s_, second, kHand) * hand_from_prop, 1);
 }
 
-TEST(ParentConstraint, InfluenceHalfIsHalfway) {
-  const auto s = Tree();
-  ParentConstraint c = Valid();
+TEST_F(Parent, InfluenceHalfIsHalfway) {
+  ParentConstraint c = prop_on_hand_;
   c.maintain_offset = false;
   c.influence = 0.5;
-  Pose pose = Posed(*s);
+  Pose pose = Posed(*s_);
   const Eigen::Isometry3d own = pose.world[kProp];
   const Eigen::Isometry3d goal = pose.world[kHand];
-  State state;
-  std::string error;
-  ASSERT_TRUE(c.Run(*s, pose, 0, state, &error)) << error;
-  const Eigen::Isometry3d prop = Fk(*s, pose, kProp);
+  ASSERT_TRUE(Run(c, pose)) << error_;
+  const Eigen::Isometry3d prop = Fk(*s_, pose, kProp);
   EXPECT_LT((prop.translation() - 0.5 * (own.translation() + goal.translation())).norm(), kTol);
-  // Halfway in rotation: equal angles to both ends, summing to the whole.
-  const double to_own = AngleBetween(prop.linear(), own.linear());
-  const double to_goal = AngleBetween(prop.linear(), goal.linear());
-  EXPECT_NEAR(to_own, to_goal, kTol);
-  EXPECT_NEAR(to_own + to_goal, AngleBetween(own.linear(), goal.linear()), kTol);
+  ExpectHalfway(prop.linear(), own.linear(), goal.linear());
 }
 
-TEST(ParentConstraint, SwitchKeepsTheWorldPoseContinuous) {
-  const auto s = Tree();
-  ParentConstraint c = Valid();
+TEST_F(Parent, SwitchKeepsTheWorldPoseContinuous) {
+  ParentConstraint c = prop_on_hand_;
   c.switches = {{0, kHand}, {5, kOther}};
   EXPECT_EQ(c.TargetAt(-3), kHand);
   EXPECT_EQ(c.TargetAt(4), kHand);
   EXPECT_EQ(c.TargetAt(5), kOther);
-  State state;
-  std::string error;
   Eigen::Isometry3d hand_from_prop, other_from_prop;
   for (int f = 0; f < 10; ++f) {
-    Pose pose = Posed(*s, 1.0 + 0.3 * f);
+    Pose pose = Posed(*s_, 1.0 + 0.3 * f);
     if (f == 0) hand_from_prop = pose.world[kHand].inverse() * pose.world[kProp];
     // Expected: before the switch the hand carries the prop; at the switch frame the prop is
     // where the hand would put it, and from then on it keeps that offset to `other`.
@@ -139,12 +76,10 @@ TEST(ParentConstraint, SwitchKeepsTheWorldPoseContinuous) {
         other_from_prop = pose.world[kOther].inverse() * pose.world[kHand] * hand_from_prop;
       expected = pose.world[kOther] * other_from_prop;
     }
-    ASSERT_TRUE(c.Run(*s, pose, f, state, &error)) << error;
-    const Eigen::Isometry3d prop = Fk(*s, pose, kProp);
-    EXPECT_LT((prop.translation() - expected.translation()).norm(), kTol) << "frame " << f;
-    EXPECT_LT(AngleBetween(prop.linear(), expected.linear()), kTol) << "frame " << f;
+    ASSERT_TRUE(Run(c, pose, f)) << error_;
+    ExpectProp(pose, expected, f);
   }
-  EXPECT_EQ(state.target, kOther);
+  EXPECT_EQ(state_.target, kOther);
 }
 
 }  // namespace

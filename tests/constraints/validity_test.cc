@@ -1,0 +1,162 @@
+// The validity matrix of every constraint kind, one row a case: a job on constraint_test_util.h's
+// tree and what Validate must say of it (valid, or a part of the error it gives).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "constraint_test_util.h"
+#include "core/constraints/stack.h"
+
+namespace rigel::constraints_test {
+namespace {
+
+using constraints::AimConstraint;
+using constraints::Constraint;
+using constraints::CopyLocationConstraint;
+using constraints::CopyRotationConstraint;
+using constraints::LimitDistanceConstraint;
+using constraints::LimitRotationConstraint;
+using constraints::OrientConstraint;
+using constraints::ParentConstraint;
+using constraints::PointConstraint;
+using constraints::UpType;
+
+struct ValidityCase {
+  std::string name;
+  Constraint job;
+  bool valid;
+  std::string error;  // a part of Validate's error (invalid cases)
+};
+
+void PrintTo(const ValidityCase& k, std::ostream* os) { *os << k.name; }
+
+// `job` after `edit(job)`.
+template <class Job, class Edit>
+Job With(Job job, Edit edit) {
+  edit(job);
+  return job;
+}
+
+// The row every kind has: a default job (no joint) is invalid, naming its kind.
+template <class Job>
+ValidityCase DefaultJob() {
+  const std::string kind(constraints::KindName(Job()));
+  return {kind + "_default", Job(), false, kind + ": joint index -1 out of range"};
+}
+template <size_t... kIndex>
+void AddDefaultJobs(std::vector<ValidityCase>& cases, std::index_sequence<kIndex...>) {
+  (cases.push_back(DefaultJob<std::variant_alternative_t<kIndex, Constraint>>()), ...);
+}
+
+// The row every axis-masked kind has: an empty mask is invalid.
+template <class Job>
+ValidityCase EmptyMask(Job job) {
+  job.axes = 0;
+  const std::string kind(constraints::KindName(job));
+  return {kind + "_no_axis", job, false, kind + ": no axis constrained"};
+}
+
+std::vector<ValidityCase> Cases() {
+  std::vector<ValidityCase> cases;
+  AddDefaultJobs(cases, std::make_index_sequence<std::variant_size_v<Constraint>>());
+  const auto parent = Make<ParentConstraint>(kProp, kHand);
+  const auto point = Make<PointConstraint>(kProp, kHand);
+  const auto orient = Make<OrientConstraint>(kOther, kHand);
+  const auto copy_location = Make<CopyLocationConstraint>(kProp, kHand);
+  const auto copy_rotation = Make<CopyRotationConstraint>(kProp, kHand);
+  const auto limit_distance = Make<LimitDistanceConstraint>(kProp, kHand);
+  cases.insert(cases.end(), {EmptyMask(point), EmptyMask(orient), EmptyMask(copy_location),
+                             EmptyMask(copy_rotation)});
+  const std::vector<ValidityCase> rows = {
+      // Parent.
+      {"parent_valid", parent, true, ""},
+      {"parent_joint_out_of_range", With(parent, [](auto& c) { c.joint = 99; }), false,
+       "joint index 99 out of range"},
+      {"parent_own_target", With(parent, [](auto& c) { c.target = kProp; }), false, "own target"},
+      {"parent_influence_above_one", With(parent, [](auto& c) { c.influence = 1.5; }), false,
+       "influence must be in [0, 1]"},
+      {"parent_no_position_channels", Make<ParentConstraint>(kOther, kHand), false, "Xposition"},
+      {"parent_switch_frames_repeat",
+       With(parent,
+            [](auto& c) {
+              c.switches = {{5, kHand}, {5, kOther}};
+            }),
+       false, "increasing frame order"},
+      // Point.
+      {"point_valid", point, true, ""},
+      {"point_negative_influence", With(point, [](auto& c) { c.influence = -0.1; }), false,
+       "influence"},
+      {"point_no_position_channel", Make<PointConstraint>(kOther, kHand), false,
+       "point: joint 'other' has no Xposition channel"},
+      // Orient.
+      {"orient_valid", orient, true, ""},
+      {"orient_target_below_joint", Make<OrientConstraint>(kArm, kHand), false,
+       "target 'hand' is a descendant of 'arm'"},
+      {"orient_one_rotation_channel", Make<OrientConstraint>(kStub, kHand), false,
+       "this needs three"},
+      // Aim.
+      {"aim_valid", ValidAim(), true, ""},
+      {"aim_axis_not_unit",
+       With(ValidAim(), [](auto& c) { c.aim_axis = Eigen::Vector3d(2, 0, 0); }), false,
+       "unit length"},
+      {"aim_up_axis_along_aim", With(ValidAim(), [](auto& c) { c.up_axis = c.aim_axis; }), false,
+       "parallel"},
+      {"aim_object_up_without_up_target",
+       With(ValidAim(), [](auto& c) { c.up_type = UpType::kObject; }), false,
+       "up_target is required"},
+      {"aim_zero_up", With(ValidAim(), [](auto& c) { c.up = Eigen::Vector3d::Zero(); }), false,
+       "must not be zero"},
+      {"aim_one_rotation_channel", With(ValidAim(), [](auto& c) { c.joint = kStub; }), false,
+       "this needs three"},
+      // Copy location and copy rotation.
+      {"copy_location_valid", copy_location, true, ""},
+      {"copy_location_no_y_position_channel",
+       With(Make<CopyLocationConstraint>(kOther, kHand), [](auto& c) { c.axes = 0b010; }), false,
+       "Yposition"},
+      {"copy_rotation_valid", copy_rotation, true, ""},
+      {"copy_rotation_one_rotation_channel", Make<CopyRotationConstraint>(kStub, kHand), false,
+       "this needs three"},
+      // Limit rotation.
+      {"limit_rotation_valid", ArmLimit(), true, ""},
+      {"limit_rotation_min_above_max", With(ArmLimit(), [](auto& c) { c.min.y() = 0.5; }), false,
+       "min > max on axis y"},
+      {"limit_rotation_no_axis", With(ArmLimit(), [](auto& c) { c.axes = 0; }), false,
+       "no axis limited"},
+      {"limit_rotation_influence_above_one", With(ArmLimit(), [](auto& c) { c.influence = 2; }),
+       false, "influence must be in [0, 1]"},
+      // Limit distance.
+      {"limit_distance_valid", limit_distance, true, ""},
+      {"limit_distance_nan", With(limit_distance, [](auto& c) { c.distance = std::nan(""); }),
+       false, "distance is NaN"},
+      {"limit_distance_no_position_channels",
+       With(Make<LimitDistanceConstraint>(kOther, kHand), [](auto& c) { c.distance = 1; }), false,
+       "Xposition"},
+  };
+  cases.insert(cases.end(), rows.begin(), rows.end());
+  return cases;
+}
+
+class Validity : public ::testing::TestWithParam<ValidityCase> {};
+
+TEST_P(Validity, Matrix) {
+  const ValidityCase& k = GetParam();
+  const auto s = Tree();
+  std::string error;
+  const bool valid = std::visit([&](const auto& job) { return job.Validate(*s, &error); }, k.job);
+  if (k.valid) {
+    EXPECT_TRUE(valid) << error;
+  } else {
+    EXPECT_FALSE(valid);
+    EXPECT_NE(error.find(k.error), std::string::npos) << error;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKinds, Validity, ::testing::ValuesIn(Cases()), NameOf());
+
+}  // namespace
+}  // namespace rigel::constraints_test
