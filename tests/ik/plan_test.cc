@@ -6,17 +6,12 @@
 #include <random>
 #include <string>
 
+#include "arm_rig.h"
 #include "core/ik/solve.h"
 #include "core/pose.h"
-#include "ik_test_util.h"
 
 namespace rigel::ik {
 namespace {
-
-using rigel::testing::ArmRig;
-using rigel::testing::FrameTarget;
-using rigel::testing::kTip;
-using rigel::testing::RandomInside;
 
 TEST(Plan, InvalidRigs) {
   Rig rig = ArmRig(TaskType::kPosition, Method::kDlsAdaptive);
@@ -150,8 +145,7 @@ TEST(Plan, FailedPrepareLeavesTheWorkspaceNotPreparedForThatRig) {
 TEST(Plan, FailedPrepareKeepsThePreviousPreparation) {
   const Rig good = ArmRig(TaskType::kPosition, Method::kDlsAdaptive);
   std::mt19937_64 rng(11);
-  const std::vector<Target> targets = {
-      FrameTarget(good.skeleton(), RandomInside(good, rng), 2, kTip)};
+  const std::vector<Target> targets = {ReachableTarget(good, rng)};
   for (const Rig& bad : RigsFailingInPlanning()) {
     Workspace ws;
     ASSERT_TRUE(ws.Prepare(good));
