@@ -40,6 +40,13 @@ void ForwardKinematics(const Skeleton& skeleton, std::span<const double> channel
 Eigen::Vector3d EndSitePosition(const Skeleton& skeleton, std::span<const Eigen::Isometry3d> world,
                                 int end_site);
 
+// Writes the rotation channels of `joint` in `row` so that its channel rotation (R_channels
+// above) is `rotation`, as close as its 1, 2 or 3 rotation channels allow, continuous with the
+// values in `near` (a whole row; may alias `row`). A joint without rotation channels is left
+// alone.
+void SetRotationChannels(const Skeleton& skeleton, int joint, const Eigen::Matrix3d& rotation,
+                         std::span<double> row, std::span<const double> near);
+
 // One frame's state for one character: its channel values and the world transforms of its
 // joints. Per-thread, never shared; sized from a Skeleton.
 class Pose {

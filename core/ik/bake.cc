@@ -110,6 +110,7 @@ bool BakeJob::Run() const {
     std::copy(row.begin(), row.end(), p.channels.begin());
     if (forward_kinematics) p.UpdateWorld(skeleton, 0);
     FrameAction action = FrameAction::kSolve;
+    bool solved = false;
     if (on_frame) {
       action = on_frame(f, p, &error);
       if (action == FrameAction::kFail) return false;
@@ -136,6 +137,7 @@ bool BakeJob::Run() const {
           return false;
         }
         AddSolve(r, f, &s);
+        solved = true;
       }
       // Solve leaves every world transform up to date, and so do the constraints.
       if (has_constraints &&
@@ -147,6 +149,10 @@ bool BakeJob::Run() const {
       ++s.skipped;
     }
     std::copy(p.channels.begin(), p.channels.end(), output->frame(f).begin());
+    if (on_frame_done) {
+      if (action != FrameAction::kSolve) p.UpdateWorld(skeleton, 0);  // a skipped frame's row
+      on_frame_done(f, p, solved ? &r : nullptr);
+    }
   }
   const int solved = s.solved();
   s.residual_mean = solved > 0 ? s.residual_mean / solved : 0.0;

@@ -67,6 +67,13 @@ enum class FrameAction {
 // edit the pose's channels (the solve starts from them) and the targets.
 using FrameCallback = std::function<FrameAction(int frame, Pose& pose, std::string* error)>;
 
+// Called once per frame, after the frame's row is written to the output: `pose` holds the baked
+// row with world transforms up to date; `report` is the frame's solve report, or nullptr when the
+// frame was not solved (skipped, or constrained only). For per-frame records (FrameRecord),
+// per-limb counts and the like; it may not change the bake.
+using FrameDoneCallback =
+    std::function<void(int frame, const Pose& pose, const SolveReport* report)>;
+
 // Bakes `clip` through `rig`: per frame, pose = clip row, on_frame sets targets, Solve, output row
 // = pose. Inputs have defaults; Validate() checks them, Run() validates then loops.
 struct BakeJob {
@@ -99,6 +106,8 @@ struct BakeJob {
   Pose* pose = nullptr;
   // Per-frame callback; empty: every frame is solved with the targets as they are.
   FrameCallback on_frame;
+  // Per-frame callback after the solve; empty: none.
+  FrameDoneCallback on_frame_done;
   // true: the workspace carries over from frame to frame (the solver reuses the previous frame's
   // preparation and, when the joints are unchanged, its forward kinematics); false: a fresh
   // workspace for each frame (cold start: slower, for cross-checks). Either way a frame's solve

@@ -98,6 +98,11 @@ struct StageWork {
   std::vector<std::uint8_t> clamped;
   // kTwoBone.
   int upper = -1, lower = -1, end = -1, pos_task = -1, pole_task = -1;
+  // kTwoBone: the joints from a root down to `end`, parents first: the only world transforms
+  // the stage reads and writes (the rest of the pose is brought up to date after the solve).
+  std::vector<int> limb_path;
+  // kTwoBone: whether the last solve's target was within reach (true when the stage was off).
+  bool reached = true;
   // kTwoBone: the limb's swivel continuity across frames (Workspace::ResetContinuity clears it).
   Swivel swivel;
 };

@@ -47,6 +47,7 @@ void FillReport(const Rig& rig, std::span<const Target> targets, const Pose& pos
     limb.jump = sw.swivel.jump;
     limb.pole_weight = sw.swivel.pole_weight;
     limb.pole_degenerate = sw.swivel.pole_degenerate;
+    limb.reached = sw.reached;
     report->limbs.push_back(limb);
   }
   report->channels_on_limit.clear();

@@ -106,6 +106,10 @@ enum class Method : std::uint8_t {
   // per channel. Position goals only (kPosition, the position of kPose).
   kCcd,
   // Analytic two-bone IK (law of cosines) with an optional pole task. See core/ik/two_bone.h.
+  // With a kPose task the end joint's rotation channels also take the target orientation (a
+  // foot or hand keeping its world rotation, as Maya's ikRPsolver with an orient constraint).
+  // A position task weighted off for the frame (Task::weight * Target::weight == 0) leaves the
+  // limb as it is.
   kTwoBone,
 };
 
@@ -240,6 +244,9 @@ struct LimbSwivel {
   // Warning: the pole lay on the limb axis (within 2 degrees), so it could not set the swivel;
   // the previous frame's swivel was kept (or, on a first frame, the smallest turn).
   bool pole_degenerate = false;
+  // False when the limb's target lay out of reach (the limb ended fully extended or folded
+  // towards it); true when reached or when the limb's position task was weighted off.
+  bool reached = true;
 };
 
 // What a solve did. Reused across frames: its vectors keep their capacity.

@@ -6,6 +6,7 @@
 #include "core/euler.h"
 #include "core/ik/stages.h"
 #include "core/ik/validate.h"
+#include "core/pose.h"
 #include "core/skeleton.h"
 
 namespace rigel::ik {
@@ -246,6 +247,11 @@ bool PlanTwoBone(const Rig& rig, const Stage& stage, StageWork& st, const std::s
   }
   if (st.pos_task < 0) return Fail(error, where + ": two-bone needs a position or pose task");
   st.end = rig.tasks[st.pos_task].joint;
+  if (rig.tasks[st.pos_task].type == TaskType::kPose && s.rotation_channels(st.end).empty()) {
+    return Fail(error, where +
+                           ": two-bone pose task: the end joint has no rotation channels to take "
+                           "the orientation");
+  }
   st.lower = stage.lower;
   st.upper = stage.upper;
   if (st.lower < 0) {
@@ -272,6 +278,9 @@ bool PlanTwoBone(const Rig& rig, const Stage& stage, StageWork& st, const std::s
                            ": no valid upper/lower/end joints (upper needs 3 rotation "
                            "channels, lower 1 or 3)");
   }
+  st.limb_path.clear();
+  for (int j = st.end; j != Skeleton::kNoParent; j = s.parent(j)) st.limb_path.push_back(j);
+  std::reverse(st.limb_path.begin(), st.limb_path.end());
   return true;
 }
 
@@ -280,8 +289,24 @@ Status RunTwoBone(const Rig& rig, int stage_index, std::span<const Target> targe
   const Skeleton& s = rig.skeleton();
   const Settings& set = rig.stages[stage_index].settings;
   StageWork& st = w.stages[stage_index];
-  pose.UpdateWorld(s);
   const Task& task = rig.tasks[st.pos_task];
+  const Target& target = targets[st.pos_task];
+  st.reached = true;
+  if (task.weight * target.weight <= 0) {
+    // The limb is off this frame: nothing moves, and its swivel continuity starts afresh when it
+    // comes back on.
+    st.swivel.Reset();
+    st.swivel.jump = 0.0;
+    return Status::kConverged;
+  }
+  // World transforms of the limb's path only (root to end): the stage reads no other joint.
+  for (const int j : st.limb_path) UpdateJointWorld(s, pose.channels, pose.world, j);
+  // A pose task fixes the end joint's final world rotation R_end = R_target * offset_rotation^-1,
+  // so the effector point's offset is known in world space: the end joint's origin goes to
+  // target - R_end * offset, and the end joint's channels are set to R_end afterwards.
+  const bool with_orientation = task.type == TaskType::kPose;
+  const Eigen::Matrix3d end_rotation =
+      (target.orientation * task.offset_rotation.conjugate()).toRotationMatrix();
   TwoBoneJob job;
   job.skeleton = &s;
   job.channels = pose.channels;
@@ -289,8 +314,12 @@ Status RunTwoBone(const Rig& rig, int stage_index, std::span<const Target> targe
   job.upper = st.upper;
   job.lower = st.lower;
   job.end = st.end;
-  job.offset = task.offset;
-  job.target = targets[st.pos_task].position;
+  if (with_orientation) {
+    job.target = target.position - end_rotation * task.offset;
+  } else {
+    job.offset = task.offset;
+    job.target = target.position;
+  }
   if (st.pole_task >= 0 && rig.tasks[st.pole_task].weight * targets[st.pole_task].weight > 0) {
     job.pole = targets[st.pole_task].position;
     job.use_pole = true;
@@ -307,11 +336,25 @@ Status RunTwoBone(const Rig& rig, int stage_index, std::span<const Target> targe
       pose.channels[c] = std::clamp(pose.channels[c], rig.min[c], rig.max[c]);
     }
   }
-  pose.UpdateWorld(s);
+  for (const int j : st.limb_path) UpdateJointWorld(s, pose.channels, pose.world, j);
+  if (with_orientation) {
+    // channels' rotation = (parent world * rest orientation)^T * R_end.
+    const int parent = s.parent(st.end);
+    Eigen::Matrix3d base = s.rest_orientation(st.end).toRotationMatrix();
+    if (parent != Skeleton::kNoParent) base = pose.world[parent].linear() * base;
+    SetRotationChannels(s, st.end, base.transpose() * end_rotation, pose.channels, pose.channels);
+    for (const int c : s.rotation_channels(st.end)) {
+      pose.channels[c] = std::clamp(pose.channels[c], rig.min[c], rig.max[c]);
+    }
+    UpdateJointWorld(s, pose.channels, pose.world, st.end);
+  }
+  st.reached = reached;
   *iterations += 1;
   double pe = 0, ae = 0;
-  TaskError(s, task, targets[st.pos_task], pose.world, &pe, &ae);
-  if (pe <= set.position_tolerance) return Status::kConverged;
+  TaskError(s, task, target, pose.world, &pe, &ae);
+  if (pe <= set.position_tolerance && (!with_orientation || ae <= set.angle_tolerance)) {
+    return Status::kConverged;
+  }
   return reached ? Status::kNotConverged : Status::kUnreachable;
 }
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <utility>
 
+#include "core/ik/bake.h"
 #include "core/pose.h"
 
 namespace rigel::retarget {
@@ -15,7 +17,6 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
   const int frames = motion->clip.num_frames();
   const int up = m.target_up;
   const double dt = motion->clip.frame_time() > 0 ? motion->clip.frame_time() : 1.0 / 30.0;
-  std::vector<Eigen::Isometry3d> wt(tgt.num_joints());
   const bool ik_on = options.pin_feet || options.pin_hands;
   report.applied = ik_on && !m.limbs.empty();
   if (options.pin_feet && options.root_motion == RootMotion::kInPlace) {
@@ -39,57 +40,99 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
         }
       }
     }
-    for (int f = 0; f < frames; ++f) {
-      std::span<double> row = motion->clip.frame(f);
-      ForwardKinematics(tgt, row, wt);
+    // The rig: per pinned limb, a two-bone stage with a pose task on the hand/foot (its goal,
+    // and its world rotation before the clean-up, kept) and a pole task. The bake loop
+    // (ik::BakeJob) runs it over the clip; the per-frame callback sets the goals.
+    ik::Rig rig(std::shared_ptr<const Skeleton>(std::shared_ptr<const Skeleton>(), &tgt));
+    struct PinnedLimb {
+      int limb, pose_task, pole_task;
+    };
+    std::vector<PinnedLimb> pinned;
+    for (int li = 0; li < static_cast<int>(m.limbs.size()); ++li) {
+      const Limb& l = m.limbs[li];
+      if (l.foot ? !options.pin_feet : !options.pin_hands) continue;
+      ik::Task pose_task;
+      pose_task.type = ik::TaskType::kPose;
+      pose_task.joint = l.end;
+      ik::Task pole_task;
+      pole_task.type = ik::TaskType::kPole;
+      pole_task.joint = l.end;
+      pole_task.pole_root = l.upper;
+      pole_task.pole_mid = l.lower;
+      const PinnedLimb p{li, rig.AddTask(pose_task), rig.AddTask(pole_task)};
+      ik::Stage stage;
+      stage.method = ik::Method::kTwoBone;
+      stage.tasks = {p.pose_task, p.pole_task};
+      stage.upper = l.upper;
+      stage.lower = l.lower;
+      rig.stages.push_back(stage);
+      pinned.push_back(p);
+    }
+    std::vector<ik::Target> targets(rig.tasks.size());
+    ik::Workspace workspace;
+    Clip cleaned;
+    ik::BakeJob job;
+    job.rig = &rig;
+    job.targets = &targets;
+    job.clip = &motion->clip;
+    job.output = &cleaned;
+    job.workspace = &workspace;
+    job.on_frame = [&](int f, Pose& pose, std::string*) {
+      const std::vector<Eigen::Isometry3d>& wt = pose.world;
       Eigen::Vector3d right = Eigen::Vector3d::Zero();
       if (m.left_upper_leg >= 0 && m.right_upper_leg >= 0) {
         right = wt[m.right_upper_leg].translation() - wt[m.left_upper_leg].translation();
       }
       Eigen::Vector3d forward = Eigen::Vector3d::Unit(up).cross(Horizontal(right, up));
       if (forward.norm() > 0) forward.normalize();
-      for (int li = 0; li < static_cast<int>(m.limbs.size()); ++li) {
-        const Limb& l = m.limbs[li];
-        if (l.foot ? !options.pin_feet : !options.pin_hands) continue;
+      bool any = false;
+      for (const PinnedLimb& p : pinned) {
+        const Limb& l = m.limbs[p.limb];
         // Feet: pinned during contacts (blending from the FK position, or from the scaled source
         // position with follow_source_between_contacts); hands: the scaled source position.
-        const auto& [w, pin] = pins[li][f];
+        const auto& [w, pin] = pins[p.limb][f];
         const Eigen::Vector3d source_goal = SourceGoal(m, *motion, f, l.source_end);
         const bool follow = !l.foot || options.follow_source_between_contacts;
-        if (w <= 0.0 && !follow) continue;
+        ik::Target& goal_target = targets[p.pose_task];
+        ik::Target& pole_target = targets[p.pole_task];
+        goal_target.orientation = Eigen::Quaterniond(wt[l.end].linear());
+        goal_target.position = wt[l.end].translation();
+        goal_target.weight = w <= 0.0 && !follow ? 0.0 : 1.0;
+        pole_target.position = wt[l.lower].translation();
+        if (goal_target.weight == 0.0) continue;
+        any = true;
         const Eigen::Vector3d free_goal = follow ? source_goal : wt[l.end].translation();
         Eigen::Vector3d goal = free_goal;
         if (w > 0.0) {
           goal = (1.0 - w) * Horizontal(free_goal, up) + w * Horizontal(pin, up);
           goal[up] = (1.0 - w) * free_goal[up] + w * source_goal[up];
         }
+        goal_target.position = goal;
+        // The pole keeps the bend of the transferred pose (forward for a straight leg, backward
+        // for a straight arm).
         const Eigen::Vector3d hip = wt[l.upper].translation();
         const Eigen::Vector3d knee = wt[l.lower].translation();
         const Eigen::Vector3d ankle = wt[l.end].translation();
         const double length = (knee - hip).norm() + (ankle - knee).norm();
         const Eigen::Vector3d bend = knee - 0.5 * (hip + ankle);
-        Eigen::Vector3d pole =
+        pole_target.position =
             bend.norm() > 1e-3 * length
                 ? Eigen::Vector3d(knee + bend.normalized() * length)
                 : Eigen::Vector3d(knee + (l.foot ? 1.0 : -1.0) * forward * length);
-        const Eigen::Matrix3d end_rot = wt[l.end].linear();
-        bool reached = true;
-        ik::TwoBoneJob job = LimbJob(tgt, l, row, wt);
-        job.target = goal;
-        job.pole = pole;
-        job.use_pole = true;
-        job.reached = &reached;
-        if (!job.Run()) continue;
-        if (!reached) ++unreached[li];
-        ForwardKinematics(tgt, row, wt, l.upper);
-        // Keep the hand/foot's world orientation.
-        const int p = tgt.parent(l.end);
-        const Eigen::Matrix3d channel_rot =
-            tgt.rest_orientation(l.end).toRotationMatrix().transpose() *
-            wt[p].linear().transpose() * end_rot;
-        SetRotationChannels(tgt, l.end, channel_rot, row, row);
-        ForwardKinematics(tgt, row, wt, l.end);
       }
+      return any ? ik::FrameAction::kSolve : ik::FrameAction::kSkip;
+    };
+    job.on_frame_done = [&](int, const Pose&, const ik::SolveReport* solve) {
+      if (solve == nullptr) return;
+      for (size_t k = 0; k < solve->limbs.size() && k < pinned.size(); ++k) {
+        if (!solve->limbs[k].reached) ++unreached[pinned[k].limb];
+      }
+    };
+    if (job.Run()) {
+      motion->clip = std::move(cleaned);
+    } else {
+      warnings->push_back("IK clean-up skipped: " + job.error);
+      report.applied = false;
     }
   }
   for (int u : unreached) report.unreached += u;

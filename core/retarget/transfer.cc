@@ -9,37 +9,6 @@
 
 namespace rigel::retarget {
 
-void SetRotationChannels(const Skeleton& s, int joint, const Eigen::Matrix3d& rotation,
-                         std::span<double> row, std::span<const double> near) {
-  const std::span<const int> rc = s.rotation_channels(joint);
-  const std::span<const ChannelType> layout = s.channels();
-  if (rc.size() == 3) {
-    const EulerOrder order = *s.rotation_order(joint);
-    Eigen::Vector3d prev;
-    for (const int c : rc) prev[ChannelAxis(layout[c])] = near[c];
-    const Eigen::Vector3d xyz = MatrixToEulerNear(rotation, order, prev);
-    for (const int c : rc) row[c] = xyz[ChannelAxis(layout[c])];
-  } else if (rc.size() == 1) {
-    const int a = ChannelAxis(layout[rc[0]]);
-    const int b = (a + 1) % 3;
-    const int c = (a + 2) % 3;
-    const double angle =
-        std::atan2(rotation(c, b) - rotation(b, c), rotation(b, b) + rotation(c, c));
-    row[rc[0]] = WrapNear(angle, near[rc[0]]);
-  } else if (rc.size() == 2) {
-    const int a0 = ChannelAxis(layout[rc[0]]);
-    const int a1 = ChannelAxis(layout[rc[1]]);
-    const std::optional<EulerOrder> order = EulerOrderFromAxes({a0, a1, 3 - a0 - a1});
-    if (!order) return;
-    Eigen::Vector3d prev = Eigen::Vector3d::Zero();
-    prev[a0] = near[rc[0]];
-    prev[a1] = near[rc[1]];
-    const Eigen::Vector3d xyz = MatrixToEulerNear(rotation, *order, prev);
-    row[rc[0]] = xyz[a0];
-    row[rc[1]] = xyz[a1];
-  }
-}
-
 TransferredMotion TransferRotations(const Skeleton& src, const Skeleton& tgt, const Alignment& m,
                                     RootMotion root_motion, const Clip& clip) {
   const int frames = clip.num_frames();

@@ -64,12 +64,6 @@ inline Eigen::Vector3d SourceGoal(const Alignment& a, const TransferredMotion& m
   return g;
 }
 
-// Writes the rotation channels of `joint` in `row` so that its channel rotation is `rotation`
-// (as close as its 1, 2 or 3 rotation channels allow), continuous with the values in `near` (a
-// whole row; may alias `row`).
-void SetRotationChannels(const Skeleton& skeleton, int joint, const Eigen::Matrix3d& rotation,
-                         std::span<double> row, std::span<const double> near);
-
 }  // namespace rigel::retarget
 
 #endif  // RIGEL_CORE_RETARGET_TRANSFER_H_
