@@ -18,13 +18,18 @@ namespace rigel::ik {
 // The effector offset past the wrist (joint 2) of the arm.
 inline const Eigen::Vector3d kTip = rigel::testing::kArmTip;
 
+// Sets the arm's limits (radians, per channel in layout order, as in the benchmark) on `rig`.
+inline void SetArmLimits(Rig& rig) {
+  std::vector<double> lo, hi;
+  rigel::testing::ArmLimits(lo, hi);
+  for (int c = 0; c < 7; ++c) rig.SetLimits(c, lo[c], hi[c]);
+}
+
 // The arm rig of the solver tests: one task of `type` on the wrist (effector kTip past it), the
 // arm's limits, one stage of `method` with 200 iterations.
 inline Rig ArmRig(TaskType type, Method method) {
   Rig rig(rigel::testing::Arm());
-  std::vector<double> lo, hi;
-  rigel::testing::ArmLimits(lo, hi);
-  for (int c = 0; c < 7; ++c) rig.SetLimits(c, lo[c], hi[c]);
+  SetArmLimits(rig);
   Task t;
   t.type = type;
   t.joint = 2;
