@@ -14,24 +14,15 @@ install(TARGETS rigel_lua_module LIBRARY DESTINATION ${RIGEL_INSTALL_LUA_CMODDIR
 # or the scene codec); of the binding, the module entry and the state builder.
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/core/ DESTINATION ${RIGEL_INSTALL_INCLUDEDIR}/core
         FILES_MATCHING PATTERN "*.h")
-install(FILES ${CMAKE_SOURCE_DIR}/io/file_format.h DESTINATION ${RIGEL_INSTALL_INCLUDEDIR}/io)
-install(FILES
-        ${CMAKE_SOURCE_DIR}/importers/bone_map.h
-        ${CMAKE_SOURCE_DIR}/importers/bvh_reader.h
-        ${CMAKE_SOURCE_DIR}/importers/import_error.h
-        ${CMAKE_SOURCE_DIR}/importers/load_scene.h
-        DESTINATION ${RIGEL_INSTALL_INCLUDEDIR}/importers)
-install(FILES
-        ${CMAKE_SOURCE_DIR}/exporters/atomic_file.h
-        ${CMAKE_SOURCE_DIR}/exporters/bvh_writer.h
-        ${CMAKE_SOURCE_DIR}/exporters/fbx_writer.h
-        ${CMAKE_SOURCE_DIR}/exporters/gltf_writer.h
-        ${CMAKE_SOURCE_DIR}/exporters/save_scene.h
-        DESTINATION ${RIGEL_INSTALL_INCLUDEDIR}/exporters)
-install(FILES
-        ${CMAKE_SOURCE_DIR}/bindings/lua/lua_module.h
-        ${CMAKE_SOURCE_DIR}/bindings/lua/rigel_module.h
-        DESTINATION ${RIGEL_INSTALL_INCLUDEDIR}/bindings/lua)
+# rigel_install_headers(DIR NAME.h ...): the headers DIR/NAME.h, installed under DIR.
+function(rigel_install_headers dir)
+  list(TRANSFORM ARGN PREPEND ${CMAKE_SOURCE_DIR}/${dir}/ OUTPUT_VARIABLE files)
+  install(FILES ${files} DESTINATION ${RIGEL_INSTALL_INCLUDEDIR}/${dir})
+endfunction()
+rigel_install_headers(io file_format.h)
+rigel_install_headers(importers bone_map.h bvh_reader.h import_error.h load_scene.h)
+rigel_install_headers(exporters atomic_file.h bvh_writer.h fbx_writer.h gltf_writer.h save_scene.h)
+rigel_install_headers(bindings/lua lua_module.h rigel_module.h)
 
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/scripts/ DESTINATION ${RIGEL_INSTALL_DATADIR}/scripts
         FILES_MATCHING PATTERN "*.lua")

@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
+#include <string_view>
 #include <unordered_set>
 #include <variant>
 #include <vector>
@@ -174,23 +178,15 @@ std::vector<Property> PVec(const char* name, const char* type, const char* label
 }
 
 // FBX RotationOrder enum of a rigel order: FBX names the axes in application order, rigel in
-// product order (rigel ZYX = Rz * Ry * Rx = FBX eEulerXYZ = 0).
+// product order (rigel ZYX = Rz * Ry * Rx = FBX eEulerXYZ = 0), so FBX's name is rigel's reversed.
 std::int32_t FbxRotationOrder(EulerOrder order) {
-  switch (order) {
-    case EulerOrder::kZYX:
-      return 0;  // eEulerXYZ
-    case EulerOrder::kYZX:
-      return 1;  // eEulerXZY
-    case EulerOrder::kXZY:
-      return 2;  // eEulerYZX
-    case EulerOrder::kZXY:
-      return 3;  // eEulerYXZ
-    case EulerOrder::kYXZ:
-      return 4;  // eEulerZXY
-    case EulerOrder::kXYZ:
-      return 5;  // eEulerZYX
-  }
-  return 0;
+  // EFbxRotationOrder: eEulerXYZ = 0, eEulerXZY, eEulerYZX, eEulerYXZ, eEulerZXY, eEulerZYX = 5.
+  static constexpr std::array<std::string_view, 6> kFbxOrders = {"XYZ", "XZY", "YZX",
+                                                                 "YXZ", "ZXY", "ZYX"};
+  const std::string_view name = EulerOrderName(order);
+  const std::string fbx_name(name.rbegin(), name.rend());
+  const auto it = std::find(kFbxOrders.begin(), kFbxOrders.end(), fbx_name);
+  return it == kFbxOrders.end() ? 0 : static_cast<std::int32_t>(it - kFbxOrders.begin());
 }
 
 // TimeMode for a frame rate (14 = custom, with CustomFrameRate).

@@ -12,27 +12,35 @@
 #include <vector>
 
 #include "bindings/lua/runtime.h"
+#include "core/channel.h"
 #include "core/clip.h"
+#include "core/euler.h"
 #include "core/pose.h"
 #include "core/scene.h"
 #include "core/skeleton.h"
 
 namespace rigel::lua {
 
+// Every box says which object it stands for (object(): what __eq compares and locks are keyed
+// on; null once released) and has its registry type in kBoxType. With that, the generic methods
+// below (LÖVE's luax_checktype, __eq, __tostring and release) serve every type.
 struct SkeletonBox {
   std::shared_ptr<const Skeleton> skeleton;
   bool alive = true;
+  const void* object() const { return skeleton.get(); }
 };
 
 struct SceneBox {
   std::shared_ptr<Scene> scene;
   bool alive = true;
+  const void* object() const { return scene.get(); }
 };
 
 struct ClipBox {
   std::shared_ptr<const Skeleton> skeleton;
   std::shared_ptr<Clip> clip;
   bool alive = true;
+  const void* object() const { return clip.get(); }
 };
 
 // A Pose plus what of its world transforms is stale. Joints below `stale_from` are up to date
@@ -90,14 +98,102 @@ struct PoseBox {
   std::shared_ptr<const Skeleton> skeleton;
   std::shared_ptr<PoseState> state;
   bool alive = true;
+  const void* object() const { return state.get(); }
 };
 
-// Checked accessors: the box at `arg` with its objects present, else a Lua argument error
-// ("Clip expected, got nil" / "Clip was released").
-SkeletonBox* CheckSkeleton(lua_State* L, int arg);
-SceneBox* CheckScene(lua_State* L, int arg);
-ClipBox* CheckClip(lua_State* L, int arg);
-PoseBox* CheckPose(lua_State* L, int arg);
+// The registry type of each box (one of the k*Type constants of runtime.h).
+template <class Box>
+inline constexpr const char* kBoxType = nullptr;
+template <>
+inline constexpr const char* kBoxType<SkeletonBox> = kSkeletonType;
+template <>
+inline constexpr const char* kBoxType<SceneBox> = kSceneType;
+template <>
+inline constexpr const char* kBoxType<ClipBox> = kClipType;
+template <>
+inline constexpr const char* kBoxType<PoseBox> = kPoseType;
+
+// The box of type Box at `arg` with its object present, else a Lua argument error ("Clip
+// expected, got nil" / "Clip was released").
+template <class Box>
+Box* CheckLiveBox(lua_State* L, int arg) {
+  auto* box = static_cast<Box*>(CheckBox(L, arg, kBoxType<Box>));
+  if (!box->alive || box->object() == nullptr) {
+    luaL_argerror(L, arg, lua_pushfstring(L, "%s was released", kBoxType<Box> + 6));
+  }
+  return box;
+}
+
+// obj:release() (and __close): drops the box's objects now (the box becomes an empty one);
+// raises "clip:release: clip is being baked" while a C++ call that runs Lua code works on the
+// object.
+template <class Box>
+int ReleaseBox(lua_State* L) {
+  auto* box = static_cast<Box*>(CheckBox(L, 1, kBoxType<Box>));
+  if (box->alive) {
+    char name[32];  // "clip": the type's short name in lower case
+    size_t n = 0;
+    for (const char* c = kBoxType<Box> + 6; *c != '\0' && n + 1 < sizeof name; ++c) {
+      name[n++] = static_cast<char>(*c | 0x20);
+    }
+    name[n] = '\0';
+    CheckUnlocked(L, box->object(), lua_pushfstring(L, "%s:release", name), name);
+    *box = Box{};
+  }
+  return 0;
+}
+
+// __eq: two live boxes of type Box standing for the same object.
+template <class Box>
+int BoxEq(lua_State* L) {
+  auto* a = static_cast<Box*>(TestBox(L, 1, kBoxType<Box>));
+  auto* b = static_cast<Box*>(TestBox(L, 2, kBoxType<Box>));
+  lua_pushboolean(L, a != nullptr && b != nullptr && a->alive && b->alive &&
+                         a->object() != nullptr && a->object() == b->object());
+  return 1;
+}
+
+// __tostring: "Clip (released)", or what `Describe` pushes for a live box.
+template <class Box, void (*Describe)(lua_State*, const Box&)>
+int BoxToString(lua_State* L) {
+  auto* box = static_cast<Box*>(CheckBox(L, 1, kBoxType<Box>));
+  if (!box->alive || box->object() == nullptr) {
+    lua_pushfstring(L, "%s (released)", kBoxType<Box> + 6);
+  } else {
+    Describe(L, *box);
+  }
+  return 1;
+}
+
+// Registers the metatable of box type Box: `methods`, `getters` and `meta` (may be nullptr) plus
+// what every box has (__gc destroys the box, __close and release() are ReleaseBox, __eq is BoxEq,
+// __tostring BoxToString with `Describe`) and, when `constructor` is given, sets it as field
+// `name` of the module table on top of the stack.
+template <class Box, void (*Describe)(lua_State*, const Box&)>
+void OpenBoxType(lua_State* L, const luaL_Reg* methods, const luaL_Reg* getters,
+                 const luaL_Reg* meta, const char* name = nullptr,
+                 lua_CFunction constructor = nullptr) {
+  RegisterType(L,
+               {kBoxType<Box>, methods, getters, meta, DestroyBox<Box>, ReleaseBox<Box>, nullptr});
+  luaL_getmetatable(L, kBoxType<Box>);
+  lua_pushcfunction(L, BoxEq<Box>);
+  lua_setfield(L, -2, "__eq");
+  lua_pushcfunction(L, (BoxToString<Box, Describe>));
+  lua_setfield(L, -2, "__tostring");
+  lua_pop(L, 1);
+  if (constructor != nullptr) {
+    lua_pushcfunction(L, constructor);
+    lua_setfield(L, -2, name);
+  }
+}
+
+// Checked accessors (CheckLiveBox of each type).
+inline SkeletonBox* CheckSkeleton(lua_State* L, int arg) {
+  return CheckLiveBox<SkeletonBox>(L, arg);
+}
+inline SceneBox* CheckScene(lua_State* L, int arg) { return CheckLiveBox<SceneBox>(L, arg); }
+inline ClipBox* CheckClip(lua_State* L, int arg) { return CheckLiveBox<ClipBox>(L, arg); }
+inline PoseBox* CheckPose(lua_State* L, int arg) { return CheckLiveBox<PoseBox>(L, arg); }
 
 void PushSkeleton(lua_State* L, std::shared_ptr<const Skeleton> skeleton);
 void PushClip(lua_State* L, std::shared_ptr<const Skeleton> skeleton, std::shared_ptr<Clip> clip);
@@ -105,8 +201,44 @@ void PushPose(lua_State* L, std::shared_ptr<const Skeleton> skeleton,
               std::shared_ptr<PoseState> state);
 void PushScene(lua_State* L, std::shared_ptr<Scene> scene);
 
-// The skeleton of any object that has one (Skeleton, Scene, Clip, Pose, Rig), or nullptr.
+// The skeleton of any object that has one (Skeleton, Scene, Clip, Pose), or nullptr.
 const std::shared_ptr<const Skeleton>* SkeletonOf(lua_State* L, int idx);
+// SkeletonOf the argument at `arg`; never nullptr: raises "bad argument #arg to 'fn' (<expected>
+// expected, got <type>)" instead.
+const std::shared_ptr<const Skeleton>* CheckSkeletonOf(lua_State* L, int arg, const char* expected);
+
+// obj.skeleton: the Skeleton the box is on.
+template <class Box>
+int GetBoxSkeleton(lua_State* L) {
+  CheckLiveBox<Box>(L, 1);
+  PushSkeleton(L, *SkeletonOf(L, 1));
+  return 1;
+}
+
+// Pushes the list {item(0), ..., item(count - 1)}: `push_item(i)` pushes item i.
+template <class PushItem>
+void PushList(lua_State* L, size_t count, const PushItem& push_item) {
+  lua_createtable(L, static_cast<int>(count), 0);
+  for (size_t i = 0; i < count; ++i) {
+    push_item(i);
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+}
+
+// Pushes a list of strings (anything with size() and [i].c_str()) as a table.
+template <class Strings>
+void PushStrings(lua_State* L, const Strings& strings) {
+  PushList(L, strings.size(), [&](size_t i) { lua_pushstring(L, strings[i].c_str()); });
+}
+
+// Channel `c` of `skeleton` as Lua sees it: degrees for rotations, file units for positions.
+inline double ChannelToLua(const Skeleton& skeleton, int c, double value) {
+  return IsRotation(skeleton.channels()[c]) ? value * kDegPerRad : value;
+}
+// A Lua value of channel `c` as rigel stores it (radians for rotations).
+inline double ChannelFromLua(const Skeleton& skeleton, int c, double value) {
+  return IsRotation(skeleton.channels()[c]) ? value * kRadPerDeg : value;
+}
 
 }  // namespace rigel::lua
 

@@ -55,6 +55,7 @@ int rigel::lua::OpenRigel(lua_State* L) {
   OpenPose(L);
   OpenScene(L);
   OpenRig(L);
+  OpenBakeSummary(L);
   OpenRetarget(L);
   lua_pushliteral(L, RIGEL_VERSION);
   lua_setfield(L, -2, "version");

@@ -92,6 +92,10 @@ bool ToClip(lua_State* L, int idx, std::shared_ptr<const Skeleton>* skeleton,
 // value is neither or a field is wrong. Never raises.
 bool ToBakeSummary(lua_State* L, int idx, ik::BakeSummary* summary, std::string* error);
 
+// The per-frame records behind the rigel.BakeSummary (or rigel.BakeRecords) at `idx`: those of
+// the rig:bake that returned it; nullptr for anything else (a table of statistics has none).
+std::shared_ptr<const ik::BakeRecords> ToBakeRecords(lua_State* L, int idx);
+
 }  // namespace rigel::lua
 
 #endif  // RIGEL_BINDINGS_LUA_RIGEL_MODULE_H_

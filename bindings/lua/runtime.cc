@@ -202,6 +202,10 @@ void RegisterType(lua_State* L, const TypeSpec& spec) {
   // __index closure over (methods, getters).
   lua_newtable(L);
   luaL_setfuncs(L, spec.methods, 0);
+  if (spec.close != nullptr) {  // obj:release() is __close
+    lua_pushcfunction(L, spec.close);
+    lua_setfield(L, -2, "release");
+  }
   if (spec.getters != nullptr) {
     lua_newtable(L);
     for (const luaL_Reg* reg = spec.getters; reg->name != nullptr; ++reg) {
@@ -228,8 +232,13 @@ void RegisterType(lua_State* L, const TypeSpec& spec) {
   for (int pass = 0; pass < 2; ++pass) {
     const luaL_Reg* regs = pass == 0 ? spec.methods : spec.getters;
     lua_newtable(L);
-    for (int i = 0; regs != nullptr && regs[i].name != nullptr; ++i) {
+    int i = 0;
+    for (; regs != nullptr && regs[i].name != nullptr; ++i) {
       lua_pushstring(L, regs[i].name);
+      lua_rawseti(L, -2, i + 1);
+    }
+    if (pass == 0 && spec.close != nullptr) {
+      lua_pushliteral(L, "release");
       lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, pass == 0 ? "methods" : "fields");
@@ -357,64 +366,6 @@ void OptionError(lua_State* L, int arg, const char* prefix, const char* const* o
   std::abort();  // unreachable: luaL_argerror does not return
 }
 
-// Raises unless every key of the options table at `arg` is in `allowed`.
-void CheckOptionKeys(lua_State* L, int arg, const char* const* allowed) {
-  lua_pushnil(L);
-  while (lua_next(L, arg) != 0) {
-    lua_pop(L, 1);
-    const bool known =
-        lua_type(L, -1) == LUA_TSTRING && FindOption(lua_tostring(L, -1), allowed) >= 0;
-    if (!known) {
-      // The key stays on the stack, so its text outlives the buffer below (which pushes).
-      const char* key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
-      const char* key_type = luaL_typename(L, -1);
-      luaL_Buffer b;
-      luaL_buffinit(L, &b);
-      if (key != nullptr) {
-        lua_pushfstring(L, "unknown option '%s' (expected one of: ", key);
-      } else {
-        lua_pushfstring(L, "option keys must be strings, got %s (expected one of: ", key_type);
-      }
-      luaL_addvalue(&b);
-      for (int i = 0; allowed[i] != nullptr; ++i) {
-        if (i > 0) luaL_addstring(&b, ", ");
-        luaL_addstring(&b, allowed[i]);
-      }
-      luaL_addstring(&b, ")");
-      luaL_pushresult(&b);
-      luaL_argerror(L, arg, lua_tostring(L, -1));
-    }
-  }
-}
-
-// Field readers for an options table at `arg`: each pushes the field, checks it, pops it, and
-// raises "bad argument #arg to 'fn' (field 'name': X expected, got Y)".
-bool HasField(lua_State* L, int arg, const char* field) {
-  if (arg == 0) return false;
-  const bool has = lua_getfield(L, arg, field) != LUA_TNIL;
-  lua_pop(L, 1);
-  return has;
-}
-
-[[noreturn]] void FieldError(lua_State* L, int arg, const char* field, const char* expected) {
-  lua_getfield(L, arg, field);
-  luaL_argerror(
-      L, arg,
-      lua_pushfstring(L, "field '%s': %s expected, got %s", field, expected, TypeName(L, -1)));
-  std::abort();
-}
-
-double NumberField(lua_State* L, int arg, const char* field, double fallback) {
-  if (!HasField(L, arg, field)) return fallback;
-  lua_getfield(L, arg, field);
-  if (lua_type(L, -1) != LUA_TNUMBER || !std::isfinite(lua_tonumber(L, -1))) {
-    FieldError(L, arg, field, "finite number");
-  }
-  const double v = static_cast<double>(lua_tonumber(L, -1));
-  lua_pop(L, 1);
-  return v;
-}
-
 bool TableNumbers(lua_State* L, int idx, const char* const* keys, int count, double* out) {
   for (int i = 0; i < count; ++i) {
     lua_getfield(L, idx, keys[i]);
@@ -428,29 +379,6 @@ bool TableNumbers(lua_State* L, int idx, const char* const* keys, int count, dou
     if (!ok) return false;
   }
   return true;
-}
-
-int IntegerField(lua_State* L, int arg, const char* field, int fallback, int lo, int hi) {
-  if (!HasField(L, arg, field)) return fallback;
-  lua_getfield(L, arg, field);
-  int is_integer = 0;
-  const lua_Integer v = lua_tointegerx(L, -1, &is_integer);
-  if (!is_integer || v < lo || v > hi) {
-    lua_pop(L, 1);
-    luaL_argerror(L, arg,
-                  lua_pushfstring(L, "field '%s': integer in [%d, %d] expected", field, lo, hi));
-  }
-  lua_pop(L, 1);
-  return static_cast<int>(v);
-}
-
-bool BoolField(lua_State* L, int arg, const char* field, bool fallback) {
-  if (!HasField(L, arg, field)) return fallback;
-  lua_getfield(L, arg, field);
-  if (lua_type(L, -1) != LUA_TBOOLEAN) FieldError(L, arg, field, "boolean");
-  const bool v = lua_toboolean(L, -1) != 0;
-  lua_pop(L, 1);
-  return v;
 }
 
 std::string ClosestNames(std::string_view wanted, std::span<const std::string> names, int count) {
@@ -529,6 +457,10 @@ int CheckJointChannel(lua_State* L, int arg, const Skeleton& skeleton, int joint
   luaL_pushresult(&b);
   luaL_argerror(L, arg, lua_tostring(L, -1));
   return -1;
+}
+
+int CheckChannel(lua_State* L, int arg, const Skeleton& skeleton) {
+  return CheckJointChannel(L, arg + 1, skeleton, CheckJoint(L, arg, skeleton));
 }
 
 }  // namespace rigel::lua

@@ -32,6 +32,7 @@ inline constexpr const char* kVec3Type = "rigel.vec3";
 inline constexpr const char* kQuatType = "rigel.quat";
 inline constexpr const char* kRigType = "rigel.Rig";
 inline constexpr const char* kBakeSummaryType = "rigel.BakeSummary";
+inline constexpr const char* kBakeRecordsType = "rigel.BakeRecords";
 
 // Describes one userdata type for RegisterType.
 struct TypeSpec {
@@ -40,14 +41,13 @@ struct TypeSpec {
   const luaL_Reg* getters;      // obj.field (read-only properties); may be nullptr
   const luaL_Reg* metamethods;  // __add, __tostring, ... (besides __index); may be nullptr
   lua_CFunction gc;             // destructor of the box (__gc); may be nullptr
-  lua_CFunction close;          // __close / release(): drops the C++ objects; may be nullptr
+  lua_CFunction close;          // __close and obj:release(): drops the C++ objects; may be nullptr
   lua_CFunction setter;         // __newindex(obj, key, value); nullptr = read-only object
 };
 
 // Creates the metatable `spec.name` with __index dispatching to methods then getters (an unknown
-// key raises "Clip has no field 'foo'"), __name, __gc, __close, __newindex,
-// __metatable. Leaves nothing on
-// the stack.
+// key raises "Clip has no field 'foo'"), __name, __gc, __close (also the method release, listed
+// last), __newindex, __metatable. Leaves nothing on the stack.
 void RegisterType(lua_State* L, const TypeSpec& spec);
 
 // Points the state's extra space at its type cache (or at nothing when the module was never
@@ -104,6 +104,10 @@ void* TestBox(lua_State* L, int idx, const char* type);
 lua_Integer CheckIntegerIn(lua_State* L, int arg, lua_Integer lo, lua_Integer hi, const char* what);
 // A finite number.
 double CheckFinite(lua_State* L, int arg);
+// Pushes `value` as Lua sees it: an integer, a number or a string.
+inline void PushValue(lua_State* L, int value) { lua_pushinteger(L, value); }
+inline void PushValue(lua_State* L, double value) { lua_pushnumber(L, value); }
+inline void PushValue(lua_State* L, const std::string& value) { lua_pushstring(L, value.c_str()); }
 // A boolean (true/false only).
 bool CheckBoolean(lua_State* L, int arg);
 // A function.
@@ -128,17 +132,9 @@ int CheckOption(lua_State* L, int arg, const char* what, const char* const* opti
 int CheckJoint(lua_State* L, int arg, const Skeleton& skeleton);
 // Channel name ("Xrotation", case-insensitive) of a joint that has it. Returns the row index.
 int CheckJointChannel(lua_State* L, int arg, const Skeleton& skeleton, int joint);
-
-// Options tables (`{pin_feet = true, ...}` at argument `arg`; arg 0 = none given):
-// CheckOptionKeys raises "unknown option 'x' (expected one of: a, b, c)" unless every key is in
-// `allowed` (nullptr-terminated). The field readers return `fallback` when the field is nil and
-// raise "bad argument #arg to 'fn' (field 'name': X expected, got Y)" otherwise.
-void CheckOptionKeys(lua_State* L, int arg, const char* const* allowed);
-bool HasField(lua_State* L, int arg, const char* field);
-[[noreturn]] void FieldError(lua_State* L, int arg, const char* field, const char* expected);
-double NumberField(lua_State* L, int arg, const char* field, double fallback);
-int IntegerField(lua_State* L, int arg, const char* field, int fallback, int lo, int hi);
-bool BoolField(lua_State* L, int arg, const char* field, bool fallback);
+// A channel given as two arguments: a joint at `arg` (CheckJoint) and its channel name at
+// `arg + 1` (CheckJointChannel). Returns the row index.
+int CheckChannel(lua_State* L, int arg, const Skeleton& skeleton);
 
 // Reads the table at absolute index `idx` as `count` finite numbers, number i from field keys[i]
 // or, when that is nil, from array slot i + 1 (so {x = 1, ...} and {1, ...} both work). Returns
@@ -182,6 +178,8 @@ void PushVec3(lua_State* L, const Eigen::Vector3d& v);
 void PushQuat(lua_State* L, const Eigen::Quaterniond& q);
 // A vec3, or a table {x, y, z} / {x=, y=, z=} of finite numbers.
 Eigen::Vector3d CheckVec3(lua_State* L, int arg);
+// Three finite numbers at `arg`, `arg + 1` and `arg + 2` (x, y, z).
+Eigen::Vector3d CheckXyz(lua_State* L, int arg);
 // True (and sets *out) if the value at idx converts to a vec3.
 bool ToVec3(lua_State* L, int idx, Eigen::Vector3d* out);
 // A quat, or a table {w, x, y, z} / {w=, x=, y=, z=}; normalised.
@@ -196,6 +194,7 @@ void OpenClip(lua_State* L);
 void OpenPose(lua_State* L);
 void OpenScene(lua_State* L);
 void OpenRig(lua_State* L);
+void OpenBakeSummary(lua_State* L);
 void OpenRetarget(lua_State* L);
 
 }  // namespace rigel::lua

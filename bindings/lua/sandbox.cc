@@ -424,4 +424,11 @@ void InstallSandbox(lua_State* L, const Sandbox* sandbox) {
   lua_pop(L, 2);
 }
 
+const char* CheckSavePath(lua_State* L, int arg) {
+  const char* path = CheckPathString(L, arg);
+  CheckMaxArgs(L, arg);
+  CheckPathWrite(L, arg, path);
+  return path;
+}
+
 }  // namespace rigel::lua

@@ -66,6 +66,10 @@ const char* CheckPathString(lua_State* L, int arg);
 // installed and `path` is not under a write root. No-op without a sandbox.
 void CheckPathWrite(lua_State* L, int arg, const char* path);
 
+// The path of obj:save(path) at `arg`, the last argument: a string (CheckPathString), no more
+// arguments after it (CheckMaxArgs), writable under the sandbox (CheckPathWrite).
+const char* CheckSavePath(lua_State* L, int arg);
+
 // Absolute form of `path` with every symlink resolved, dangling ones too (where open() would
 // create or read), "." and ".." applied after resolution. Empty for a symlink loop.
 std::filesystem::path CanonicalPath(const std::string& path);

@@ -31,10 +31,6 @@ int CheckFrame(lua_State* L, int arg, const Clip& clip) {
   return static_cast<int>(CheckIntegerIn(L, arg, 1, clip.num_frames(), "frame")) - 1;
 }
 
-double ToLuaUnits(const Skeleton& s, int c, double value) {
-  return IsRotation(s.channels()[c]) ? value * kDegPerRad : value;
-}
-
 int w_Clip_pose(lua_State* L) {
   // clip:pose(frame [, pose]) -> Pose of that frame (filled into `pose` when given).
   ClipBox* box = CheckClip(L, 1);
@@ -75,10 +71,9 @@ int w_Clip_get(lua_State* L) {
   // clip:get(frame, joint, channel) -> value (degrees for rotations)
   ClipBox* box = CheckClip(L, 1);
   const int f = CheckFrame(L, 2, *box->clip);
-  const int j = CheckJoint(L, 3, *box->skeleton);
-  const int c = CheckJointChannel(L, 4, *box->skeleton, j);
+  const int c = CheckChannel(L, 3, *box->skeleton);
   CheckMaxArgs(L, 4);
-  lua_pushnumber(L, ToLuaUnits(*box->skeleton, c, box->clip->at(f, c)));
+  lua_pushnumber(L, ChannelToLua(*box->skeleton, c, box->clip->at(f, c)));
   return 1;
 }
 
@@ -86,11 +81,10 @@ int w_Clip_set(lua_State* L) {
   // clip:set(frame, joint, channel, value) -> clip
   ClipBox* box = CheckClip(L, 1);
   const int f = CheckFrame(L, 2, *box->clip);
-  const int j = CheckJoint(L, 3, *box->skeleton);
-  const int c = CheckJointChannel(L, 4, *box->skeleton, j);
+  const int c = CheckChannel(L, 3, *box->skeleton);
   const double value = CheckFinite(L, 5);
   CheckMaxArgs(L, 5);
-  box->clip->at(f, c) = IsRotation(box->skeleton->channels()[c]) ? value * kRadPerDeg : value;
+  box->clip->at(f, c) = ChannelFromLua(*box->skeleton, c, value);
   lua_settop(L, 1);
   return 1;
 }
@@ -171,71 +165,21 @@ int w_Clip_set_name(lua_State* L) {
 int w_Clip_save(lua_State* L) {
   // clip:save(path): writes the clip with its skeleton, format by extension, atomically.
   ClipBox* box = CheckClip(L, 1);
-  const char* path = CheckPathString(L, 2);
-  CheckMaxArgs(L, 2);
-  CheckPathWrite(L, 2, path);
+  const char* path = CheckSavePath(L, 2);
   catch_exceptions(L, [&] { SaveClip(*box->skeleton, *box->clip, path); });
   return 0;
 }
 
-int w_Clip_release(lua_State* L) {
-  auto* box = static_cast<ClipBox*>(CheckBox(L, 1, kClipType));
-  if (box->alive) {
-    CheckUnlocked(L, box->clip.get(), "clip:release", "clip");
-    box->clip.reset();
-    box->skeleton.reset();
-  }
-  return 0;
-}
-
-int w_Clip_get_num_frames(lua_State* L) {
-  lua_pushinteger(L, CheckClip(L, 1)->clip->num_frames());
-  return 1;
-}
-int w_Clip_get_num_channels(lua_State* L) {
-  lua_pushinteger(L, CheckClip(L, 1)->clip->num_channels());
-  return 1;
-}
-int w_Clip_get_frame_time(lua_State* L) {
-  lua_pushnumber(L, CheckClip(L, 1)->clip->frame_time());
-  return 1;
-}
-int w_Clip_get_frame_rate(lua_State* L) {
-  lua_pushnumber(L, CheckClip(L, 1)->clip->frame_rate());
-  return 1;
-}
-int w_Clip_get_duration(lua_State* L) {
-  lua_pushnumber(L, CheckClip(L, 1)->clip->duration());
-  return 1;
-}
-int w_Clip_get_name(lua_State* L) {
-  lua_pushstring(L, CheckClip(L, 1)->clip->name().c_str());
-  return 1;
-}
-int w_Clip_get_skeleton(lua_State* L) {
-  PushSkeleton(L, CheckClip(L, 1)->skeleton);
+// clip.<field>: the value of a Clip accessor.
+template <auto kAccessor>
+int GetClipField(lua_State* L) {
+  PushValue(L, (CheckClip(L, 1)->clip.get()->*kAccessor)());
   return 1;
 }
 
-int w_Clip_len(lua_State* L) { return w_Clip_get_num_frames(L); }
-
-int w_Clip_eq(lua_State* L) {
-  auto* a = static_cast<ClipBox*>(TestBox(L, 1, kClipType));
-  auto* b = static_cast<ClipBox*>(TestBox(L, 2, kClipType));
-  lua_pushboolean(
-      L, a != nullptr && b != nullptr && a->alive && a->clip != nullptr && a->clip == b->clip);
-  return 1;
-}
-
-int w_Clip_tostring(lua_State* L) {
-  auto* box = static_cast<ClipBox*>(CheckBox(L, 1, kClipType));
-  if (!box->alive || !box->clip) {
-    lua_pushliteral(L, "Clip (released)");
-  } else {
-    lua_pushfstring(L, "Clip: %d frames at %f fps, %d channels", box->clip->num_frames(),
-                    box->clip->frame_rate(), box->clip->num_channels());
-  }
-  return 1;
+void DescribeClip(lua_State* L, const ClipBox& box) {
+  lua_pushfstring(L, "Clip: %d frames at %f fps, %d channels", box.clip->num_frames(),
+                  box.clip->frame_rate(), box.clip->num_channels());
 }
 
 const luaL_Reg kMethods[] = {{"pose", w_Clip_pose},
@@ -249,22 +193,20 @@ const luaL_Reg kMethods[] = {{"pose", w_Clip_pose},
                              {"set_frame_time", w_Clip_set_frame_time},
                              {"set_name", w_Clip_set_name},
                              {"save", w_Clip_save},
-                             {"release", w_Clip_release},
                              {nullptr, nullptr}};
-const luaL_Reg kGetters[] = {
-    {"num_frames", w_Clip_get_num_frames}, {"num_channels", w_Clip_get_num_channels},
-    {"frame_time", w_Clip_get_frame_time}, {"frame_rate", w_Clip_get_frame_rate},
-    {"duration", w_Clip_get_duration},     {"name", w_Clip_get_name},
-    {"skeleton", w_Clip_get_skeleton},     {nullptr, nullptr}};
-const luaL_Reg kMeta[] = {{"__len", w_Clip_len},
-                          {"__eq", w_Clip_eq},
-                          {"__tostring", w_Clip_tostring},
-                          {nullptr, nullptr}};
+const luaL_Reg kGetters[] = {{"num_frames", GetClipField<&Clip::num_frames>},
+                             {"num_channels", GetClipField<&Clip::num_channels>},
+                             {"frame_time", GetClipField<&Clip::frame_time>},
+                             {"frame_rate", GetClipField<&Clip::frame_rate>},
+                             {"duration", GetClipField<&Clip::duration>},
+                             {"name", GetClipField<&Clip::name>},
+                             {"skeleton", GetBoxSkeleton<ClipBox>},
+                             {nullptr, nullptr}};
+const luaL_Reg kMeta[] = {{"__len", GetClipField<&Clip::num_frames>}, {nullptr, nullptr}};
 
 int w_clip_new(lua_State* L) {
   // rigel.clip(skeleton, frames [, frame_time = 1/30]) -> Clip of rest-pose frames.
-  const std::shared_ptr<const Skeleton>* skeleton = SkeletonOf(L, 1);
-  if (skeleton == nullptr) TypeError(L, 1, "Skeleton");
+  const std::shared_ptr<const Skeleton>* skeleton = CheckSkeletonOf(L, 1, "Skeleton");
   const int frames = static_cast<int>(CheckIntegerIn(L, 2, 0, kMaxFrames, "frame count"));
   const double frame_time = lua_isnoneornil(L, 3) ? 1.0 / 30.0 : CheckFinite(L, 3);
   CheckMaxArgs(L, 3);
@@ -278,21 +220,12 @@ int w_clip_new(lua_State* L) {
 
 }  // namespace
 
-ClipBox* CheckClip(lua_State* L, int arg) {
-  auto* box = static_cast<ClipBox*>(CheckBox(L, arg, kClipType));
-  if (!box->alive || !box->clip) luaL_argerror(L, arg, "Clip was released");
-  return box;
-}
-
 void PushClip(lua_State* L, std::shared_ptr<const Skeleton> skeleton, std::shared_ptr<Clip> clip) {
   PushBox<ClipBox>(L, kClipType, ClipBox{std::move(skeleton), std::move(clip)});
 }
 
 void OpenClip(lua_State* L) {
-  RegisterType(
-      L, {kClipType, kMethods, kGetters, kMeta, DestroyBox<ClipBox>, w_Clip_release, nullptr});
-  lua_pushcfunction(L, w_clip_new);
-  lua_setfield(L, -2, "clip");
+  OpenBoxType<ClipBox, DescribeClip>(L, kMethods, kGetters, kMeta, "clip", w_clip_new);
 }
 
 }  // namespace rigel::lua

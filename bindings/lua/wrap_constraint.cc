@@ -2,9 +2,8 @@
 // degrees, positions in skeleton units, frames 1-based (docs/constraints.md).
 #include "bindings/lua/wrap_constraint.h"
 
-#include <cstring>
-
 #include "bindings/lua/boxes.h"
+#include "bindings/lua/fields.h"
 #include "core/euler.h"
 
 namespace rigel::lua {
@@ -34,84 +33,42 @@ const char* const kUpTypes[] = {"world", "object", "object_rotation", nullptr};
 const char* const kModes[] = {"replace", "add", nullptr};
 const char* const kLimits[] = {"inside", "outside", "surface", nullptr};
 
-// The index in `options` of string field `field`; `fallback` when absent. Raises "field 'f':
-// invalid value 'x', expected one of: a, b" otherwise.
-int OptionField(lua_State* L, int arg, const char* field, const char* const* options,
-                int fallback) {
-  if (!HasField(L, arg, field)) return fallback;
-  lua_getfield(L, arg, field);
-  if (lua_type(L, -1) != LUA_TSTRING) FieldError(L, arg, field, "string");
-  const char* given = lua_tostring(L, -1);
-  for (int i = 0; options[i] != nullptr; ++i) {
-    if (std::strcmp(options[i], given) == 0) {
-      lua_pop(L, 1);
-      return i;
-    }
-  }
-  OptionError(L, arg, lua_pushfstring(L, "field '%s': invalid value '%s', ", field, given),
-              options);
-}
-
-// A joint named by field `field` (name or 1-based index); -1 when absent.
-int JointField(lua_State* L, int arg, const char* field, const Skeleton& s) {
-  if (!HasField(L, arg, field)) return -1;
-  lua_getfield(L, arg, field);
-  const int top = lua_gettop(L);
-  if (lua_type(L, top) != LUA_TSTRING && lua_type(L, top) != LUA_TNUMBER) {
-    FieldError(L, arg, field, "joint name or index");
-  }
-  const int j = CheckJoint(L, top, s);
-  lua_pop(L, 1);
-  return j;
-}
-
 // A required joint field.
 int RequiredJoint(lua_State* L, int arg, const char* field, const Skeleton& s) {
   if (!HasField(L, arg, field)) FieldError(L, arg, field, "joint name or index");
   return JointField(L, arg, field, s);
 }
 
-Eigen::Vector3d Vec3Field(lua_State* L, int arg, const char* field,
-                          const Eigen::Vector3d& fallback) {
-  if (!HasField(L, arg, field)) return fallback;
-  lua_getfield(L, arg, field);
-  Eigen::Vector3d v;
-  if (!ToVec3(L, -1, &v)) FieldError(L, arg, field, "vec3");
-  lua_pop(L, 1);
-  return v;
-}
-
-// A non-zero vec3 field, normalised.
-Eigen::Vector3d UnitField(lua_State* L, int arg, const char* field,
-                          const Eigen::Vector3d& fallback) {
-  const Eigen::Vector3d v = Vec3Field(L, arg, field, fallback);
-  if (v.norm() < 1e-12)
-    luaL_argerror(L, arg, lua_pushfstring(L, "field '%s' must not be zero", field));
-  return v.normalized();
-}
-
-// Field "axes": a string of x, y, z letters ("xz"); all three when absent.
-std::uint8_t AxesField(lua_State* L, int arg) {
-  if (!HasField(L, arg, "axes")) return constraints::kAllAxes;
-  lua_getfield(L, arg, "axes");
-  if (lua_type(L, -1) != LUA_TSTRING) FieldError(L, arg, "axes", "string of x, y, z");
-  std::uint8_t axes = 0;
-  for (const char* c = lua_tostring(L, -1); *c != '\0'; ++c) {
-    const char lower = static_cast<char>(*c | 0x20);
-    if (lower < 'x' || lower > 'z') {
-      luaL_argerror(L, arg, "field 'axes': letters x, y, z expected (e.g. \"xz\")");
-    }
-    axes = static_cast<std::uint8_t>(axes | (1 << (lower - 'x')));
-  }
-  lua_pop(L, 1);
-  if (axes == 0) luaL_argerror(L, arg, "field 'axes' names no axis");
-  return axes;
-}
-
 double InfluenceField(lua_State* L, int arg) {
   const double w = NumberField(L, arg, "influence", 1.0);
   if (w < 0 || w > 1) luaL_argerror(L, arg, "field 'influence' must be in [0, 1]");
   return w;
+}
+
+// A constraint of kind C with the fields every kind has (a kind without a target ignores it).
+template <class C>
+C Common(int joint, int target, double influence) {
+  C c;
+  c.joint = joint;
+  if constexpr (requires { c.target; }) c.target = target;
+  c.influence = influence;
+  return c;
+}
+
+// The options of the point and orient kinds: maintain_offset (default false), axes.
+template <class C>
+C ReadOffsetAxes(lua_State* L, int opt, C c) {
+  c.maintain_offset = BoolField(L, opt, "maintain_offset", false);
+  c.axes = AxesField(L, opt, constraints::kAllAxes);
+  return c;
+}
+
+// The options of the copy kinds: mode ("replace" or "add"), axes.
+template <class C>
+C ReadModeAxes(lua_State* L, int opt, C c) {
+  c.mix = static_cast<constraints::Mix>(OptionField(L, opt, "mode", kModes, 0));
+  c.axes = AxesField(L, opt, constraints::kAllAxes);
+  return c;
 }
 
 // Field "switch": { {frame = 1, target = "RightHand"}, ... } by increasing frame. Checks every
@@ -163,10 +120,7 @@ int AddConstraint(lua_State* L, int kind_arg, int opt, const Skeleton& s, int de
   const double influence = InfluenceField(L, opt);
   switch (kind) {
     case 0: {
-      constraints::ParentConstraint c;
-      c.joint = joint;
-      c.target = target;
-      c.influence = influence;
+      auto c = Common<constraints::ParentConstraint>(joint, target, influence);
       c.maintain_offset = BoolField(L, opt, "maintain_offset", true);
       const int n = PushSwitches(L, opt, s);
       entry.constraint = c;
@@ -181,31 +135,16 @@ int AddConstraint(lua_State* L, int kind_arg, int opt, const Skeleton& s, int de
       lua_pop(L, 2 * n);
       break;
     }
-    case 1: {
-      constraints::PointConstraint c;
-      c.joint = joint;
-      c.target = target;
-      c.influence = influence;
-      c.maintain_offset = BoolField(L, opt, "maintain_offset", false);
-      c.axes = AxesField(L, opt);
-      entry.constraint = c;
+    case 1:
+      entry.constraint =
+          ReadOffsetAxes(L, opt, Common<constraints::PointConstraint>(joint, target, influence));
       break;
-    }
-    case 2: {
-      constraints::OrientConstraint c;
-      c.joint = joint;
-      c.target = target;
-      c.influence = influence;
-      c.maintain_offset = BoolField(L, opt, "maintain_offset", false);
-      c.axes = AxesField(L, opt);
-      entry.constraint = c;
+    case 2:
+      entry.constraint =
+          ReadOffsetAxes(L, opt, Common<constraints::OrientConstraint>(joint, target, influence));
       break;
-    }
     case 3: {
-      constraints::AimConstraint c;
-      c.joint = joint;
-      c.target = target;
-      c.influence = influence;
+      auto c = Common<constraints::AimConstraint>(joint, target, influence);
       c.aim_axis = UnitField(L, opt, "aim_axis", Eigen::Vector3d::UnitX());
       c.up_axis = UnitField(L, opt, "up_axis", Eigen::Vector3d::UnitY());
       c.up_type = static_cast<constraints::UpType>(OptionField(L, opt, "up_type", kUpTypes, 0));
@@ -215,35 +154,23 @@ int AddConstraint(lua_State* L, int kind_arg, int opt, const Skeleton& s, int de
       break;
     }
     case 4:
-    case 5: {
-      const auto mix = static_cast<constraints::Mix>(OptionField(L, opt, "mode", kModes, 0));
-      const std::uint8_t axes = AxesField(L, opt);
-      if (kind == 4) {
-        constraints::CopyLocationConstraint c;
-        c.joint = joint, c.target = target, c.influence = influence, c.mix = mix, c.axes = axes;
-        entry.constraint = c;
-      } else {
-        constraints::CopyRotationConstraint c;
-        c.joint = joint, c.target = target, c.influence = influence, c.mix = mix, c.axes = axes;
-        entry.constraint = c;
-      }
+      entry.constraint = ReadModeAxes(
+          L, opt, Common<constraints::CopyLocationConstraint>(joint, target, influence));
       break;
-    }
+    case 5:
+      entry.constraint = ReadModeAxes(
+          L, opt, Common<constraints::CopyRotationConstraint>(joint, target, influence));
+      break;
     case 6: {
-      constraints::LimitRotationConstraint c;
-      c.joint = joint;
-      c.influence = influence;
-      c.axes = AxesField(L, opt);
+      auto c = Common<constraints::LimitRotationConstraint>(joint, target, influence);
+      c.axes = AxesField(L, opt, constraints::kAllAxes);
       c.min = Vec3Field(L, opt, "min", Eigen::Vector3d::Zero()) * kRadPerDeg;
       c.max = Vec3Field(L, opt, "max", Eigen::Vector3d::Zero()) * kRadPerDeg;
       entry.constraint = c;
       break;
     }
     default: {
-      constraints::LimitDistanceConstraint c;
-      c.joint = joint;
-      c.target = target;
-      c.influence = influence;
+      auto c = Common<constraints::LimitDistanceConstraint>(joint, target, influence);
       c.distance = NumberField(L, opt, "distance", -1.0);
       if (HasField(L, opt, "distance") && c.distance < 0) {
         luaL_argerror(L, opt, "field 'distance' must be >= 0 (omit it to keep the first frame's)");

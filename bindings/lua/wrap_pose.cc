@@ -11,14 +11,6 @@ namespace rigel::lua {
 
 namespace {
 
-// Value of row channel `c` as Lua sees it (degrees for rotations).
-double ToLuaUnits(const Skeleton& s, int c, double value) {
-  return IsRotation(s.channels()[c]) ? value * kDegPerRad : value;
-}
-double FromLuaUnits(const Skeleton& s, int c, double value) {
-  return IsRotation(s.channels()[c]) ? value * kRadPerDeg : value;
-}
-
 // The up-to-date world transform of `joint` (refreshes only its chain).
 const Eigen::Isometry3d& World(PoseBox* box, int joint) {
   return box->state->World(*box->skeleton, joint);
@@ -41,14 +33,21 @@ void SetChannelRotation(PoseBox* box, int joint, const Eigen::Quaterniond& r_cha
   box->state->MarkStale(joint);
 }
 
+// How every pose setter ends: the world transforms of `joint` and below are stale; returns the
+// pose (chainable).
+int Changed(lua_State* L, PoseBox* box, int joint) {
+  box->state->MarkStale(joint);
+  lua_settop(L, 1);
+  return 1;
+}
+
 int w_Pose_get(lua_State* L) {
   // pose:get(joint, channel) -> value (degrees for rotations).
   PoseBox* box = CheckPose(L, 1);
   const Skeleton& s = *box->skeleton;
-  const int j = CheckJoint(L, 2, s);
-  const int c = CheckJointChannel(L, 3, s, j);
+  const int c = CheckChannel(L, 2, s);
   CheckMaxArgs(L, 3);
-  lua_pushnumber(L, ToLuaUnits(s, c, box->state->pose.channels[c]));
+  lua_pushnumber(L, ChannelToLua(s, c, box->state->pose.channels[c]));
   return 1;
 }
 
@@ -56,14 +55,11 @@ int w_Pose_set(lua_State* L) {
   // pose:set(joint, channel, value) -> pose
   PoseBox* box = CheckPose(L, 1);
   const Skeleton& s = *box->skeleton;
-  const int j = CheckJoint(L, 2, s);
-  const int c = CheckJointChannel(L, 3, s, j);
+  const int c = CheckChannel(L, 2, s);
   const double value = CheckFinite(L, 4);
   CheckMaxArgs(L, 4);
-  box->state->pose.channels[c] = FromLuaUnits(s, c, value);
-  box->state->MarkStale(j);
-  lua_settop(L, 1);
-  return 1;
+  box->state->pose.channels[c] = ChannelFromLua(s, c, value);
+  return Changed(L, box, s.channel_joint(c));
 }
 
 int w_Pose_angles(lua_State* L) {
@@ -95,9 +91,7 @@ int w_Pose_set_angles(lua_State* L) {
   for (int c : s.rotation_channels(j)) {
     box->state->pose.channels[c] = xyz[ChannelAxis(s.channels()[c])] * kRadPerDeg;
   }
-  box->state->MarkStale(j);
-  lua_settop(L, 1);
-  return 1;
+  return Changed(L, box, j);
 }
 
 int w_Pose_world_position(lua_State* L) {
@@ -184,9 +178,7 @@ int SetLocalPosition(lua_State* L, PoseBox* box, int j, const Eigen::Vector3d& l
     }
     box->state->pose.channels[c] = delta[a];
   }
-  box->state->MarkStale(j);
-  lua_settop(L, 1);
-  return 1;
+  return Changed(L, box, j);
 }
 
 int w_Pose_set_local_position(lua_State* L) {
@@ -231,7 +223,7 @@ int w_Pose_values(lua_State* L) {
   const std::vector<double>& ch = box->state->pose.channels;
   lua_createtable(L, static_cast<int>(ch.size()), 0);
   for (size_t c = 0; c < ch.size(); ++c) {
-    lua_pushnumber(L, ToLuaUnits(s, static_cast<int>(c), ch[c]));
+    lua_pushnumber(L, ChannelToLua(s, static_cast<int>(c), ch[c]));
     lua_rawseti(L, -2, static_cast<lua_Integer>(c + 1));
   }
   return 1;
@@ -255,21 +247,17 @@ int w_Pose_set_values(lua_State* L) {
   }
   for (int c = 0; c < s.num_channels(); ++c) {
     lua_rawgeti(L, 2, c + 1);
-    box->state->pose.channels[c] = FromLuaUnits(s, c, static_cast<double>(lua_tonumber(L, -1)));
+    box->state->pose.channels[c] = ChannelFromLua(s, c, static_cast<double>(lua_tonumber(L, -1)));
     lua_pop(L, 1);
   }
-  box->state->MarkStale(0);
-  lua_settop(L, 1);
-  return 1;
+  return Changed(L, box, 0);
 }
 
 int w_Pose_reset(lua_State* L) {
   // pose:reset() -> pose: every channel back to 0 (the rest pose).
   PoseBox* box = CheckPose(L, 1);
   std::fill(box->state->pose.channels.begin(), box->state->pose.channels.end(), 0.0);
-  box->state->MarkStale(0);
-  lua_settop(L, 1);
-  return 1;
+  return Changed(L, box, 0);
 }
 
 int w_Pose_copy(lua_State* L) {
@@ -291,42 +279,14 @@ int w_Pose_copy_from(lua_State* L) {
   return 1;
 }
 
-int w_Pose_release(lua_State* L) {
-  auto* box = static_cast<PoseBox*>(CheckBox(L, 1, kPoseType));
-  if (box->alive) {
-    box->state.reset();
-    box->skeleton.reset();
-  }
-  return 0;
-}
-
-int w_Pose_get_skeleton(lua_State* L) {
-  PushSkeleton(L, CheckPose(L, 1)->skeleton);
-  return 1;
-}
-
 int w_Pose_get_num_channels(lua_State* L) {
   lua_pushinteger(L, CheckPose(L, 1)->skeleton->num_channels());
   return 1;
 }
 
-int w_Pose_eq(lua_State* L) {
-  auto* a = static_cast<PoseBox*>(TestBox(L, 1, kPoseType));
-  auto* b = static_cast<PoseBox*>(TestBox(L, 2, kPoseType));
-  lua_pushboolean(
-      L, a != nullptr && b != nullptr && a->alive && a->state != nullptr && a->state == b->state);
-  return 1;
-}
-
-int w_Pose_tostring(lua_State* L) {
-  auto* box = static_cast<PoseBox*>(CheckBox(L, 1, kPoseType));
-  if (!box->alive || !box->state) {
-    lua_pushliteral(L, "Pose (released)");
-  } else {
-    lua_pushfstring(L, "Pose: %d channels of '%s'", box->skeleton->num_channels(),
-                    box->skeleton->name(0).c_str());
-  }
-  return 1;
+void DescribePose(lua_State* L, const PoseBox& box) {
+  lua_pushfstring(L, "Pose: %d channels of '%s'", box.skeleton->num_channels(),
+                  box.skeleton->name(0).c_str());
 }
 
 const luaL_Reg kMethods[] = {{"get", w_Pose_get},
@@ -348,17 +308,14 @@ const luaL_Reg kMethods[] = {{"get", w_Pose_get},
                              {"reset", w_Pose_reset},
                              {"copy", w_Pose_copy},
                              {"copy_from", w_Pose_copy_from},
-                             {"release", w_Pose_release},
                              {nullptr, nullptr}};
-const luaL_Reg kGetters[] = {{"skeleton", w_Pose_get_skeleton},
+const luaL_Reg kGetters[] = {{"skeleton", GetBoxSkeleton<PoseBox>},
                              {"num_channels", w_Pose_get_num_channels},
                              {nullptr, nullptr}};
-const luaL_Reg kMeta[] = {{"__eq", w_Pose_eq}, {"__tostring", w_Pose_tostring}, {nullptr, nullptr}};
 
 int w_pose_new(lua_State* L) {
   // rigel.pose(skeleton_or_object_with_one) -> the rest pose.
-  const std::shared_ptr<const Skeleton>* skeleton = SkeletonOf(L, 1);
-  if (skeleton == nullptr) TypeError(L, 1, "Skeleton");
+  const std::shared_ptr<const Skeleton>* skeleton = CheckSkeletonOf(L, 1, "Skeleton");
   CheckMaxArgs(L, 1);
   catch_exceptions(L, [&] {
     auto state = std::make_shared<PoseState>();
@@ -370,22 +327,13 @@ int w_pose_new(lua_State* L) {
 
 }  // namespace
 
-PoseBox* CheckPose(lua_State* L, int arg) {
-  auto* box = static_cast<PoseBox*>(CheckBox(L, arg, kPoseType));
-  if (!box->alive || !box->state) luaL_argerror(L, arg, "Pose was released");
-  return box;
-}
-
 void PushPose(lua_State* L, std::shared_ptr<const Skeleton> skeleton,
               std::shared_ptr<PoseState> state) {
   PushBox<PoseBox>(L, kPoseType, PoseBox{std::move(skeleton), std::move(state)});
 }
 
 void OpenPose(lua_State* L) {
-  RegisterType(
-      L, {kPoseType, kMethods, kGetters, kMeta, DestroyBox<PoseBox>, w_Pose_release, nullptr});
-  lua_pushcfunction(L, w_pose_new);
-  lua_setfield(L, -2, "pose");
+  OpenBoxType<PoseBox, DescribePose>(L, kMethods, kGetters, nullptr, "pose", w_pose_new);
 }
 
 }  // namespace rigel::lua

@@ -38,10 +38,8 @@ int w_quat_new(lua_State* L) {
   }
   CheckMaxArgs(L, 4);
   const double w = CheckFinite(L, 1);
-  const double x = CheckFinite(L, 2);
-  const double y = CheckFinite(L, 3);
-  const double z = CheckFinite(L, 4);
-  Eigen::Quaterniond q(w, x, y, z);
+  const Eigen::Vector3d xyz = CheckXyz(L, 2);
+  Eigen::Quaterniond q(w, xyz.x(), xyz.y(), xyz.z());
   if (q.norm() < 1e-12) return luaL_error(L, "quat(w, x, y, z) must not be zero");
   PushQuat(L, q.normalized());
   return 1;
@@ -56,11 +54,9 @@ int w_quat_identity(lua_State* L) {
 int w_quat_euler(lua_State* L) {
   // rigel.quat.euler(order, x, y, z) in degrees; x is always the angle about X.
   const EulerOrder order = CheckOrder(L, 1);
-  const double x = CheckFinite(L, 2);
-  const double y = CheckFinite(L, 3);
-  const double z = CheckFinite(L, 4);
+  const Eigen::Vector3d xyz = CheckXyz(L, 2);
   CheckMaxArgs(L, 4);
-  PushQuat(L, EulerToQuaternion(order, Eigen::Vector3d(x, y, z) * kRadPerDeg));
+  PushQuat(L, EulerToQuaternion(order, xyz * kRadPerDeg));
   return 1;
 }
 

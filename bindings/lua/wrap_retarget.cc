@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bindings/lua/boxes.h"
+#include "bindings/lua/fields.h"
 #include "bindings/lua/sandbox.h"
 #include "core/euler.h"
 #include "core/pose.h"
@@ -50,20 +51,6 @@ const char* const kAxisNames[] = {"x", "y", "z"};
 const char* const kEntryFields[] = {"target", "role", "rotate", "order", nullptr};
 const char* const kOrders[] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX", nullptr};
 
-// The index in `options` of the string field `field` of the options table at `arg`; raises
-// "field 'f': invalid value 'x', expected one of: a, b" otherwise.
-int OptionField(lua_State* L, int arg, const char* field, const char* const* options) {
-  lua_getfield(L, arg, field);
-  if (lua_type(L, -1) != LUA_TSTRING) FieldError(L, arg, field, "string");
-  const char* given = lua_tostring(L, -1);
-  if (const int i = FindOption(given, options); i >= 0) {
-    lua_pop(L, 1);
-    return i;
-  }
-  OptionError(L, arg, lua_pushfstring(L, "field '%s': invalid value '%s', ", field, given),
-              options);
-}
-
 // Metres per unit of a scene when its file states it, else 0 (estimated by the retargeter).
 double UnitOf(const Scene& scene) { return MetresPerUnit(scene); }
 
@@ -81,6 +68,21 @@ bool PushMissingJoint(lua_State* L, const Skeleton& skeleton, const char* side,
   lua_pushfstring(L, "%sno %s joint '%s' (closest: %s)", where.c_str(), side, name.c_str(),
                   closest.c_str());
   return true;
+}
+
+bool IsRole(const char* name) { return retarget::ParseRole(name).has_value(); }
+bool IsOrder(const char* name) { return FindOption(name, kOrders) >= 0; }
+
+// Field `field` of the map entry at `v` is absent or a string `valid` accepts; else raises
+// MapError with `format` filled with the value and `source`.
+void CheckEntryName(lua_State* L, int arg, int v, const char* field, bool (*valid)(const char*),
+                    const char* source, const char* format) {
+  if (lua_getfield(L, v, field) != LUA_TNIL) {
+    if (lua_type(L, -1) != LUA_TSTRING || !valid(lua_tostring(L, -1))) {
+      MapError(L, arg, lua_pushfstring(L, format, luaL_tolstring(L, -1, nullptr), source));
+    }
+  }
+  lua_pop(L, 1);
 }
 
 // Checks one target entry of a map table at the top of the stack: a string or {target = ...,
@@ -110,14 +112,8 @@ void CheckEntry(lua_State* L, int arg, const char* source) {
     MapError(L, arg, lua_pushfstring(L, "the entry of '%s' needs target = joint name", source));
   }
   lua_pop(L, 1);
-  if (lua_getfield(L, v, "role") != LUA_TNIL) {
-    if (lua_type(L, -1) != LUA_TSTRING || !retarget::ParseRole(lua_tostring(L, -1))) {
-      MapError(L, arg,
-               lua_pushfstring(L, "invalid role '%s' for '%s' (e.g. Hips, Chest, LeftUpperLeg)",
-                               luaL_tolstring(L, -1, nullptr), source));
-    }
-  }
-  lua_pop(L, 1);
+  CheckEntryName(L, arg, v, "role", IsRole, source,
+                 "invalid role '%s' for '%s' (e.g. Hips, Chest, LeftUpperLeg)");
   if (lua_getfield(L, v, "rotate") != LUA_TNIL) {
     Eigen::Vector3d xyz;
     if (!ToVec3(L, -1, &xyz)) {
@@ -125,16 +121,8 @@ void CheckEntry(lua_State* L, int arg, const char* source) {
     }
   }
   lua_pop(L, 1);
-  if (lua_getfield(L, v, "order") != LUA_TNIL) {
-    if (lua_type(L, -1) != LUA_TSTRING || FindOption(lua_tostring(L, -1), kOrders) < 0) {
-      MapError(L, arg,
-               lua_pushfstring(L,
-                               "invalid order '%s' for '%s', expected one of: XYZ, XZY, YXZ, "
-                               "YZX, ZXY, ZYX",
-                               luaL_tolstring(L, -1, nullptr), source));
-    }
-  }
-  lua_pop(L, 1);
+  CheckEntryName(L, arg, v, "order", IsOrder, source,
+                 "invalid order '%s' for '%s', expected one of: XYZ, XZY, YXZ, YZX, ZXY, ZYX");
 }
 
 // Pass 1 over a map table at `map` (types only, no C++ objects): string keys, entries valid.
@@ -303,8 +291,7 @@ int w_retarget(lua_State* L) {
     source_scene = CheckScene(L, 1);
     if (source_scene->scene->clips.empty()) luaL_argerror(L, 1, "the source scene has no clip");
   }
-  const std::shared_ptr<const Skeleton>* target = SkeletonOf(L, 2);
-  if (target == nullptr) TypeError(L, 2, "Skeleton, Scene or Clip");
+  const std::shared_ptr<const Skeleton>* target = CheckSkeletonOf(L, 2, "Skeleton, Scene or Clip");
   const ClipBox* target_clip = static_cast<ClipBox*>(TestBox(L, 2, kClipType));
   const SceneBox* target_scene = static_cast<SceneBox*>(TestBox(L, 2, kSceneType));
   const int opt = lua_isnoneornil(L, 3) ? 0 : 3;
@@ -349,7 +336,7 @@ int w_retarget(lua_State* L) {
 
   retarget::RetargetOptions o;
   if (HasField(L, opt, "root_motion")) {
-    o.root_motion = kRootMotionValues[OptionField(L, opt, "root_motion", kRootMotions)];
+    o.root_motion = kRootMotionValues[OptionField(L, opt, "root_motion", kRootMotions, -1)];
   }
   o.pin_feet = BoolField(L, opt, "pin_feet", false);
   o.pin_hands = BoolField(L, opt, "pin_hands", false);
@@ -368,7 +355,7 @@ int w_retarget(lua_State* L) {
   int* const up_values[] = {&o.source_up_axis, &o.target_up_axis};
   for (int i = 0; i < 2; ++i) {
     if (HasField(L, opt, up_fields[i])) {
-      *up_values[i] = 1 + OptionField(L, opt, up_fields[i], kUpAxes) % 2;
+      *up_values[i] = 1 + OptionField(L, opt, up_fields[i], kUpAxes, -1) % 2;
     }
   }
   o.source_unit_metres = NumberField(L, opt, "source_unit",
@@ -442,10 +429,10 @@ int w_retarget(lua_State* L) {
 
 int w_suggest_map(lua_State* L) {
   // rigel.suggest_map(source, target) -> map {source = target | {targets}}, notes, xml
-  const std::shared_ptr<const Skeleton>* source = SkeletonOf(L, 1);
-  if (source == nullptr) TypeError(L, 1, "Skeleton, Scene, Clip or Pose");
-  const std::shared_ptr<const Skeleton>* target = SkeletonOf(L, 2);
-  if (target == nullptr) TypeError(L, 2, "Skeleton, Scene, Clip or Pose");
+  const std::shared_ptr<const Skeleton>* source =
+      CheckSkeletonOf(L, 1, "Skeleton, Scene, Clip or Pose");
+  const std::shared_ptr<const Skeleton>* target =
+      CheckSkeletonOf(L, 2, "Skeleton, Scene, Clip or Pose");
   CheckMaxArgs(L, 2);
   catch_exceptions(L, [&] {
     std::vector<std::string> notes;
@@ -559,7 +546,7 @@ int w_contacts(lua_State* L) {
   }
   CheckMaxArgs(L, 3);
   int up = -1;
-  if (HasField(L, opt, "up")) up = OptionField(L, opt, "up", kAxes);
+  if (HasField(L, opt, "up")) up = OptionField(L, opt, "up", kAxes, -1);
   retarget::ContactOptions o;
   o.scale = NumberField(L, opt, "scale", 0.0);
   o.height = NumberField(L, opt, "height", o.height);

@@ -1,51 +1,19 @@
-// rigel.Rig: effectors (tasks) on joints with per-frame targets, limits in degrees, locks,
-// strength, preferred angles, a solver stack; rig:solve(pose) and the rig:bake(clip, fn) loop.
-// Effectors are named (default: the joint's name, "<joint>.<type>" for non-position types).
+// rigel.Rig, declared: effectors (tasks) on joints with per-frame targets, limits in degrees,
+// locks, strength, preferred angles, a solver stack and constraints. Running it (rig:solve,
+// rig:bake) is wrap_rig_run.cc. Effectors are named (default: the joint's name,
+// "<joint>.<type>" for non-position types).
 #include <cmath>
 #include <cstring>
 
-#include "bindings/lua/boxes.h"
-#include "bindings/lua/rigel_module.h"
+#include "bindings/lua/fields.h"
+#include "bindings/lua/rig_box.h"
 #include "bindings/lua/wrap_constraint.h"
 #include "core/channel.h"
 #include "core/euler.h"
-#include "core/ik/bake.h"
-#include "core/ik/rig.h"
-#include "core/ik/solve.h"
 
 namespace rigel::lua {
 
 namespace {
-
-// Everything a Lua rig owns: the core Rig plus effector names, this frame's targets, the
-// solver workspace and the last report.
-struct RigState {
-  explicit RigState(std::shared_ptr<const Skeleton> skeleton) : rig(std::move(skeleton)) {}
-  ik::Rig rig;
-  std::vector<std::string> names;
-  std::vector<ik::Target> targets;
-  ik::Workspace workspace;
-  ik::SolveReport report;
-  // Constraints in declaration order, and their captured offsets for rig:solve (a bake starts
-  // its own).
-  constraints::Stack constraints;
-  constraints::StackState constraint_state;
-};
-
-struct RigBox {
-  std::shared_ptr<RigState> state;
-  bool alive = true;
-};
-
-RigBox* CheckRig(lua_State* L, int arg) {
-  auto* box = static_cast<RigBox*>(CheckBox(L, arg, kRigType));
-  if (!box->alive || !box->state) luaL_argerror(L, arg, "Rig was released");
-  return box;
-}
-
-void PushRig(lua_State* L, std::shared_ptr<RigState> state) {
-  PushBox<RigBox>(L, kRigType, RigBox{std::move(state)});
-}
 
 const char* const kTaskTypes[] = {"position", "orientation", "both", "aim", "pole", nullptr};
 const char* const kMethods[] = {"transpose",    "pinv", "svd",      "qr",   "dls",
@@ -53,36 +21,6 @@ const char* const kMethods[] = {"transpose",    "pinv", "svd",      "qr",   "dls
 constexpr ik::Method kMethodValues[] = {
     ik::Method::kTranspose, ik::Method::kPseudoInverse, ik::Method::kSvd, ik::Method::kQr,
     ik::Method::kDls,       ik::Method::kDlsAdaptive,   ik::Method::kCcd, ik::Method::kTwoBone};
-
-Eigen::Vector3d Vec3Field(lua_State* L, int arg, const char* field,
-                          const Eigen::Vector3d& fallback) {
-  if (!HasField(L, arg, field)) return fallback;
-  lua_getfield(L, arg, field);
-  Eigen::Vector3d v;
-  if (!ToVec3(L, -1, &v)) FieldError(L, arg, field, "vec3");
-  lua_pop(L, 1);
-  return v;
-}
-
-Eigen::Quaterniond QuatField(lua_State* L, int arg, const char* field) {
-  lua_getfield(L, arg, field);
-  const Eigen::Quaterniond q = CheckQuat(L, lua_gettop(L));
-  lua_pop(L, 1);
-  return q;
-}
-
-// A joint named by field `field` (name or 1-based index); -1 when absent.
-int JointField(lua_State* L, int arg, const char* field, const Skeleton& s) {
-  if (!HasField(L, arg, field)) return -1;
-  lua_getfield(L, arg, field);
-  const int top = lua_gettop(L);
-  if (lua_type(L, top) != LUA_TSTRING && lua_type(L, top) != LUA_TNUMBER) {
-    FieldError(L, arg, field, "joint name or index");
-  }
-  const int j = CheckJoint(L, top, s);
-  lua_pop(L, 1);
-  return j;
-}
 
 // An effector by name or 1-based index. Returns the 0-based task index.
 int CheckEffector(lua_State* L, int arg, const RigState& state) {
@@ -151,25 +89,9 @@ int w_Rig_effector(lua_State* L) {
   }
   if (HasField(L, opt, "offset_rotation"))
     task.offset_rotation = QuatField(L, opt, "offset_rotation");
-  if (HasField(L, opt, "axes")) {
-    lua_getfield(L, opt, "axes");
-    if (lua_type(L, -1) != LUA_TSTRING) FieldError(L, opt, "axes", "string of x, y, z");
-    std::uint8_t axes = 0;
-    for (const char* c = lua_tostring(L, -1); *c != '\0'; ++c) {
-      const char lower = static_cast<char>(*c | 0x20);
-      if (lower < 'x' || lower > 'z') {
-        luaL_argerror(L, opt, "field 'axes': letters x, y, z expected (e.g. \"xz\")");
-      }
-      axes = static_cast<std::uint8_t>(axes | (1 << (lower - 'x')));
-    }
-    lua_pop(L, 1);
-    if (axes == 0) luaL_argerror(L, opt, "field 'axes' names no axis");
-    task.position_axes = axes;
-  }
+  task.position_axes = AxesField(L, opt, task.position_axes);
   if (HasField(L, opt, "aim_axis")) {
-    const Eigen::Vector3d axis = Vec3Field(L, opt, "aim_axis", Eigen::Vector3d::UnitX());
-    if (axis.norm() < 1e-12) luaL_argerror(L, opt, "field 'aim_axis' must not be zero");
-    task.aim_axis = axis.normalized();
+    task.aim_axis = UnitField(L, opt, "aim_axis", Eigen::Vector3d::UnitX());
   }
   task.pole_root = JointField(L, opt, "root", s);
   task.pole_mid = JointField(L, opt, "mid", s);
@@ -230,9 +152,7 @@ int w_Rig_target(lua_State* L) {
   Eigen::Vector3d position = target.position;
   Eigen::Quaterniond orientation = target.orientation;
   if (lua_type(L, 3) == LUA_TNUMBER) {
-    position.x() = CheckFinite(L, 3);
-    position.y() = CheckFinite(L, 4);
-    position.z() = CheckFinite(L, 5);
+    position = CheckXyz(L, 3);
     if (!lua_isnoneornil(L, 6)) orientation = CheckQuat(L, 6);
     CheckMaxArgs(L, 6);
   } else {
@@ -263,28 +183,20 @@ int w_Rig_get_target(lua_State* L) {
   return 3;
 }
 
-int w_Rig_blend(lua_State* L) {
-  // rig:blend(effector, w) -> rig: this frame's weight factor (0 switches the effector off).
+// rig:blend(effector, w) -> rig: this frame's weight factor (0 switches the effector off).
+// rig:set_weight(effector, w) -> rig: the effector's own weight.
+int SetWeight(lua_State* L, bool blend) {
   RigBox* box = CheckRig(L, 1);
   const int e = CheckEffector(L, 2, *box->state);
   const double w = CheckFinite(L, 3);
   CheckMaxArgs(L, 3);
-  if (w < 0) luaL_argerror(L, 3, "blend weight must be >= 0");
-  box->state->targets[e].weight = w;
+  if (w < 0) luaL_argerror(L, 3, blend ? "blend weight must be >= 0" : "weight must be >= 0");
+  (blend ? box->state->targets[e].weight : box->state->rig.tasks[e].weight) = w;
   lua_settop(L, 1);
   return 1;
 }
-
-int w_Rig_set_weight(lua_State* L) {
-  RigBox* box = CheckRig(L, 1);
-  const int e = CheckEffector(L, 2, *box->state);
-  const double w = CheckFinite(L, 3);
-  CheckMaxArgs(L, 3);
-  if (w < 0) luaL_argerror(L, 3, "weight must be >= 0");
-  box->state->rig.tasks[e].weight = w;
-  lua_settop(L, 1);
-  return 1;
-}
+int w_Rig_blend(lua_State* L) { return SetWeight(L, /*blend=*/true); }
+int w_Rig_set_weight(lua_State* L) { return SetWeight(L, /*blend=*/false); }
 
 int w_Rig_set_priority(lua_State* L) {
   RigBox* box = CheckRig(L, 1);
@@ -296,41 +208,44 @@ int w_Rig_set_priority(lua_State* L) {
   return 1;
 }
 
-double ToRig(const Skeleton& s, int c, double v) {
-  return IsRotation(s.channels()[c]) ? v * kRadPerDeg : v;
+// The rig at 1 and the channel given at 2 and 3 (joint, channel name): the arguments of
+// rig:limit, rig:get_limit, rig:is_locked and rig:prefer.
+struct RigChannel {
+  ik::Rig& rig;
+  const Skeleton& skeleton;
+  int channel;
+};
+RigChannel CheckRigChannel(lua_State* L) {
+  ik::Rig& rig = CheckRig(L, 1)->state->rig;
+  return {rig, rig.skeleton(), CheckChannel(L, 2, rig.skeleton())};
 }
-double FromRig(const Skeleton& s, int c, double v) {
-  return IsRotation(s.channels()[c]) ? v * kDegPerRad : v;
+
+// A limit: a finite number, or an infinite one (no limit on that side).
+double CheckLimit(lua_State* L, int arg) {
+  if (lua_type(L, arg) == LUA_TNUMBER && std::isinf(lua_tonumber(L, arg))) {
+    return static_cast<double>(lua_tonumber(L, arg));
+  }
+  return CheckFinite(L, arg);
 }
 
 int w_Rig_limit(lua_State* L) {
   // rig:limit(joint, channel, min, max) -> rig (degrees for rotations)
-  RigBox* box = CheckRig(L, 1);
-  const Skeleton& s = box->state->rig.skeleton();
-  const int j = CheckJoint(L, 2, s);
-  const int c = CheckJointChannel(L, 3, s, j);
-  const double lo = lua_type(L, 4) == LUA_TNUMBER && std::isinf(lua_tonumber(L, 4))
-                        ? static_cast<double>(lua_tonumber(L, 4))
-                        : CheckFinite(L, 4);
-  const double hi = lua_type(L, 5) == LUA_TNUMBER && std::isinf(lua_tonumber(L, 5))
-                        ? static_cast<double>(lua_tonumber(L, 5))
-                        : CheckFinite(L, 5);
+  const auto [rig, s, c] = CheckRigChannel(L);
+  const double lo = CheckLimit(L, 4);
+  const double hi = CheckLimit(L, 5);
   CheckMaxArgs(L, 5);
   if (lo > hi) {
     return luaL_argerror(L, 5, lua_pushfstring(L, "max %f is below min %f", hi, lo));
   }
-  box->state->rig.SetLimits(c, ToRig(s, c, lo), ToRig(s, c, hi));
+  rig.SetLimits(c, ChannelFromLua(s, c, lo), ChannelFromLua(s, c, hi));
   lua_settop(L, 1);
   return 1;
 }
 
 int w_Rig_get_limit(lua_State* L) {
-  RigBox* box = CheckRig(L, 1);
-  const Skeleton& s = box->state->rig.skeleton();
-  const int j = CheckJoint(L, 2, s);
-  const int c = CheckJointChannel(L, 3, s, j);
-  lua_pushnumber(L, FromRig(s, c, box->state->rig.min[c]));
-  lua_pushnumber(L, FromRig(s, c, box->state->rig.max[c]));
+  const auto [rig, s, c] = CheckRigChannel(L);
+  lua_pushnumber(L, ChannelToLua(s, c, rig.min[c]));
+  lua_pushnumber(L, ChannelToLua(s, c, rig.max[c]));
   return 2;
 }
 
@@ -353,11 +268,8 @@ int w_Rig_lock(lua_State* L) { return LockImpl(L, true); }
 int w_Rig_unlock(lua_State* L) { return LockImpl(L, false); }
 
 int w_Rig_is_locked(lua_State* L) {
-  RigBox* box = CheckRig(L, 1);
-  const Skeleton& s = box->state->rig.skeleton();
-  const int j = CheckJoint(L, 2, s);
-  const int c = CheckJointChannel(L, 3, s, j);
-  lua_pushboolean(L, box->state->rig.locked[c] != 0);
+  const auto [rig, s, c] = CheckRigChannel(L);
+  lua_pushboolean(L, rig.locked[c] != 0);
   return 1;
 }
 
@@ -375,15 +287,12 @@ int w_Rig_strength(lua_State* L) {
 
 int w_Rig_prefer(lua_State* L) {
   // rig:prefer(joint, channel, value [, gain = 1]) -> rig (degrees for rotations)
-  RigBox* box = CheckRig(L, 1);
-  const Skeleton& s = box->state->rig.skeleton();
-  const int j = CheckJoint(L, 2, s);
-  const int c = CheckJointChannel(L, 3, s, j);
+  const auto [rig, s, c] = CheckRigChannel(L);
   const double value = CheckFinite(L, 4);
   const double gain = lua_isnoneornil(L, 5) ? 1.0 : CheckFinite(L, 5);
   CheckMaxArgs(L, 5);
   if (gain < 0) luaL_argerror(L, 5, "gain must be >= 0");
-  box->state->rig.SetPreferred(c, ToRig(s, c, value), gain);
+  rig.SetPreferred(c, ChannelFromLua(s, c, value), gain);
   lua_settop(L, 1);
   return 1;
 }
@@ -461,115 +370,7 @@ int w_Rig_clear_stages(lua_State* L) {
 }
 
 int w_Rig_effectors(lua_State* L) {
-  RigBox* box = CheckRig(L, 1);
-  const std::vector<std::string>& names = box->state->names;
-  lua_createtable(L, static_cast<int>(names.size()), 0);
-  for (size_t i = 0; i < names.size(); ++i) {
-    lua_pushstring(L, names[i].c_str());
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-  }
-  return 1;
-}
-
-// Pushes the report table of the last solve.
-void PushReport(lua_State* L, const RigState& state) {
-  const ik::SolveReport& r = state.report;
-  const Skeleton& s = state.rig.skeleton();
-  lua_createtable(L, 0, 8);
-  lua_pushstring(L, ik::StatusName(r.status).data());
-  lua_setfield(L, -2, "status");
-  lua_pushboolean(L, r.status == ik::Status::kConverged);
-  lua_setfield(L, -2, "converged");
-  lua_pushinteger(L, r.iterations);
-  lua_setfield(L, -2, "iterations");
-  lua_pushstring(L, r.message.c_str());
-  lua_setfield(L, -2, "message");
-  double worst_position = 0, worst_angle = 0;
-  lua_createtable(L, 0, static_cast<int>(state.names.size()));
-  for (size_t i = 0; i < state.names.size() && i < r.position_error.size(); ++i) {
-    lua_createtable(L, 0, 2);
-    lua_pushnumber(L, r.position_error[i]);
-    lua_setfield(L, -2, "position");
-    lua_pushnumber(L, r.angle_error[i] * kDegPerRad);
-    lua_setfield(L, -2, "angle");
-    lua_setfield(L, -2, state.names[i].c_str());
-    worst_position = std::max(worst_position, r.position_error[i]);
-    worst_angle = std::max(worst_angle, r.angle_error[i] * kDegPerRad);
-  }
-  lua_setfield(L, -2, "residuals");
-  lua_pushnumber(L, worst_position);
-  lua_setfield(L, -2, "max_position_error");
-  lua_pushnumber(L, worst_angle);
-  lua_setfield(L, -2, "max_angle_error");
-  lua_createtable(L, static_cast<int>(r.channels_on_limit.size()), 0);
-  for (size_t i = 0; i < r.channels_on_limit.size(); ++i) {
-    const int c = r.channels_on_limit[i];
-    lua_createtable(L, 0, 2);
-    lua_pushstring(L, s.name(s.channel_joint(c)).c_str());
-    lua_setfield(L, -2, "joint");
-    lua_pushstring(L, ChannelName(s.channels()[c]).data());
-    lua_setfield(L, -2, "channel");
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-  }
-  lua_setfield(L, -2, "on_limit");
-}
-
-// Solves `state` on `pose` in place. Returns false (message on the Lua stack) for invalid input.
-// Solve reads only pose.channels (docs/ik.md: channels in = warm start) and updates every world
-// transform, so stale world transforms are not refreshed first (they are marked stale until
-// Solve returns, whatever happens).
-bool SolveInPlace(lua_State* L, RigState& state, PoseState& pose) {
-  pose.MarkStale(0);
-  bool ok = false;
-  catch_exceptions(L, [&] {
-    ok = ik::Solve(state.rig, state.targets, pose.pose, state.workspace, &state.report);
-  });
-  if (ok) pose.MarkFresh();
-  if (!ok) lua_pushfstring(L, "invalid rig: %s", state.report.message.c_str());
-  return ok;
-}
-
-// Runs the constraints of `state` whose after_stage lies in [first, last] on `pose` at `frame`,
-// refreshing its world transforms first. Returns false (message on the Lua stack) on failure.
-bool ConstrainInPlace(lua_State* L, RigState& state, PoseState& pose, int frame, int first,
-                      int last) {
-  if (!state.constraints.Any(first, last)) return true;
-  const Skeleton& s = state.rig.skeleton();
-  bool ok = false;
-  catch_exceptions(L, [&] {
-    pose.Refresh(s);
-    std::string error;
-    ok = state.constraints.Evaluate(s, pose.pose, frame, first, last, state.constraint_state,
-                                    &error);
-    pose.MarkStale(0);
-    if (!ok) lua_pushstring(L, error.c_str());
-  });
-  return ok;
-}
-
-int w_Rig_solve(lua_State* L) {
-  // rig:solve(pose [, frame]) -> report; the pose receives the answer. Constraints declared
-  // before the first stage run before the solve, the others after it; `frame` (1-based, default
-  // 1) selects parent-switch targets. A rig with constraints and no effector is only constrained.
-  RigBox* box = CheckRig(L, 1);
-  PoseBox* pose = CheckPose(L, 2);
-  const int frame =
-      lua_isnoneornil(L, 3) ? 0 : static_cast<int>(CheckIntegerIn(L, 3, 1, 1 << 30, "frame")) - 1;
-  CheckMaxArgs(L, 3);
-  if (pose->skeleton != box->state->rig.skeleton_ptr()) {
-    return luaL_argerror(L, 2, "Pose of another skeleton than the rig's");
-  }
-  RigState& state = *box->state;
-  constexpr int kAfterAny = 1 << 30;
-  if (!ConstrainInPlace(L, state, *pose->state, frame, -1, -1)) return lua_error(L);
-  if (!state.rig.tasks.empty() || state.constraints.entries.empty()) {
-    if (!SolveInPlace(L, state, *pose->state)) return lua_error(L);
-  } else {
-    state.report = ik::SolveReport();
-    state.report.status = ik::Status::kConverged;
-  }
-  if (!ConstrainInPlace(L, state, *pose->state, frame, 0, kAfterAny)) return lua_error(L);
-  PushReport(L, state);
+  PushStrings(L, CheckRig(L, 1)->state->names);
   return 1;
 }
 
@@ -623,240 +424,6 @@ int w_Rig_constraints(lua_State* L) {
   return 1;
 }
 
-// rig:bake's summary: a read-only rigel.BakeSummary (fields as in docs/lua/rigel.lua).
-struct BakeSummaryBox {
-  ik::BakeSummary summary;
-};
-
-void PushBakeSummary(lua_State* L, const ik::BakeSummary& summary) {
-  PushBox<BakeSummaryBox>(L, kBakeSummaryType, BakeSummaryBox{summary});
-}
-
-// The bake of w_Rig_bake, with its anchors at fixed stack slots: 1 the rig, 3 the callback or nil,
-// 4 the rig's state, 5 the source clip, 6 the baked clip, 7 and 8 the pose (8 is given to the
-// callback). Runs ik::BakeJob; the callback calls the Lua function with lua_pcall, never lua_call
-// (a Lua error must not unwind through the C++ loop). Returns false with the error value on the
-// stack; *script_error says whether it is the callback's (to raise as is).
-bool RunBake(lua_State* L, ik::BakeSummary* summary, bool* script_error) {
-  RigState* rig = static_cast<RigBox*>(lua_touserdata(L, 4))->state.get();
-  PoseState* pose = static_cast<PoseBox*>(lua_touserdata(L, 7))->state.get();
-  bool ok = false;
-  catch_exceptions(L, [&] {
-    ik::BakeJob job;
-    job.rig = &rig->rig;
-    job.targets = &rig->targets;
-    job.clip = static_cast<ClipBox*>(lua_touserdata(L, 5))->clip.get();
-    job.output = static_cast<ClipBox*>(lua_touserdata(L, 6))->clip.get();
-    job.workspace = &rig->workspace;
-    job.pose = &pose->pose;
-    job.forward_kinematics = false;  // world transforms refresh lazily, as the script queries
-    job.report = &rig->report;
-    job.summary = summary;
-    job.constraints = &rig->constraints;
-    if (!lua_isnil(L, 3)) {
-      job.on_frame = [L, pose, script_error](int frame, Pose&, std::string*) {
-        pose->MarkStale(0);  // the loop copied the clip's row into the channels
-        lua_pushvalue(L, 3);
-        lua_pushinteger(L, frame + 1);
-        lua_pushvalue(L, 8);
-        lua_pushvalue(L, 1);
-        if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
-          *script_error = true;
-          return ik::FrameAction::kFail;
-        }
-        const bool skip = lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1);
-        lua_pop(L, 1);
-        return skip ? ik::FrameAction::kSkip : ik::FrameAction::kSolve;
-      };
-    }
-    ok = job.Run();
-    pose->MarkStale(0);
-    if (!ok && !*script_error) lua_pushstring(L, job.error.c_str());
-  });
-  return ok;
-}
-
-int w_Rig_bake(lua_State* L) {
-  // rig:bake(clip [, fn]) -> baked clip, summary. Per frame: the pose is the clip's frame,
-  // fn(frame, pose, rig) sets targets (returning false skips solving that frame), then the rig is
-  // solved warm-started from the frame and the answer written to the baked clip (ik::BakeJob).
-  RigBox* box = CheckRig(L, 1);
-  ClipBox* clip = CheckClip(L, 2);
-  if (!lua_isnoneornil(L, 3)) CheckFunction(L, 3);
-  CheckMaxArgs(L, 3);
-  if (clip->skeleton != box->state->rig.skeleton_ptr()) {
-    return luaL_argerror(L, 2, "Clip of another skeleton than the rig's");
-  }
-  lua_settop(L, 3);
-  // Anchors owned by Lua (slots 4-8) keep everything alive whatever the callback does; the rig
-  // and the source clip are locked (no resize, release or structural change) until this returns.
-  PushRig(L, box->state);                   // 4: the rig
-  PushClip(L, clip->skeleton, clip->clip);  // 5: the source clip
-  // From here on only the anchors are used: a finalizer run by an allocation above may have
-  // released the boxes at 1 and 2.
-  RigState* rig = static_cast<RigBox*>(lua_touserdata(L, 4))->state.get();
-  ClipBox* source = static_cast<ClipBox*>(lua_touserdata(L, 5));
-  if (rig == nullptr || !source->clip) return luaL_error(L, "rig:bake: rig or clip was released");
-  catch_exceptions(L, [&] {
-    PushClip(L, source->skeleton, std::make_shared<Clip>());  // 6: the baked clip
-    auto state = std::make_shared<PoseState>();
-    state->pose = Pose(*source->skeleton);
-    PushPose(L, source->skeleton, state);             // 7: anchor of the pose
-    PushPose(L, source->skeleton, std::move(state));  // 8: the pose given to fn
-  });
-  PushLock(L, rig, "baked");                 // 9
-  PushLock(L, source->clip.get(), "baked");  // 10
-  ik::BakeSummary summary;
-  bool script_error = false;
-  if (!RunBake(L, &summary, &script_error)) {
-    return script_error ? lua_error(L) : luaL_error(L, "%s", lua_tostring(L, -1));
-  }
-  lua_pushvalue(L, 6);
-  PushBakeSummary(L, summary);
-  return 2;
-}
-
-const ik::BakeSummary& CheckSummary(lua_State* L, int arg) {
-  return static_cast<BakeSummaryBox*>(CheckBox(L, arg, kBakeSummaryType))->summary;
-}
-
-// Fields of a rigel.BakeSummary: each reads one value of the C++ struct.
-int w_Summary_frames(lua_State* L) {
-  lua_pushinteger(L, CheckSummary(L, 1).frames);
-  return 1;
-}
-int w_Summary_converged(lua_State* L) {
-  lua_pushinteger(L, CheckSummary(L, 1).converged);
-  return 1;
-}
-int w_Summary_not_converged(lua_State* L) {
-  lua_pushinteger(L, CheckSummary(L, 1).not_converged);
-  return 1;
-}
-int w_Summary_unreachable(lua_State* L) {
-  lua_pushinteger(L, CheckSummary(L, 1).unreachable);
-  return 1;
-}
-int w_Summary_skipped(lua_State* L) {
-  lua_pushinteger(L, CheckSummary(L, 1).skipped);
-  return 1;
-}
-int w_Summary_iterations(lua_State* L) {
-  lua_pushinteger(L, static_cast<lua_Integer>(CheckSummary(L, 1).iterations));
-  return 1;
-}
-int w_Summary_iterations_max(lua_State* L) {
-  lua_pushinteger(L, CheckSummary(L, 1).iterations_max);
-  return 1;
-}
-int w_Summary_iterations_mean(lua_State* L) {
-  lua_pushnumber(L, CheckSummary(L, 1).iterations_mean);
-  return 1;
-}
-int w_Summary_residual_max(lua_State* L) {
-  lua_pushnumber(L, CheckSummary(L, 1).residual_max);
-  return 1;
-}
-int w_Summary_residual_mean(lua_State* L) {
-  lua_pushnumber(L, CheckSummary(L, 1).residual_mean);
-  return 1;
-}
-int w_Summary_max_angle_error(lua_State* L) {
-  lua_pushnumber(L, CheckSummary(L, 1).max_angle_error * kDegPerRad);
-  return 1;
-}
-int w_Summary_worst_frame(lua_State* L) {
-  lua_pushinteger(L, CheckSummary(L, 1).worst_frame + 1);  // 1-based; 0 = none
-  return 1;
-}
-int w_Summary_frames_with_limit_hits(lua_State* L) {
-  lua_pushinteger(L, CheckSummary(L, 1).frames_with_limit_hits);
-  return 1;
-}
-
-int w_Summary_tostring(lua_State* L) {
-  const ik::BakeSummary& s = CheckSummary(L, 1);
-  lua_pushfstring(L, "BakeSummary: %d frame(s), %d converged, %d unreachable, residual max %f",
-                  s.frames, s.converged, s.unreachable, s.residual_max);
-  return 1;
-}
-
-const luaL_Reg kSummaryMethods[] = {{nullptr, nullptr}};
-// max_position_error and frames_unreachable are the older names of residual_max and
-// unreachable.
-const luaL_Reg kSummaryGetters[] = {{"frames", w_Summary_frames},
-                                    {"converged", w_Summary_converged},
-                                    {"not_converged", w_Summary_not_converged},
-                                    {"unreachable", w_Summary_unreachable},
-                                    {"frames_unreachable", w_Summary_unreachable},
-                                    {"skipped", w_Summary_skipped},
-                                    {"iterations", w_Summary_iterations},
-                                    {"iterations_max", w_Summary_iterations_max},
-                                    {"iterations_mean", w_Summary_iterations_mean},
-                                    {"residual_max", w_Summary_residual_max},
-                                    {"max_position_error", w_Summary_residual_max},
-                                    {"residual_mean", w_Summary_residual_mean},
-                                    {"max_angle_error", w_Summary_max_angle_error},
-                                    {"worst_frame", w_Summary_worst_frame},
-                                    {"frames_with_limit_hits", w_Summary_frames_with_limit_hits},
-                                    {nullptr, nullptr}};
-const luaL_Reg kSummaryMeta[] = {{"__tostring", w_Summary_tostring}, {nullptr, nullptr}};
-
-const char* const kSummaryFields[] = {"frames",
-                                      "converged",
-                                      "not_converged",
-                                      "unreachable",
-                                      "frames_unreachable",
-                                      "skipped",
-                                      "iterations",
-                                      "iterations_max",
-                                      "iterations_mean",
-                                      "residual_max",
-                                      "max_position_error",
-                                      "residual_mean",
-                                      "max_angle_error",
-                                      "worst_frame",
-                                      "frames_with_limit_hits",
-                                      nullptr};
-
-int w_bake_summary(lua_State* L) {
-  // rigel.bake_summary{frames = n, residual_max = r, ...} -> BakeSummary: solver statistics of a
-  // bake a script did its own way (for `rigel bake`'s report). Absent fields are 0;
-  // iterations_mean defaults to iterations over the solved frames (or over frames).
-  CheckTable(L, 1);
-  CheckMaxArgs(L, 1);
-  CheckOptionKeys(L, 1, kSummaryFields);
-  constexpr int kMax = 1 << 30;
-  ik::BakeSummary s;
-  s.frames = IntegerField(L, 1, "frames", 0, 0, kMax);
-  s.converged = IntegerField(L, 1, "converged", 0, 0, kMax);
-  s.not_converged = IntegerField(L, 1, "not_converged", 0, 0, kMax);
-  s.unreachable = IntegerField(L, 1, "unreachable",
-                               IntegerField(L, 1, "frames_unreachable", 0, 0, kMax), 0, kMax);
-  s.skipped = IntegerField(L, 1, "skipped", 0, 0, kMax);
-  s.iterations = IntegerField(L, 1, "iterations", 0, 0, kMax);
-  s.iterations_max = IntegerField(L, 1, "iterations_max", 0, 0, kMax);
-  const int per = s.solved() > 0 ? s.solved() : s.frames;
-  s.iterations_mean =
-      NumberField(L, 1, "iterations_mean", per > 0 ? static_cast<double>(s.iterations) / per : 0.0);
-  s.residual_max = NumberField(L, 1, "residual_max", NumberField(L, 1, "max_position_error", 0.0));
-  s.residual_mean = NumberField(L, 1, "residual_mean", 0.0);
-  s.max_angle_error = NumberField(L, 1, "max_angle_error", 0.0) * kRadPerDeg;
-  s.worst_frame = IntegerField(L, 1, "worst_frame", 0, 0, kMax) - 1;
-  s.frames_with_limit_hits = IntegerField(L, 1, "frames_with_limit_hits", 0, 0, kMax);
-  PushBakeSummary(L, s);
-  return 1;
-}
-
-int w_Rig_release(lua_State* L) {
-  auto* box = static_cast<RigBox*>(CheckBox(L, 1, kRigType));
-  if (box->alive) {
-    CheckUnlocked(L, box->state.get(), "rig:release", "rig");
-    box->state.reset();
-  }
-  return 0;
-}
-
 int w_Rig_get_skeleton(lua_State* L) {
   PushSkeleton(L, CheckRig(L, 1)->state->rig.skeleton_ptr());
   return 1;
@@ -874,25 +441,10 @@ int w_Rig_get_num_stages(lua_State* L) {
   return 1;
 }
 
-int w_Rig_tostring(lua_State* L) {
-  auto* box = static_cast<RigBox*>(CheckBox(L, 1, kRigType));
-  if (!box->alive || !box->state) {
-    lua_pushliteral(L, "Rig (released)");
-  } else {
-    lua_pushfstring(L, "Rig: %d effector(s), %d stage(s) on '%s'",
-                    static_cast<int>(box->state->names.size()),
-                    static_cast<int>(box->state->rig.stages.size()),
-                    box->state->rig.skeleton().name(0).c_str());
-  }
-  return 1;
-}
-
-int w_Rig_eq(lua_State* L) {
-  auto* a = static_cast<RigBox*>(TestBox(L, 1, kRigType));
-  auto* b = static_cast<RigBox*>(TestBox(L, 2, kRigType));
-  lua_pushboolean(
-      L, a != nullptr && b != nullptr && a->alive && a->state != nullptr && a->state == b->state);
-  return 1;
+void DescribeRig(lua_State* L, const RigBox& box) {
+  lua_pushfstring(
+      L, "Rig: %d effector(s), %d stage(s) on '%s'", static_cast<int>(box.state->names.size()),
+      static_cast<int>(box.state->rig.stages.size()), box.state->rig.skeleton().name(0).c_str());
 }
 
 const luaL_Reg kRigMethods[] = {{"effector", w_Rig_effector},
@@ -916,20 +468,16 @@ const luaL_Reg kRigMethods[] = {{"effector", w_Rig_effector},
                                 {"constraints", w_Rig_constraints},
                                 {"set_influence", w_Rig_set_influence},
                                 {"bake", w_Rig_bake},
-                                {"release", w_Rig_release},
                                 {nullptr, nullptr}};
 const luaL_Reg kRigGetters[] = {{"skeleton", w_Rig_get_skeleton},
                                 {"num_effectors", w_Rig_get_num_effectors},
                                 {"num_stages", w_Rig_get_num_stages},
                                 {"num_constraints", w_Rig_get_num_constraints},
                                 {nullptr, nullptr}};
-const luaL_Reg kRigMeta[] = {
-    {"__eq", w_Rig_eq}, {"__tostring", w_Rig_tostring}, {nullptr, nullptr}};
 
 int w_rig_new(lua_State* L) {
   // rigel.rig(skeleton_or_object_with_one) -> Rig
-  const std::shared_ptr<const Skeleton>* skeleton = SkeletonOf(L, 1);
-  if (skeleton == nullptr) TypeError(L, 1, "Skeleton");
+  const std::shared_ptr<const Skeleton>* skeleton = CheckSkeletonOf(L, 1, "Skeleton");
   CheckMaxArgs(L, 1);
   catch_exceptions(L, [&] { PushRig(L, std::make_shared<RigState>(*skeleton)); });
   return 1;
@@ -938,39 +486,7 @@ int w_rig_new(lua_State* L) {
 }  // namespace
 
 void OpenRig(lua_State* L) {
-  RegisterType(L, {kRigType, kRigMethods, kRigGetters, kRigMeta, DestroyBox<RigBox>, w_Rig_release,
-                   nullptr});
-  lua_pushcfunction(L, w_rig_new);
-  lua_setfield(L, -2, "rig");
-  RegisterType(L, {kBakeSummaryType, kSummaryMethods, kSummaryGetters, kSummaryMeta, nullptr,
-                   nullptr, nullptr});
-  lua_pushcfunction(L, w_bake_summary);
-  lua_setfield(L, -2, "bake_summary");
-}
-
-bool ToBakeSummary(lua_State* L, int idx, ik::BakeSummary* summary, std::string* error) {
-  idx = lua_absindex(L, idx);
-  if (auto* box = static_cast<BakeSummaryBox*>(TestBox(L, idx, kBakeSummaryType))) {
-    *summary = box->summary;
-    return true;
-  }
-  if (lua_type(L, idx) != LUA_TTABLE) {
-    *error =
-        std::string("solver statistics: BakeSummary or table expected, got ") + TypeName(L, idx);
-    return false;
-  }
-  // A table: checked by rigel.bake_summary itself, in protected mode.
-  lua_pushcfunction(L, w_bake_summary);
-  lua_pushvalue(L, idx);
-  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-    const char* message = lua_tostring(L, -1);
-    *error = std::string("solver statistics: ") + (message != nullptr ? message : "?");
-    lua_pop(L, 1);
-    return false;
-  }
-  *summary = static_cast<BakeSummaryBox*>(lua_touserdata(L, -1))->summary;
-  lua_pop(L, 1);
-  return true;
+  OpenBoxType<RigBox, DescribeRig>(L, kRigMethods, kRigGetters, nullptr, "rig", w_rig_new);
 }
 
 }  // namespace rigel::lua

@@ -1,6 +1,7 @@
 // rigel.Scene: what rigel.load returns: a skeleton, its clips, the source path and warnings.
 // Clips taken from a scene are views into it: editing them edits the scene.
 #include "bindings/lua/boxes.h"
+#include "bindings/lua/fields.h"
 #include "bindings/lua/sandbox.h"
 #include "exporters/save_scene.h"
 #include "importers/load_scene.h"
@@ -24,25 +25,9 @@ int w_Scene_clip(lua_State* L) {
 int w_Scene_save(lua_State* L) {
   // scene:save(path): writes the scene (format by extension), atomically.
   SceneBox* box = CheckScene(L, 1);
-  const char* path = CheckPathString(L, 2);
-  CheckMaxArgs(L, 2);
-  CheckPathWrite(L, 2, path);
+  const char* path = CheckSavePath(L, 2);
   catch_exceptions(L, [&] { SaveScene(*box->scene, path); });
   return 0;
-}
-
-int w_Scene_release(lua_State* L) {
-  auto* box = static_cast<SceneBox*>(CheckBox(L, 1, kSceneType));
-  if (box->alive) {
-    CheckUnlocked(L, box->scene.get(), "scene:release", "scene");
-    box->scene.reset();
-  }
-  return 0;
-}
-
-int w_Scene_get_skeleton(lua_State* L) {
-  PushSkeleton(L, CheckScene(L, 1)->scene->skeleton);
-  return 1;
 }
 
 int w_Scene_get_clips(lua_State* L) {
@@ -67,64 +52,20 @@ int w_Scene_get_source(lua_State* L) {
 }
 
 int w_Scene_get_warnings(lua_State* L) {
-  SceneBox* box = CheckScene(L, 1);
-  const std::vector<std::string>& warnings = box->scene->warnings;
-  lua_createtable(L, static_cast<int>(warnings.size()), 0);
-  for (size_t i = 0; i < warnings.size(); ++i) {
-    lua_pushstring(L, warnings[i].c_str());
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-  }
+  PushStrings(L, CheckScene(L, 1)->scene->warnings);
   return 1;
 }
 
-int w_Scene_tostring(lua_State* L) {
-  auto* box = static_cast<SceneBox*>(CheckBox(L, 1, kSceneType));
-  if (!box->alive || !box->scene) {
-    lua_pushliteral(L, "Scene (released)");
-  } else {
-    lua_pushfstring(L, "Scene: '%s', %d joints, %d clip(s)", box->scene->source.c_str(),
-                    box->scene->skeleton ? box->scene->skeleton->num_joints() : 0,
-                    static_cast<int>(box->scene->clips.size()));
-  }
-  return 1;
+void DescribeScene(lua_State* L, const SceneBox& box) {
+  lua_pushfstring(L, "Scene: '%s', %d joints, %d clip(s)", box.scene->source.c_str(),
+                  box.scene->skeleton ? box.scene->skeleton->num_joints() : 0,
+                  static_cast<int>(box.scene->clips.size()));
 }
 
-int w_Scene_eq(lua_State* L) {
-  auto* a = static_cast<SceneBox*>(TestBox(L, 1, kSceneType));
-  auto* b = static_cast<SceneBox*>(TestBox(L, 2, kSceneType));
-  lua_pushboolean(
-      L, a != nullptr && b != nullptr && a->alive && a->scene != nullptr && a->scene == b->scene);
-  return 1;
-}
-
-const luaL_Reg kMethods[] = {{"clip", w_Scene_clip},
-                             {"save", w_Scene_save},
-                             {"release", w_Scene_release},
-                             {nullptr, nullptr}};
-const luaL_Reg kGetters[] = {{"skeleton", w_Scene_get_skeleton},   {"clips", w_Scene_get_clips},
-                             {"num_clips", w_Scene_get_num_clips}, {"source", w_Scene_get_source},
-                             {"warnings", w_Scene_get_warnings},   {nullptr, nullptr}};
-const luaL_Reg kMeta[] = {
-    {"__eq", w_Scene_eq}, {"__tostring", w_Scene_tostring}, {nullptr, nullptr}};
-
-// The string option `field` of the table at `arg`, one of `options` (nullptr-terminated); -1 when
-// nil. Raises "bad argument #arg (field 'f': invalid value 'x', expected one of: ...)".
-int StringOptionField(lua_State* L, int arg, const char* field, const char* const* options) {
-  lua_getfield(L, arg, field);
-  if (lua_isnil(L, -1)) {
-    lua_pop(L, 1);
-    return -1;
-  }
-  if (lua_type(L, -1) != LUA_TSTRING) FieldError(L, arg, field, "string");
-  const std::string value = lua_tostring(L, -1);
-  lua_pop(L, 1);
-  for (int i = 0; options[i] != nullptr; ++i) {
-    if (value == options[i]) return i;
-  }
-  OptionError(L, arg,
-              ("field '" + std::string(field) + "': invalid value '" + value + "', ").c_str(),
-              options);
-}
+const luaL_Reg kMethods[] = {{"clip", w_Scene_clip}, {"save", w_Scene_save}, {nullptr, nullptr}};
+const luaL_Reg kGetters[] = {{"skeleton", GetBoxSkeleton<SceneBox>}, {"clips", w_Scene_get_clips},
+                             {"num_clips", w_Scene_get_num_clips},   {"source", w_Scene_get_source},
+                             {"warnings", w_Scene_get_warnings},     {nullptr, nullptr}};
 
 int w_load(lua_State* L) {
   // rigel.load(path [, {bvh_translation = "auto"|"add"|"replace", unit = "m"|"dm"|"cm"|"mm"|"in"}])
@@ -136,10 +77,10 @@ int w_load(lua_State* L) {
     static const char* const kKeys[] = {"bvh_translation", "unit", nullptr};
     CheckOptionKeys(L, 2, kKeys);
     static const char* const kTranslations[] = {"auto", "add", "replace", nullptr};
-    const int t = StringOptionField(L, 2, "bvh_translation", kTranslations);
+    const int t = OptionField(L, 2, "bvh_translation", kTranslations, -1);
     if (t >= 0) options.bvh.translation = *ParseBvhTranslation(kTranslations[t]);
     static const char* const kUnits[] = {"m", "dm", "cm", "mm", "in", nullptr};
-    const int u = StringOptionField(L, 2, "unit", kUnits);
+    const int u = OptionField(L, 2, "unit", kUnits, -1);
     if (u >= 0) options.bvh.unit_metres = *ParseBvhUnit(kUnits[u]);
   }
   CheckPathAccess(L, 1, path);
@@ -171,16 +112,6 @@ int w_save(lua_State* L) {
   return 0;
 }
 
-// Pushes a list of strings as a table.
-template <class Strings>
-void PushStrings(lua_State* L, const Strings& strings) {
-  lua_createtable(L, static_cast<int>(strings.size()), 0);
-  for (size_t i = 0; i < strings.size(); ++i) {
-    lua_pushstring(L, strings[i].c_str());
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-  }
-}
-
 int w_readable_formats(lua_State* L) {
   CheckMaxArgs(L, 0);
   catch_exceptions(L, [&] { PushStrings(L, ReadableExtensions()); });
@@ -195,19 +126,12 @@ int w_writable_formats(lua_State* L) {
 
 }  // namespace
 
-SceneBox* CheckScene(lua_State* L, int arg) {
-  auto* box = static_cast<SceneBox*>(CheckBox(L, arg, kSceneType));
-  if (!box->alive || !box->scene) luaL_argerror(L, arg, "Scene was released");
-  return box;
-}
-
 void PushScene(lua_State* L, std::shared_ptr<Scene> scene) {
   PushBox<SceneBox>(L, kSceneType, SceneBox{std::move(scene)});
 }
 
 void OpenScene(lua_State* L) {
-  RegisterType(
-      L, {kSceneType, kMethods, kGetters, kMeta, DestroyBox<SceneBox>, w_Scene_release, nullptr});
+  OpenBoxType<SceneBox, DescribeScene>(L, kMethods, kGetters, nullptr);
   static const luaL_Reg kFunctions[] = {{"load", w_load},
                                         {"save", w_save},
                                         {"readable_formats", w_readable_formats},

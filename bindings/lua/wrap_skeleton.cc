@@ -60,22 +60,13 @@ int w_Skeleton_children(lua_State* L) {
   const Skeleton& s = Skel(L, 1);
   const int j = CheckJoint(L, 2, s);
   const std::span<const int> children = s.children(j);
-  lua_createtable(L, static_cast<int>(children.size()), 0);
-  for (size_t i = 0; i < children.size(); ++i) {
-    lua_pushstring(L, s.name(children[i]).c_str());
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-  }
+  PushList(L, children.size(), [&](size_t i) { lua_pushstring(L, s.name(children[i]).c_str()); });
   return 1;
 }
 
 int w_Skeleton_joints(lua_State* L) {
   // skel:joints() -> { names... } in skeleton order (parents before children).
-  const Skeleton& s = Skel(L, 1);
-  lua_createtable(L, s.num_joints(), 0);
-  for (int j = 0; j < s.num_joints(); ++j) {
-    lua_pushstring(L, s.name(j).c_str());
-    lua_rawseti(L, -2, j + 1);
-  }
+  PushStrings(L, Skel(L, 1).names());
   return 1;
 }
 
@@ -124,19 +115,15 @@ int w_Skeleton_channels(lua_State* L) {
   const Skeleton& s = Skel(L, 1);
   const int j = CheckJoint(L, 2, s);
   const std::span<const ChannelType> channels = s.joint_channels(j);
-  lua_createtable(L, static_cast<int>(channels.size()), 0);
-  for (size_t i = 0; i < channels.size(); ++i) {
-    lua_pushstring(L, ChannelName(channels[i]).data());
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-  }
+  PushList(L, channels.size(),
+           [&](size_t i) { lua_pushstring(L, ChannelName(channels[i]).data()); });
   return 1;
 }
 
 int w_Skeleton_channel_index(lua_State* L) {
   // skel:channel_index(joint, "Xrotation") -> 1-based column in a clip row.
   const Skeleton& s = Skel(L, 1);
-  const int j = CheckJoint(L, 2, s);
-  const int c = CheckJointChannel(L, 3, s, j);
+  const int c = CheckChannel(L, 2, s);
   lua_pushinteger(L, c + 1);
   return 1;
 }
@@ -158,22 +145,14 @@ int w_Skeleton_end_sites(lua_State* L) {
   // skel:end_sites() -> { {parent = name, offset = vec3}, ... }
   const Skeleton& s = Skel(L, 1);
   const std::span<const EndSite> sites = s.end_sites();
-  lua_createtable(L, static_cast<int>(sites.size()), 0);
-  for (size_t i = 0; i < sites.size(); ++i) {
+  PushList(L, sites.size(), [&](size_t i) {
     lua_createtable(L, 0, 2);
     lua_pushstring(L, s.name(sites[i].parent).c_str());
     lua_setfield(L, -2, "parent");
     PushVec3(L, sites[i].offset);
     lua_setfield(L, -2, "offset");
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-  }
+  });
   return 1;
-}
-
-int w_Skeleton_release(lua_State* L) {
-  auto* box = static_cast<SkeletonBox*>(CheckBox(L, 1, kSkeletonType));
-  if (box->alive) box->skeleton.reset();
-  return 0;
 }
 
 int w_Skeleton_get_num_joints(lua_State* L) {
@@ -193,23 +172,9 @@ int w_Skeleton_get_root(lua_State* L) {
 
 int w_Skeleton_len(lua_State* L) { return w_Skeleton_get_num_joints(L); }
 
-int w_Skeleton_eq(lua_State* L) {
-  auto* a = static_cast<SkeletonBox*>(TestBox(L, 1, kSkeletonType));
-  auto* b = static_cast<SkeletonBox*>(TestBox(L, 2, kSkeletonType));
-  lua_pushboolean(
-      L, a != nullptr && b != nullptr && a->skeleton != nullptr && a->skeleton == b->skeleton);
-  return 1;
-}
-
-int w_Skeleton_tostring(lua_State* L) {
-  auto* box = static_cast<SkeletonBox*>(CheckBox(L, 1, kSkeletonType));
-  if (!box->alive || !box->skeleton) {
-    lua_pushliteral(L, "Skeleton (released)");
-  } else {
-    lua_pushfstring(L, "Skeleton: %d joints, %d channels, root '%s'", box->skeleton->num_joints(),
-                    box->skeleton->num_channels(), box->skeleton->name(0).c_str());
-  }
-  return 1;
+void DescribeSkeleton(lua_State* L, const SkeletonBox& box) {
+  lua_pushfstring(L, "Skeleton: %d joints, %d channels, root '%s'", box.skeleton->num_joints(),
+                  box.skeleton->num_channels(), box.skeleton->name(0).c_str());
 }
 
 const luaL_Reg kMethods[] = {{"joint", w_Skeleton_joint},
@@ -225,24 +190,14 @@ const luaL_Reg kMethods[] = {{"joint", w_Skeleton_joint},
                              {"channel_index", w_Skeleton_channel_index},
                              {"rotation_order", w_Skeleton_rotation_order},
                              {"end_sites", w_Skeleton_end_sites},
-                             {"release", w_Skeleton_release},
                              {nullptr, nullptr}};
 const luaL_Reg kGetters[] = {{"num_joints", w_Skeleton_get_num_joints},
                              {"num_channels", w_Skeleton_get_num_channels},
                              {"root", w_Skeleton_get_root},
                              {nullptr, nullptr}};
-const luaL_Reg kMeta[] = {{"__len", w_Skeleton_len},
-                          {"__eq", w_Skeleton_eq},
-                          {"__tostring", w_Skeleton_tostring},
-                          {nullptr, nullptr}};
+const luaL_Reg kMeta[] = {{"__len", w_Skeleton_len}, {nullptr, nullptr}};
 
 }  // namespace
-
-SkeletonBox* CheckSkeleton(lua_State* L, int arg) {
-  auto* box = static_cast<SkeletonBox*>(CheckBox(L, arg, kSkeletonType));
-  if (!box->alive || !box->skeleton) luaL_argerror(L, arg, "Skeleton was released");
-  return box;
-}
 
 void PushSkeleton(lua_State* L, std::shared_ptr<const Skeleton> skeleton) {
   PushBox<SkeletonBox>(L, kSkeletonType, SkeletonBox{std::move(skeleton)});
@@ -265,9 +220,15 @@ const std::shared_ptr<const Skeleton>* SkeletonOf(lua_State* L, int idx) {
   return (out != nullptr && *out != nullptr) ? out : nullptr;
 }
 
+const std::shared_ptr<const Skeleton>* CheckSkeletonOf(lua_State* L, int arg,
+                                                       const char* expected) {
+  const std::shared_ptr<const Skeleton>* skeleton = SkeletonOf(L, arg);
+  if (skeleton == nullptr) TypeError(L, arg, expected);
+  return skeleton;
+}
+
 void OpenSkeleton(lua_State* L) {
-  RegisterType(L, {kSkeletonType, kMethods, kGetters, kMeta, DestroyBox<SkeletonBox>,
-                   w_Skeleton_release, nullptr});
+  OpenBoxType<SkeletonBox, DescribeSkeleton>(L, kMethods, kGetters, kMeta);
 }
 
 }  // namespace rigel::lua

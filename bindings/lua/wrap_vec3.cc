@@ -22,10 +22,7 @@ int w_vec3_new(lua_State* L) {
     return 1;
   }
   CheckMaxArgs(L, 3);
-  const double x = CheckFinite(L, 1);
-  const double y = CheckFinite(L, 2);
-  const double z = CheckFinite(L, 3);
-  PushVec3(L, Eigen::Vector3d(x, y, z));
+  PushVec3(L, CheckXyz(L, 1));
   return 1;
 }
 
@@ -195,6 +192,12 @@ bool ToVec3(lua_State* L, int idx, Eigen::Vector3d* out) {
   if (!TableNumbers(L, idx, kXyz, 3, v.data())) return false;
   *out = v;
   return true;
+}
+
+Eigen::Vector3d CheckXyz(lua_State* L, int arg) {
+  Eigen::Vector3d v;
+  for (int i = 0; i < 3; ++i) v[i] = CheckFinite(L, arg + i);
+  return v;
 }
 
 Eigen::Vector3d CheckVec3(lua_State* L, int arg) {

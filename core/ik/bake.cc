@@ -99,6 +99,7 @@ bool BakeJob::Run() const {
   constraints::StackState constraint_state;
   const bool has_constraints = constraints != nullptr && !constraints->entries.empty();
   const bool solves = !has_constraints || !rig->tasks.empty();
+  if (records != nullptr) records->clear();
   for (int f = 0; f < frames; ++f) {
     // Every size is checked again after the previous frame's callback.
     if (f >= clip->num_frames() || clip->num_channels() != channels ||
@@ -138,6 +139,10 @@ bool BakeJob::Run() const {
         }
         AddSolve(r, f, &s);
         solved = true;
+        if (records != nullptr) {
+          records->emplace_back();
+          RecordFrame(f, *rig, *targets, r, &records->back());
+        }
       }
       // Solve leaves every world transform up to date, and so do the constraints.
       if (has_constraints &&

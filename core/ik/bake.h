@@ -28,6 +28,7 @@
 
 #include "core/clip.h"
 #include "core/constraints/stack.h"
+#include "core/ik/frame_record.h"
 #include "core/ik/rig.h"
 #include "core/ik/solve.h"
 #include "core/pose.h"
@@ -124,6 +125,9 @@ struct BakeJob {
   const constraints::Stack* constraints = nullptr;
   // Receives the statistics; may be nullptr.
   BakeSummary* summary = nullptr;
+  // Receives one FrameRecord per solved frame (with each effector's target), in frame order;
+  // cleared first. nullptr: none kept.
+  std::vector<FrameRecord>* records = nullptr;
   // Receives each solve's report (the last solved frame's stays); nullptr: the job's own.
   SolveReport* report = nullptr;
   // Why Validate or Run failed.

@@ -18,17 +18,26 @@ bool FrameRecord::AnyDegeneratePole() const {
 
 void RecordFrame(int frame, const SolveReport& report, FrameRecord* record) {
   record->frame = frame;
-  record->status = report.status;
-  record->iterations = report.iterations;
-  record->restarts = report.restarts;
+  // Status, iterations, restarts, channels on a limit and limbs (the vectors keep their capacity).
+  static_cast<SolveOutcome&>(*record) = report;
   const size_t n = std::min(report.position_error.size(), report.angle_error.size());
   record->effectors.resize(n);
   for (size_t t = 0; t < n; ++t) {
     record->effectors[t] = {static_cast<int>(t), report.position_error[t], report.angle_error[t]};
   }
-  record->channels_on_limit.assign(report.channels_on_limit.begin(),
-                                   report.channels_on_limit.end());
-  record->limbs.assign(report.limbs.begin(), report.limbs.end());
+}
+
+void RecordFrame(int frame, const Rig& rig, std::span<const Target> targets,
+                 const SolveReport& report, FrameRecord* record) {
+  RecordFrame(frame, report, record);
+  for (EffectorResidual& e : record->effectors) {
+    if (e.task >= static_cast<int>(targets.size()) ||
+        e.task >= static_cast<int>(rig.tasks.size())) {
+      continue;
+    }
+    e.target = targets[e.task].position;
+    e.active = rig.tasks[e.task].weight * targets[e.task].weight > 0.0;
+  }
 }
 
 }  // namespace rigel::ik

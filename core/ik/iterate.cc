@@ -55,6 +55,25 @@ int DrivingLevel(const Rig& rig, std::span<const Target> targets, const StageWor
   return static_cast<int>(st.levels.size());
 }
 
+// Weighted squared error of priority level `level` (the whole system when level is past the
+// last one).
+double LevelError(const StageWork& st, int level) {
+  if (level >= static_cast<int>(st.levels.size())) return st.e.squaredNorm();
+  const Level& lv = st.levels[level];
+  return st.e.segment(lv.row_begin, lv.rows).squaredNorm();
+}
+
+// True when every active task of the levels above `level` is within tolerance.
+bool HigherLevelsConverged(const Rig& rig, std::span<const Target> targets, const StageWork& st,
+                           const Settings& settings, int level) {
+  if (level <= 0) return true;
+  const Level& lv = st.levels[std::min<size_t>(level, st.levels.size()) - 1];
+  for (size_t k = 0; k < st.tasks.size() && st.task_row[k] < lv.row_begin + lv.rows; ++k) {
+    if (Active(rig, targets, st.tasks[k]) && !TaskConverged(st, k, settings)) return false;
+  }
+  return true;
+}
+
 // The weighted squared error at which every active task would just be within tolerance: the
 // scale the chord-step rule (Iterate) aims at.
 double ToleranceGoal(const Rig& rig, std::span<const Target> targets, const StageWork& st,
@@ -114,7 +133,27 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
   // The Jacobian is filled lazily: not for a pose that turns out converged or a rejected trial.
   FillSystem(rig, targets, w, st, false);
   bool j_valid = false;
-  double err = DrivingError(rig, targets, st, set);
+  int stall = 0;
+  // Several priority levels: a step is judged lexicographically. It is kept when it lowers the
+  // error of the driving level (the highest one not within tolerance) and leaves every level
+  // above it within tolerance; the driving level is then re-read. (Comparing the driving errors
+  // of the two poses instead compared different levels' errors whenever a lower level's step
+  // pushed a higher one back out of tolerance: the foot then drifted off its target.)
+  const bool multi = st.levels.size() > 1;
+  int level = multi ? DrivingLevel(rig, targets, st, set) : 0;
+  double err = multi ? LevelError(st, level) : DrivingError(rig, targets, st, set);
+  auto trial_error = [&] {
+    return multi ? LevelError(st, level) : DrivingError(rig, targets, st, set);
+  };
+  auto keeps_higher = [&] { return !multi || HigherLevelsConverged(rig, targets, st, set, level); };
+  auto accepted = [&](double next) {
+    stall = next > err * (1.0 - set.stall_fraction) ? stall + 1 : 0;
+    err = next;
+    if (multi) {
+      level = DrivingLevel(rig, targets, st, set);
+      err = LevelError(st, level);
+    }
+  };
   // Every method accepts a step only when it lowers the driving error (seed 002: fixed-lambda
   // DLS, the pseudo-inverse, SVD and QR otherwise oscillate on unreachable targets, e.g. a knee
   // alternating between 2.3 and 26.3 degrees). After a rejection kDlsAdaptive damps harder,
@@ -132,7 +171,6 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
   double nu = 2;
   bool chord_ok = false;
   double step_scale = 1.0;
-  int stall = 0;
   int it = 0;
   Status status = Status::kNotConverged;
   if (st.cols == 0 || st.rows == 0) {
@@ -171,8 +209,8 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
         swap_saved();
         ChainFk(s, w, st, theta);
         FillSystem(rig, targets, w, st, false);
-        const double next = DrivingError(rig, targets, st, set);
-        if (next < err) {
+        const double next = trial_error();
+        if (next < err && keeps_higher()) {
           // st.j holds the old Jacobian: stale for the new pose (filled lazily).
           // Chord steps converge linearly (rate r = next / err), a full step quadratically:
           // take another chord step only while the chord steps still needed to reach the
@@ -187,8 +225,7 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
             chord_ok = std::ceil(needed) <= st.full_over_chord;
           }
           std::swap(st.j, st.j_saved);  // Keep the factorized Jacobian in j_saved.
-          stall = next > err * (1.0 - set.stall_fraction) ? stall + 1 : 0;
-          err = next;
+          accepted(next);
           j_valid = false;
           continue;
         }
@@ -204,6 +241,11 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
     if (it >= set.max_iterations || stall >= set.stall_iterations) {
       status = Stationary(rig, st, theta) ? Status::kUnreachable : Status::kNotConverged;
       break;
+    }
+    if (multi) {
+      // The lower levels act once the higher ones are within tolerance (until then their steps
+      // only fight the higher levels' convergence through second-order effects).
+      st.active_levels = std::min(static_cast<int>(st.levels.size()), level + 1);
     }
     if (rescue > 0) {
       ComputeStep(rig, st, Method::kDls, std::max(rescue, lambda), set, theta);
@@ -224,12 +266,33 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
     ChainFk(s, w, st, theta);
     FillSystem(rig, targets, w, st, false);
     j_valid = false;
-    const double next = DrivingError(rig, targets, st, set);
-    // The fixed methods test single-level steps without the preferred-angle bias only: a bias
-    // step moves along the task's null space and may raise its error to second order (taken
-    // back by the next step), as may a lower priority level's step.
-    if (lm || method == Method::kTranspose || (st.levels.size() == 1 && !st.last_bias)) {
-      if (!(next < err)) {
+    if (multi && level > 0 && !keeps_higher()) {
+      // Corrector: a lower level's step moves along the higher levels' linearized null space,
+      // and their curvature takes them back out of tolerance (second order in the step). Up to
+      // three Gauss-Newton steps of the higher levels alone restore them before the step is
+      // judged; the corrected pose is the trial (UndoStep still restores the accepted one).
+      const int active = st.active_levels;
+      const bool bias = st.last_bias;
+      st.active_levels = level;
+      for (int k = 0; k < 3 && !keeps_higher(); ++k) {
+        FillSystem(rig, targets, w, st, true);
+        ComputeStep(rig, st, Method::kDls, set.lambda_min, set, theta);
+        for (int c = 0; c < st.cols; ++c) {
+          const int ch = st.col_channel[c];
+          theta[ch] = std::clamp(theta[ch] + st.dtheta[c], rig.min[ch], rig.max[ch]);
+        }
+        ChainFk(s, w, st, theta);
+        FillSystem(rig, targets, w, st, false);
+      }
+      st.active_levels = active;
+      st.last_bias = bias;
+    }
+    const double next = trial_error();
+    // The fixed methods test steps without the preferred-angle bias only: a bias step moves along
+    // the task's null space and may raise its error to second order (taken back by the next
+    // step).
+    if (lm || method == Method::kTranspose || !st.last_bias) {
+      if (!(next < err) || !keeps_higher()) {
         // Reject: restore (the joint frames are recomputed before their next use), damp harder
         // (or halve the transpose step) and retry.
         UndoStep(st, theta);
@@ -259,8 +322,7 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
         DampAfterAccept(st.levels.size() == 1, err, next, predicted, set, &lambda, &nu);
       }
     }
-    stall = next > err * (1.0 - set.stall_fraction) ? stall + 1 : 0;
-    err = next;
+    accepted(next);
   }
   *iterations += it;
   return status;

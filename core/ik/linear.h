@@ -7,6 +7,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <Eigen/Eigenvalues>
 #include <Eigen/LU>
 #include <Eigen/QR>
 #include <Eigen/SVD>
@@ -27,13 +28,15 @@ struct Level {
   int rows = 0;
   MatrixXd a;   // rows x n: the level's Jacobian (projected into the higher levels' null space).
   MatrixXd m;   // rows x rows.
-  MatrixXd p;   // n x rows: pseudo-inverse (multi-level only).
+  MatrixXd p;   // n x rows: A^T (A A^T)^+ (multi-level only).
+  MatrixXd g;   // rows x rows: (A A^T)'s eigenvectors scaled (multi-level only).
   MatrixXd at;  // n x rows (QR of A^T).
   VectorXd r, beta, tmp_m, tmp_n, house, unit, col;
   Eigen::LLT<MatrixXd> llt;
   Eigen::PartialPivLU<MatrixXd> lu;
   Eigen::JacobiSVD<MatrixXd> svd;
   Eigen::ColPivHouseholderQR<MatrixXd> qr;
+  Eigen::SelfAdjointEigenSolver<MatrixXd> eig;  // of A A^T (multi-level only)
 };
 
 // Factorizes level.a for `method` (nothing for kTranspose; J J^T by LU, slightly damped when it

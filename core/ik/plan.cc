@@ -263,6 +263,10 @@ void SizeBuffers(const Stage& stage, StageWork& st) {
     lv.a = MatrixXd::Zero(r, ncols);
     lv.m = MatrixXd::Zero(r, r);
     lv.p = st.levels.size() > 1 ? MatrixXd::Zero(ncols, r) : MatrixXd();
+    if (st.levels.size() > 1) {
+      lv.g = MatrixXd::Zero(r, r);
+      lv.eig = Eigen::SelfAdjointEigenSolver<MatrixXd>(r);
+    }
     lv.r = VectorXd::Zero(r);
     lv.beta = VectorXd::Zero(r);
     lv.tmp_m = VectorXd::Zero(std::max(r, 1));

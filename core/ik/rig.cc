@@ -1,64 +1,38 @@
 // The Rig's setters and the name tables of its enums (core/ik/rig.h).
 #include "core/ik/rig.h"
 
+#include <array>
+#include <cstddef>
 #include <utility>
+
+#include "core/enum_names.h"
 
 namespace rigel::ik {
 
 // ---------------------------------------------------------------------------------------------
 // Names.
 
-std::string_view TaskTypeName(TaskType type) {
-  switch (type) {
-    case TaskType::kPosition:
-      return "position";
-    case TaskType::kOrientation:
-      return "orientation";
-    case TaskType::kPose:
-      return "pose";
-    case TaskType::kAim:
-      return "aim";
-    case TaskType::kPole:
-      return "pole";
-  }
-  return "?";
-}
+namespace {
 
-std::string_view MethodName(Method method) {
-  switch (method) {
-    case Method::kTranspose:
-      return "transpose";
-    case Method::kPseudoInverse:
-      return "pseudo_inverse";
-    case Method::kSvd:
-      return "svd";
-    case Method::kQr:
-      return "qr";
-    case Method::kDls:
-      return "dls";
-    case Method::kDlsAdaptive:
-      return "dls_adaptive";
-    case Method::kCcd:
-      return "ccd";
-    case Method::kTwoBone:
-      return "two_bone";
-  }
-  return "?";
-}
+constexpr std::array<std::string_view, 5> kTaskTypeNames = {"position", "orientation", "pose",
+                                                            "aim", "pole"};
+static_assert(kTaskTypeNames.size() == static_cast<std::size_t>(TaskType::kPole) + 1);
 
-std::string_view StatusName(Status status) {
-  switch (status) {
-    case Status::kConverged:
-      return "converged";
-    case Status::kNotConverged:
-      return "not_converged";
-    case Status::kUnreachable:
-      return "unreachable";
-    case Status::kInvalidInput:
-      return "invalid_input";
-  }
-  return "?";
-}
+constexpr std::array<std::string_view, 8> kMethodNames = {
+    "transpose", "pseudo_inverse", "svd", "qr", "dls", "dls_adaptive", "ccd", "two_bone"};
+static_assert(kMethodNames.size() == static_cast<std::size_t>(Method::kTwoBone) + 1);
+
+constexpr std::array<std::string_view, 4> kStatusNames = {"converged", "not_converged",
+                                                          "unreachable", "invalid_input"};
+static_assert(kStatusNames.size() == static_cast<std::size_t>(Status::kInvalidInput) + 1);
+
+}  // namespace
+
+std::string_view TaskTypeName(TaskType type) { return EnumName(type, kTaskTypeNames); }
+
+std::string_view MethodName(Method method) { return EnumName(method, kMethodNames); }
+
+std::string_view StatusName(Status status) { return EnumName(status, kStatusNames); }
 
 // ---------------------------------------------------------------------------------------------
 // Rig.

@@ -39,7 +39,9 @@ enum class TaskType : std::uint8_t {
   // contains Target::position. 1 row (the signed angle about the root->effector axis; its row is
   // the exact derivative, with the root, middle, effector and the axis itself moving). At the
   // same priority as a position task on the effector the weighted problem has local minima:
-  // use restarts (Settings::restarts), a lower priority for the pole, or kTwoBone.
+  // give the pole a lower priority (one below the position task meets it wherever the position
+  // leaves the freedom: tests/ik/priority_pole_test.cc), use restarts (Settings::restarts), or
+  // kTwoBone.
   kPole,
 };
 
@@ -249,22 +251,27 @@ struct LimbSwivel {
   bool reached = true;
 };
 
-// What a solve did. Reused across frames: its vectors keep their capacity.
-struct SolveReport {
+// What a solve did, as both the solve's report (SolveReport) and a bake's per-frame record
+// (FrameRecord, core/ik/frame_record.h) hold it.
+struct SolveOutcome {
   Status status = Status::kInvalidInput;
   // Iterations run, summed over stages (including restarts).
   int iterations = 0;
   // Restarts run (Settings::restarts), summed over stages.
   int restarts = 0;
+  // Channels that sit on a limit after the solve (skeleton channel indices, ascending).
+  std::vector<int> channels_on_limit;
+  // One per kTwoBone stage, in stage order: the limb's swivel jump and pole warnings.
+  std::vector<LimbSwivel> limbs;
+};
+
+// What a solve did. Reused across frames: its vectors keep their capacity.
+struct SolveReport : SolveOutcome {
   // Per task (Rig::tasks order) after the solve: position error (length units; kPosition,
   // kPose; for kPole the distance-free angle is in angle_error) and angle error (radians;
   // kOrientation, kPose, kAim, kPole). 0 when not applicable.
   std::vector<double> position_error;
   std::vector<double> angle_error;
-  // Channels that sit on a limit after the solve (skeleton channel indices, ascending).
-  std::vector<int> channels_on_limit;
-  // One per kTwoBone stage, in stage order: the limb's swivel jump and pole warnings.
-  std::vector<LimbSwivel> limbs;
   // Why the input was invalid, or which stage failed to converge. Empty when converged.
   std::string message;
 };

@@ -2,7 +2,7 @@
 // file, and the planning hooks of the methods that need more than the common plan. ik::Solve
 // runs a rig's stages through RunnerFor(method); the jobs of core/ik/solve.h call the runners.
 //
-// Adding a solver: a Method value and its name (core/ik/rig.h, rig.cc), one file
+// Adding a solver: a Method value and its name (core/ik/rig.h, kMethodNames in rig.cc), one file
 // core/ik/<solver>.cc that defines Run<Solver> (and Plan<Solver> if it checks or plans more at
 // Prepare time) declared here, one line in RunnerFor (solve.cc) and, if any, one in
 // PlanMethod (plan.cc), and one test file tests/ik/<solver>_test.cc.

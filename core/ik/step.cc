@@ -108,6 +108,26 @@ void AssembleNormal(StageWork& st, double damp) {
   for (int i = 0; i < ld; ++i) data[static_cast<size_t>(i) * ld + i] += damp;
 }
 
+// st.x = J^T beta over the free columns (0 on clamped ones): J column-major with leading
+// dimension `lj` (the current or the saved Jacobian), beta of st.rows entries, task by task.
+template <int N>
+[[gnu::always_inline]] inline void FreeColumnsTimesBeta(StageWork& st, const double* j, int lj,
+                                                        const double* beta_all) {
+  st.x.setZero();
+  for (size_t k = 0; k < st.tasks.size(); ++k) {
+    const int r0 = st.task_row[k];
+    const int dim = N > 0 ? N : st.task_dim[k];
+    const double* beta = beta_all + r0;
+    for (const int c : st.task_cols[k]) {
+      if (st.clamped[c]) continue;
+      const double* jc = j + static_cast<size_t>(c) * lj + r0;
+      double v = 0.0;
+      for (int p = 0; p < dim; ++p) v += jc[p] * beta[p];
+      st.x[c] += v;
+    }
+  }
+}
+
 // st.x = J^T (J J^T + lambda^2 I)^-1 rhs over the free columns (st.x on clamped columns is left
 // to the caller), with the null-space bias of SolveLevels when `bias`.
 // N > 0: one task of N rows (compile-time sizes for the 3- and 6-row chains).
@@ -143,19 +163,7 @@ void FastDlsStepN(StageWork& st, double lambda, bool bias) {
     }
   }
   LdltSolve<N>(lv.m.data(), m, lv.tmp_m.data(), lv.beta.data());
-  st.x.setZero();
-  for (size_t k = 0; k < st.tasks.size(); ++k) {
-    const int r0 = st.task_row[k];
-    const int dim = N > 0 ? N : st.task_dim[k];
-    const double* beta = lv.beta.data() + r0;
-    for (const int c : st.task_cols[k]) {
-      if (st.clamped[c]) continue;
-      const double* jc = j + static_cast<size_t>(c) * lj + r0;
-      double v = 0.0;
-      for (int p = 0; p < dim; ++p) v += jc[p] * beta[p];
-      st.x[c] += v;
-    }
-  }
+  FreeColumnsTimesBeta<N>(st, j, lj, lv.beta.data());
   if (bias) st.x -= st.z;
 }
 
@@ -169,19 +177,7 @@ void ChordStepN(StageWork& st) {
   const int lj = static_cast<int>(st.j_saved.rows());
   lv.beta = st.e;
   LdltSolve<N>(lv.m.data(), m, lv.tmp_m.data(), lv.beta.data());
-  st.x.setZero();
-  for (size_t k = 0; k < st.tasks.size(); ++k) {
-    const int r0 = st.task_row[k];
-    const int dim = N > 0 ? N : st.task_dim[k];
-    const double* beta = lv.beta.data() + r0;
-    for (const int c : st.task_cols[k]) {
-      if (st.clamped[c]) continue;
-      const double* jc = j + static_cast<size_t>(c) * lj + r0;
-      double v = 0.0;
-      for (int p = 0; p < dim; ++p) v += jc[p] * beta[p];
-      st.x[c] += v;
-    }
-  }
+  FreeColumnsTimesBeta<N>(st, j, lj, lv.beta.data());
 }
 
 // FastDlsStepN at the stage's size: fixed 6 or 3 rows for one task, runtime otherwise.
@@ -255,12 +251,20 @@ void SolveLevels(const Rig& rig, StageWork& st, Method method, double lambda, co
       if (wants > budget && wants > 0) lv.tmp_n *= std::max(0.0, budget) / wants;
     }
     st.x += lv.tmp_n;
+    // The next levels' null space: N -= A^+ A with the exact, rank-revealing pseudo-inverse
+    // A^+ = A^T (A A^T)^+ (eigenvalues below 1e-10 of the largest dropped), whatever damping the
+    // step used. With the damped inverse I - A^+ A is not a projector, and the lower levels'
+    // steps leaked into the higher levels' task space.
+    lv.m.noalias() = lv.a * lv.a.transpose();
+    lv.eig.compute(lv.m);
+    const double top = lv.eig.eigenvalues().maxCoeff();
     for (int i = 0; i < lv.rows; ++i) {
-      lv.unit.setZero();
-      lv.unit[i] = 1.0;
-      Apply(lv, method, set.svd_threshold, lv.unit, lv.col);
-      lv.p.col(i) = lv.col;
+      const double s = lv.eig.eigenvalues()[i];
+      lv.tmp_m[i] = top > 0 && s > 1e-10 * top ? 1.0 / s : 0.0;
     }
+    lv.g.noalias() = lv.eig.eigenvectors() * lv.tmp_m.head(lv.rows).asDiagonal();
+    lv.m.noalias() = lv.g * lv.eig.eigenvectors().transpose();
+    lv.p.noalias() = lv.a.transpose() * lv.m;
     st.n_proj.noalias() -= lv.p * lv.a;
   }
   if (bias) st.x.noalias() -= st.n_proj * st.z;

@@ -1,8 +1,11 @@
 #include "core/retarget/retarget.h"
 
+#include <array>
+#include <cstddef>
 #include <stdexcept>
 #include <utility>
 
+#include "core/enum_names.h"
 #include "core/retarget/alignment.h"
 #include "core/retarget/cleanup.h"
 #include "core/retarget/contacts.h"
@@ -11,23 +14,19 @@
 
 namespace rigel::retarget {
 
+namespace {
+
+constexpr std::array<std::string_view, 3> kRootMotionNames = {"scale", "keep", "in-place"};
+static_assert(kRootMotionNames.size() == static_cast<std::size_t>(RootMotion::kInPlace) + 1);
+
+}  // namespace
+
 std::string_view RootMotionName(RootMotion policy) {
-  switch (policy) {
-    case RootMotion::kScale:
-      return "scale";
-    case RootMotion::kKeep:
-      return "keep";
-    case RootMotion::kInPlace:
-      return "in-place";
-  }
-  return "scale";
+  return EnumName(policy, kRootMotionNames, "scale");
 }
 
 std::optional<RootMotion> ParseRootMotion(std::string_view text) {
-  if (text == "scale") return RootMotion::kScale;
-  if (text == "keep") return RootMotion::kKeep;
-  if (text == "in-place") return RootMotion::kInPlace;
-  return std::nullopt;
+  return ParseEnumName<RootMotion>(text, kRootMotionNames);
 }
 
 Retargeter::~Retargeter() = default;

@@ -388,6 +388,10 @@ function Pose:release() end
 ---@field max_angle_error number degrees
 ---@field on_limit {joint: string, channel: rigel.ChannelName}[]
 
+---The per-frame records of a rig:bake (its third result): #records solved frames, records[i] a
+---table built on access.
+---@class rigel.BakeRecords
+
 ---Read-only solver statistics of a bake (rig:bake's second result, or rigel.bake_summary{...}).
 ---@class rigel.BakeSummary
 ---@field frames integer
@@ -405,6 +409,10 @@ function Pose:release() end
 ---@field iterations_max integer
 ---@field frames_with_limit_hits integer frames where some channel ended on a limit
 ---@field frames_unreachable integer
+local BakeSummary = {}
+---The per-frame records of the rig:bake that returned this summary (nil for rigel.bake_summary).
+---@return rigel.BakeRecords|nil
+function BakeSummary:records() end
 
 ---@class rigel.ConstraintSwitch
 ---@field frame integer 1-based frame from which `target` is the parent
@@ -525,10 +533,12 @@ function Rig:set_influence(handle, influence) end
 ---@return {kind: string, joint: string, after_stage: integer}[]
 function Rig:constraints() end
 ---Per frame: pose = the clip's frame, fn(frame, pose, rig) sets targets (return false to skip the
----solve), solve, write. Returns the baked clip and a summary.
+---solve), solve, write. Returns the baked clip, a summary and the per-frame records (one per
+---solved frame: records[i] = {frame, status, iterations, restarts, effectors = {name = {position,
+---angle, target, active}}, on_limit, swivel_jump}).
 ---@param clip rigel.Clip
 ---@param fn? fun(frame: integer, pose: rigel.Pose, rig: rigel.Rig): boolean|nil
----@return rigel.Clip baked, rigel.BakeSummary summary
+---@return rigel.Clip baked, rigel.BakeSummary summary, rigel.BakeRecords records
 function Rig:bake(clip, fn) end
 function Rig:release() end
 

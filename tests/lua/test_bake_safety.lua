@@ -100,7 +100,7 @@ local readers = {
            lerp = true, copy = true, unpack = true, table = true },
   quat = { inverse = true, normalized = true, slerp = true, angle_to = true, euler = true,
            axis_angle = true, rotate = true, unpack = true, table = true },
-  BakeSummary = {},
+  BakeSummary = { records = true },
 }
 
 -- Calls that must refuse while their object is baked / retargeted (the rest must work).

@@ -1,0 +1,64 @@
+// The userdata box of rigel.Rig, shared by the rig's wrappers: declaring the rig (wrap_rig.cc),
+// running it (wrap_rig_run.cc) and its bake statistics (wrap_bake_summary.cc).
+#ifndef RIGEL_BINDINGS_LUA_RIG_BOX_H_
+#define RIGEL_BINDINGS_LUA_RIG_BOX_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bindings/lua/boxes.h"
+#include "core/constraints/stack.h"
+#include "core/ik/bake.h"
+#include "core/ik/rig.h"
+#include "core/ik/solve.h"
+
+namespace rigel::lua {
+
+// Everything a Lua rig owns: the core Rig plus effector names, this frame's targets, the
+// solver workspace and the last report.
+struct RigState {
+  explicit RigState(std::shared_ptr<const Skeleton> skeleton) : rig(std::move(skeleton)) {}
+  ik::Rig rig;
+  std::vector<std::string> names;
+  std::vector<ik::Target> targets;
+  ik::Workspace workspace;
+  ik::SolveReport report;
+  // Constraints in declaration order, and their captured offsets for rig:solve (a bake starts
+  // its own).
+  constraints::Stack constraints;
+  constraints::StackState constraint_state;
+};
+
+// A rigel.Rig (a box as boxes.h describes them).
+struct RigBox {
+  std::shared_ptr<RigState> state;
+  bool alive = true;
+  const void* object() const { return state.get(); }
+};
+template <>
+inline constexpr const char* kBoxType<RigBox> = kRigType;
+
+inline RigBox* CheckRig(lua_State* L, int arg) { return CheckLiveBox<RigBox>(L, arg); }
+
+inline void PushRig(lua_State* L, std::shared_ptr<RigState> state) {
+  PushBox<RigBox>(L, kRigType, RigBox{std::move(state)});
+}
+
+// rig:solve(pose [, frame]) -> report (wrap_rig_run.cc).
+int w_Rig_solve(lua_State* L);
+// rig:bake(clip [, fn]) -> baked clip, summary (wrap_rig_run.cc).
+int w_Rig_bake(lua_State* L);
+
+// Pushes a read-only rigel.BakeSummary holding `summary` and, when given, the bake's per-frame
+// records (wrap_bake_summary.cc).
+void PushBakeSummary(lua_State* L, const ik::BakeSummary& summary,
+                     std::shared_ptr<const ik::BakeRecords> records = nullptr);
+// Pushes a read-only rigel.BakeRecords: #records solved frames, records[i] a table
+// (wrap_bake_summary.cc).
+void PushBakeRecords(lua_State* L, std::shared_ptr<const ik::BakeRecords> records);
+
+}  // namespace rigel::lua
+
+#endif  // RIGEL_BINDINGS_LUA_RIG_BOX_H_

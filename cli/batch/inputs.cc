@@ -1,0 +1,215 @@
+// Collecting a batch's inputs (files, folders, @lists), refusing outputs that would overwrite
+// them, and sharding.
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "cli/batch/batch.h"
+
+namespace fs = std::filesystem;
+
+namespace rigel::batch {
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::string WithoutExtension(const fs::path& p) {
+  return (p.parent_path() / p.stem()).generic_string();
+}
+
+void AddPath(const std::string& arg, const fs::path& base,
+             const std::vector<std::string>& extensions, std::vector<Input>* out,
+             const std::string& origin) {
+  fs::path p(arg);
+  if (p.is_relative() && !base.empty()) p = base / p;
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) {
+    std::vector<fs::path> found;
+    for (fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec),
+         end;
+         !ec && it != end; it.increment(ec)) {
+      if (!it->is_regular_file(ec)) continue;
+      const std::string ext = Lower(it->path().extension().string());
+      if (std::find(extensions.begin(), extensions.end(), ext) != extensions.end()) {
+        found.push_back(it->path());
+      }
+    }
+    for (const fs::path& f : found) {
+      out->push_back({f.string(), WithoutExtension(fs::relative(f, p))});
+    }
+    return;
+  }
+  // A missing file is kept: it fails as its clip ("cannot open: No such file or directory") and
+  // the batch goes on, like any other unreadable input.
+  (void)origin;
+  out->push_back({p.string(), p.stem().string()});
+}
+
+}  // namespace
+
+std::vector<Input> CollectInputs(const std::vector<std::string>& args,
+                                 const std::vector<std::string>& extensions) {
+  std::vector<Input> inputs;
+  for (const std::string& arg : args) {
+    if (!arg.empty() && arg[0] == '@') {
+      const fs::path list(arg.substr(1));
+      std::ifstream in(list);
+      if (!in) throw UsageError(fmt::format("{}: cannot read the input list", list.string()));
+      std::string line;
+      int number = 0;
+      while (std::getline(in, line)) {
+        ++number;
+        while (!line.empty() &&
+               (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) {
+          line.pop_back();
+        }
+        const size_t start = line.find_first_not_of(" \t");
+        if (start == std::string::npos || line[start] == '#') continue;
+        AddPath(line.substr(start), list.parent_path(), extensions, &inputs,
+                fmt::format(" (listed at {}:{})", list.string(), number));
+      }
+      continue;
+    }
+    AddPath(arg, fs::path(), extensions, &inputs, "");
+  }
+  std::sort(inputs.begin(), inputs.end(),
+            [](const Input& a, const Input& b) { return a.path < b.path; });
+  inputs.erase(std::unique(inputs.begin(), inputs.end(),
+                           [](const Input& a, const Input& b) {
+                             std::error_code ec;
+                             return a.path == b.path || fs::equivalent(a.path, b.path, ec);
+                           }),
+               inputs.end());
+  if (inputs.empty()) throw UsageError("no input files");
+  std::map<std::string, std::string> by_stem;
+  for (const Input& i : inputs) {
+    auto [it, fresh] = by_stem.emplace(i.stem, i.path);
+    if (!fresh) {
+      throw UsageError(
+          fmt::format("{} and {} would both write the output '{}'", it->second, i.path, i.stem));
+    }
+  }
+  return inputs;
+}
+
+namespace {
+
+// st_dev/st_ino of what `path` names (through symlinks); nullopt when it does not exist.
+std::optional<std::pair<dev_t, ino_t>> FileId(const fs::path& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return std::nullopt;
+  return std::make_pair(st.st_dev, st.st_ino);
+}
+
+fs::path Resolved(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  if (ec) p = path;
+  const fs::path canonical = fs::weakly_canonical(p, ec);
+  return ec ? p.lexically_normal() : canonical;
+}
+
+}  // namespace
+
+void CheckInputsNotOverwritten(const std::vector<std::string>& inputs, const std::string& out_dir,
+                               const std::vector<std::string>& outputs) {
+  constexpr const char* kNever = "inputs are never written";
+  if (!out_dir.empty()) {
+    const auto out_id = FileId(out_dir);
+    const fs::path out = Resolved(out_dir);
+    std::map<fs::path, bool> inside;  // folder -> is out_dir or under it (cache)
+    auto folder_inside = [&](const fs::path& folder) {
+      auto [it, fresh] = inside.emplace(folder, false);
+      if (!fresh) return it->second;
+      bool hit = false;
+      for (fs::path q = folder;; q = q.parent_path()) {
+        if (out_id && FileId(q) == out_id) hit = true;
+        if (hit || q == q.root_path() || q.empty()) break;
+      }
+      it->second = hit;
+      return hit;
+    };
+    for (const std::string& input : inputs) {
+      if (input.empty()) continue;
+      std::error_code ec;
+      const fs::path given = fs::absolute(input, ec).lexically_normal();
+      const fs::path resolved = Resolved(input);
+      const auto [mismatch, ignored] =
+          std::mismatch(out.begin(), out.end(), resolved.begin(), resolved.end());
+      (void)ignored;
+      const bool lexically_inside = mismatch == out.end() || mismatch->empty();
+      if (lexically_inside || folder_inside(given.parent_path()) ||
+          folder_inside(resolved.parent_path())) {
+        throw UsageError(
+            fmt::format("the output folder '{}' contains the input '{}': an output could "
+                        "overwrite an input ({}); choose another --out",
+                        out_dir, input, kNever));
+      }
+    }
+  }
+  if (outputs.empty()) return;
+  std::map<std::pair<dev_t, ino_t>, const std::string*> by_id;
+  std::map<fs::path, const std::string*> by_path;
+  for (const std::string& input : inputs) {
+    if (input.empty()) continue;
+    if (const auto id = FileId(input)) by_id.emplace(*id, &input);
+    by_path.emplace(Resolved(input), &input);
+  }
+  for (const std::string& output : outputs) {
+    const auto id = FileId(output);
+    const fs::path resolved = Resolved(output);
+    const auto same_path = by_path.find(resolved);
+    const auto same_id = id ? by_id.find(*id) : by_id.end();
+    if (same_path == by_path.end() && same_id == by_id.end()) continue;
+    const std::string& input = same_path != by_path.end() ? *same_path->second : *same_id->second;
+    std::error_code ec;
+    const char* how = fs::is_symlink(fs::symlink_status(output, ec)) ? "a symlink to"
+                      : same_path != by_path.end()                   ? "the same file as"
+                                                                     : "a hard link to";
+    throw UsageError(
+        fmt::format("the output '{}' is {} the input '{}': it would overwrite the input ({})",
+                    output, how, input, kNever));
+  }
+}
+
+Shard ParseShard(std::string_view text) {
+  const size_t slash = text.find('/');
+  Shard s;
+  try {
+    if (slash == std::string_view::npos) throw std::invalid_argument("no slash");
+    size_t used = 0;
+    const std::string k(text.substr(0, slash)), n(text.substr(slash + 1));
+    s.index = std::stoi(k, &used);
+    if (used != k.size()) throw std::invalid_argument("k");
+    s.count = std::stoi(n, &used);
+    if (used != n.size()) throw std::invalid_argument("n");
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("--shard: expected K/N (e.g. 0/4), found '{}'", text));
+  }
+  if (s.count < 1 || s.index < 0 || s.index >= s.count) {
+    throw UsageError(fmt::format("--shard: expected K/N with 0 <= K < N, found '{}'", text));
+  }
+  return s;
+}
+
+std::vector<Input> SelectShard(const std::vector<Input>& inputs, Shard shard) {
+  std::vector<Input> out;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (static_cast<int>(i % static_cast<size_t>(shard.count)) == shard.index) {
+      out.push_back(inputs[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace rigel::batch

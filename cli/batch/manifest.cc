@@ -1,0 +1,108 @@
+// Resume manifests: hashes of what an output was made from, kept beside it; and the removal of
+// the temporaries an interrupted run left.
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "cli/batch/batch.h"
+#include "exporters/atomic_file.h"
+
+namespace fs = std::filesystem;
+
+namespace rigel::batch {
+
+namespace {
+constexpr uint64_t kFnvOffset = 14695981039346656037ull;
+constexpr uint64_t kFnvPrime = 1099511628211ull;
+uint64_t Fnv(uint64_t h, const char* data, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    h ^= static_cast<unsigned char>(data[i]);
+    h *= kFnvPrime;
+  }
+  return h;
+}
+}  // namespace
+
+std::string HashBytes(std::string_view bytes) {
+  return fmt::format("{:016x}", Fnv(kFnvOffset, bytes.data(), bytes.size()));
+}
+
+std::string HashFile(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  std::vector<char> buffer(1 << 20);
+  uint64_t h = kFnvOffset;
+  size_t got;
+  while ((got = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) h = Fnv(h, buffer.data(), got);
+  const bool bad = std::ferror(f);
+  std::fclose(f);
+  if (bad) throw std::runtime_error(path + ": read error");
+  return fmt::format("{:016x}", h);
+}
+
+std::string ManifestPath(const std::string& output) {
+  const fs::path p(output);
+  return (p.parent_path() / ("." + p.filename().string() + ".rigel-manifest")).string();
+}
+
+bool ManifestMatches(const std::string& output, const Provenance& provenance) {
+  std::error_code ec;
+  if (!fs::is_regular_file(output, ec)) return false;
+  std::ifstream in(ManifestPath(output));
+  if (!in) return false;
+  try {
+    const nlohmann::json m = nlohmann::json::parse(in);
+    return m.at("input_hash") == provenance.input_hash &&
+           m.at("recipe_hash") == provenance.recipe_hash && m.at("version") == provenance.version &&
+           m.at("output_hash") == HashFile(output);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+void WriteManifest(const std::string& output, const Provenance& provenance) {
+  const nlohmann::json m = {{"input_hash", provenance.input_hash},
+                            {"recipe_hash", provenance.recipe_hash},
+                            {"version", provenance.version},
+                            {"output_hash", HashFile(output)}};
+  // Not fsynced: the output it vouches for already is, and a lost manifest only means the clip
+  // is baked again.
+  WriteFileAtomically(ManifestPath(output),
+                      m.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                      /*durable=*/false);
+}
+
+int RemoveStaleTemporaries(const std::vector<std::string>& outputs) {
+  // Temporaries AtomicFile makes for an output and for its manifest, per folder.
+  std::map<fs::path, std::vector<std::string>> prefixes;
+  for (const std::string& output : outputs) {
+    const fs::path p(output);
+    for (const fs::path& target : {p, fs::path(ManifestPath(output))}) {
+      prefixes[p.parent_path()].push_back("." + target.filename().string() + ".tmp.");
+    }
+  }
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& [folder, names] : prefixes) {
+    std::vector<fs::path> stale;
+    for (fs::directory_iterator it(folder.empty() ? fs::path(".") : folder, ec), end;
+         !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      for (const std::string& prefix : names) {
+        if (name.size() == prefix.size() + 6 && name.compare(0, prefix.size(), prefix) == 0) {
+          stale.push_back(it->path());
+          break;
+        }
+      }
+    }
+    for (const fs::path& p : stale) removed += fs::remove(p, ec) ? 1 : 0;
+  }
+  return removed;
+}
+
+}  // namespace rigel::batch

@@ -1,0 +1,405 @@
+// Worker processes of batch::Run (RunOptions::processes): forked workers reused clip after clip,
+// with per-clip memory and time limits, reporting over a socket pair.
+#include "cli/batch/workers.h"
+
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <new>
+#include <tuple>
+#include <utility>
+
+namespace rigel::batch {
+
+namespace {
+
+// One page shared by a worker and the supervisor: the worker's new handler sets the flag when an
+// allocation fails, so a death that follows it is reported as running out of memory.
+struct WorkerShared {
+  std::atomic<int> out_of_memory{0};
+};
+WorkerShared* g_worker_shared = nullptr;  // in a worker process
+
+void WorkerNewHandler() {
+  if (g_worker_shared != nullptr) g_worker_shared->out_of_memory.store(1);
+  throw std::bad_alloc();
+}
+
+// Every field of the solver statistics (the report's "solver" object shows some of them), in
+// the order of the wire array.
+constexpr auto kSolverFields = std::make_tuple(
+    &ik::BakeSummary::frames, &ik::BakeSummary::converged, &ik::BakeSummary::not_converged,
+    &ik::BakeSummary::unreachable, &ik::BakeSummary::skipped, &ik::BakeSummary::iterations,
+    &ik::BakeSummary::iterations_max, &ik::BakeSummary::iterations_mean,
+    &ik::BakeSummary::residual_max, &ik::BakeSummary::residual_mean,
+    &ik::BakeSummary::max_angle_error, &ik::BakeSummary::worst_frame,
+    &ik::BakeSummary::frames_with_limit_hits);
+
+nlohmann::json SolverWire(const ik::BakeSummary& s) {
+  return std::apply([&](auto... field) { return nlohmann::json::array({(s.*field)...}); },
+                    kSolverFields);
+}
+ik::BakeSummary SolverFromWire(const nlohmann::json& j) {
+  ik::BakeSummary s;
+  std::apply(
+      [&](auto... field) {
+        size_t i = 0;
+        ((j.at(i++).get_to(s.*field)), ...);
+      },
+      kSolverFields);
+  return s;
+}
+
+bool WriteAll(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = send(fd, p, size, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool ReadAll(int fd, void* data, size_t size) {
+  char* p = static_cast<char*>(data);
+  while (size > 0) {
+    const ssize_t n = read(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Bytes this process maps now (/proc/self/statm, first field), 0 when unknown.
+size_t MappedBytes() {
+  std::ifstream in("/proc/self/statm");
+  size_t pages = 0;
+  in >> pages;
+  return pages * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// The body of a worker process: reads clip indexes from `fd`, answers each with its report
+// (uint32 length + JSON), exits at end of file.
+[[noreturn]] void WorkerMain(int fd, pid_t supervisor, const std::vector<Input>& inputs,
+                             const std::vector<std::string>& outputs, const RunOptions& options,
+                             const Processor& process, WorkerShared* shared) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the supervisor
+  if (getppid() != supervisor) _exit(0);
+  setpgid(0, 0);  // the supervisor kills the worker with whatever it started (import children)
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  if (options.memory_mb > 0) {
+    const rlim_t limit = MappedBytes() + (static_cast<rlim_t>(options.memory_mb) << 20);
+    const rlimit as{limit, limit};
+    setrlimit(RLIMIT_AS, &as);
+  }
+  std::string setup_error;
+  if (options.worker_setup) {
+    try {
+      options.worker_setup();
+    } catch (const std::exception& e) {
+      setup_error = e.what();
+    }
+  }
+  g_worker_shared = shared;
+  std::set_new_handler(WorkerNewHandler);
+  for (;;) {
+    uint32_t index = 0;
+    if (!ReadAll(fd, &index, sizeof index) || index >= inputs.size()) break;
+    shared->out_of_memory.store(0);
+    ClipReport report;
+    try {
+      if (!setup_error.empty()) throw std::runtime_error(setup_error);
+      report = process(inputs[index], outputs[index]);
+      report.status = "ok";
+    } catch (const std::exception& e) {
+      report.status = "failed";
+      report.reason = e.what();
+    }
+    const bool out_of_memory = shared->out_of_memory.load() != 0;
+    if (out_of_memory && report.status == "failed") {
+      report.reason =
+          fmt::format("out of memory (--memory-mb {}): {}", options.memory_mb, report.reason);
+    }
+    std::string body;
+    try {
+      nlohmann::json j = ClipReportJson(report);
+      j["worker_exits"] = out_of_memory;
+      j["solver_all"] = SolverWire(report.solver);
+      body = j.dump();
+    } catch (const std::exception& e) {  // e.g. a reason that is not UTF-8
+      body = nlohmann::json{
+          {"status", "failed"},
+          {"reason", std::string("cannot send the report: ") + e.what()},
+          {"worker_exits",
+           true}}.dump();
+    }
+    std::fflush(nullptr);
+    const uint32_t size = static_cast<uint32_t>(body.size());
+    if (!WriteAll(fd, &size, sizeof size) || !WriteAll(fd, body.data(), body.size())) break;
+    if (out_of_memory) break;  // the next clip gets a fresh heap
+  }
+  std::fflush(nullptr);
+  _exit(0);
+}
+
+struct Worker {
+  pid_t pid = -1;
+  int fd = -1;     // the supervisor's end of the socket pair
+  int pidfd = -1;  // readable when the worker exits (-1: polled with waitpid)
+  long clip = -1;  // the clip it is baking, -1 when idle
+  Provenance provenance;
+  std::chrono::steady_clock::time_point started, deadline;
+};
+
+}  // namespace
+
+void RunInWorkers(const std::vector<Input>& inputs, const std::vector<std::string>& outputs,
+                  const RunOptions& options, int jobs, const Processor& process,
+                  const PrepareFn& prepare, const FinishFn& finish) {
+  using Clock = std::chrono::steady_clock;
+  void* page = mmap(nullptr, sizeof(WorkerShared) * static_cast<size_t>(jobs),
+                    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) throw std::runtime_error("cannot map the workers' shared page");
+  auto* shared = static_cast<WorkerShared*>(page);
+  for (int w = 0; w < jobs; ++w) new (&shared[w]) WorkerShared();
+  std::vector<Worker> workers(static_cast<size_t>(jobs));
+  const pid_t self = getpid();
+
+  auto start_worker = [&](size_t w) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
+    shared[w].out_of_memory.store(0);
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) {
+      close(sv[0]);
+      close(sv[1]);
+      return false;
+    }
+    if (pid == 0) {
+      close(sv[0]);
+      for (const Worker& other : workers) {
+        if (other.fd >= 0) close(other.fd);
+        if (other.pidfd >= 0) close(other.pidfd);
+      }
+      WorkerMain(sv[1], self, inputs, outputs, options, process, &shared[w]);
+    }
+    close(sv[1]);
+    workers[w].pid = pid;
+    workers[w].fd = sv[0];
+    workers[w].pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    return true;
+  };
+  // Kills (if asked) and reaps worker w; returns its wait status.
+  auto stop_worker = [&](Worker& w, bool kill_it) {
+    if (kill_it) {
+      kill(-w.pid, SIGKILL);
+      kill(w.pid, SIGKILL);
+    }
+    int status = 0;
+    while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (w.fd >= 0) close(w.fd);
+    if (w.pidfd >= 0) close(w.pidfd);
+    w.pid = -1;
+    w.fd = w.pidfd = -1;
+    return status;
+  };
+  size_t finished = 0;
+  auto fail_clip = [&](Worker& w, const std::string& reason) {
+    ClipReport report;
+    report.status = "failed";
+    report.reason = reason;
+    const size_t i = static_cast<size_t>(w.clip);
+    w.clip = -1;
+    RemoveStaleTemporaries({outputs[i]});  // a killed worker leaves no partial output
+    finish(i, std::move(report), std::chrono::duration<double>(Clock::now() - w.started).count());
+    ++finished;
+  };
+  auto death_reason = [&](size_t index, int status) {
+    if (shared[index].out_of_memory.load() != 0) {
+      return fmt::format("out of memory (--memory-mb {})", options.memory_mb);
+    }
+    if (WIFSIGNALED(status)) {
+      return fmt::format("worker killed by signal {}", SignalName(WTERMSIG(status)));
+    }
+    return fmt::format("worker exited with status {} before finishing the clip",
+                       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  };
+
+  size_t next = 0;
+  while (finished < inputs.size()) {
+    // Hand out clips to idle workers.
+    for (size_t w = 0; w < workers.size(); ++w) {
+      Worker& worker = workers[w];
+      while (worker.clip < 0 && next < inputs.size()) {
+        const size_t i = next++;
+        ClipReport report;
+        bool run = false;
+        try {
+          run = prepare(i, &worker.provenance, &report);
+        } catch (const std::exception& e) {
+          report.status = "failed";
+          report.reason = e.what();
+        }
+        if (!run) {
+          finish(i, std::move(report), 0);
+          ++finished;
+          continue;
+        }
+        worker.started = Clock::now();
+        worker.deadline =
+            options.timeout > 0
+                ? worker.started +
+                      std::chrono::duration_cast<Clock::duration>(
+                          std::chrono::duration<double>(options.timeout + options.timeout_grace))
+                : Clock::time_point::max();
+        worker.clip = static_cast<long>(i);
+        if (worker.pid < 0 && !start_worker(w)) {
+          fail_clip(worker, fmt::format("cannot start a worker process: {}", std::strerror(errno)));
+          continue;
+        }
+        const uint32_t index = static_cast<uint32_t>(i);
+        if (!WriteAll(worker.fd, &index, sizeof index)) {
+          // It died while idle: reap it and let a fresh one take the clip.
+          stop_worker(worker, true);
+          if (!start_worker(w) || !WriteAll(worker.fd, &index, sizeof index)) {
+            fail_clip(worker, "cannot reach a worker process");
+          }
+        }
+      }
+    }
+    if (finished >= inputs.size()) break;
+
+    // Wait for a reply, a death or the nearest deadline.
+    std::vector<pollfd> fds;
+    std::vector<size_t> owner;
+    Clock::time_point nearest = Clock::time_point::max();
+    bool poll_waitpid = false;
+    for (size_t w = 0; w < workers.size(); ++w) {
+      const Worker& worker = workers[w];
+      if (worker.clip < 0) continue;
+      fds.push_back({worker.fd, POLLIN, 0});
+      owner.push_back(w);
+      if (worker.pidfd >= 0) {
+        fds.push_back({worker.pidfd, POLLIN, 0});
+        owner.push_back(w);
+      } else {
+        poll_waitpid = true;
+      }
+      nearest = std::min(nearest, worker.deadline);
+    }
+    int wait_ms = -1;
+    if (nearest != Clock::time_point::max()) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(nearest - Clock::now()).count();
+      wait_ms = static_cast<int>(std::clamp<long long>(left + 1, 0, 1000));
+    }
+    if (poll_waitpid) wait_ms = wait_ms < 0 ? 100 : std::min(wait_ms, 100);
+    if (poll(fds.data(), fds.size(), wait_ms) < 0 && errno != EINTR) {
+      throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+    }
+    std::vector<bool> readable(workers.size(), false), exited(workers.size(), false);
+    for (size_t k = 0; k < fds.size(); ++k) {
+      if (fds[k].revents == 0) continue;
+      (fds[k].fd == workers[owner[k]].fd ? readable : exited)[owner[k]] = true;
+    }
+    for (size_t w = 0; w < workers.size(); ++w) {
+      Worker& worker = workers[w];
+      if (worker.clip < 0) continue;
+      if (readable[w]) {
+        uint32_t size = 0;
+        std::string body;
+        if (ReadAll(worker.fd, &size, sizeof size)) {
+          body.resize(size);
+          if (!ReadAll(worker.fd, body.data(), size)) body.clear();
+        }
+        if (!body.empty()) {
+          const size_t i = static_cast<size_t>(worker.clip);
+          worker.clip = -1;
+          ClipReport report;
+          bool retire = false;
+          try {
+            const nlohmann::json j = nlohmann::json::parse(body);
+            retire = j.value("worker_exits", false);
+            report = ClipReportFromJson(j);
+            if (j.contains("solver_all")) report.solver = SolverFromWire(j.at("solver_all"));
+            if (report.status == "ok") WriteManifest(outputs[i], worker.provenance);
+          } catch (const std::exception& e) {
+            report.status = "failed";
+            report.reason = e.what();
+          }
+          if (report.status == "failed") RemoveStaleTemporaries({outputs[i]});
+          if (retire) stop_worker(worker, false);
+          finish(i, std::move(report),
+                 std::chrono::duration<double>(Clock::now() - worker.started).count());
+          ++finished;
+          continue;
+        }
+        exited[w] = true;  // end of file: it died
+      }
+      if (!exited[w] && worker.pidfd < 0) {
+        int status = 0;
+        if (waitpid(worker.pid, &status, WNOHANG) == worker.pid) {
+          if (worker.fd >= 0) close(worker.fd);
+          worker.pid = -1;
+          worker.fd = -1;
+          fail_clip(worker, death_reason(w, status));
+          continue;
+        }
+      }
+      if (exited[w]) {
+        fail_clip(worker, death_reason(w, stop_worker(worker, false)));
+      } else if (Clock::now() >= worker.deadline) {
+        stop_worker(worker, true);
+        fail_clip(worker, fmt::format("clip timed out after {:g} s (--timeout)", options.timeout));
+      }
+    }
+  }
+  for (Worker& worker : workers) {
+    if (worker.pid < 0) continue;
+    close(worker.fd);
+    worker.fd = -1;
+    stop_worker(worker, false);  // end of file: it exits
+  }
+  for (int w = 0; w < jobs; ++w) shared[w].~WorkerShared();
+  munmap(page, sizeof(WorkerShared) * static_cast<size_t>(jobs));
+}
+
+std::size_t DefaultWorkerMemoryMb(int workers) {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return 4096;
+  const std::size_t ram_mb =
+      static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size) >> 20;
+  return std::max<std::size_t>(
+      256,
+      std::min<std::size_t>(4096, ram_mb / (2 * static_cast<std::size_t>(std::max(1, workers)))));
+}
+
+std::string SignalName(int signal) {
+  const char* abbrev = sigabbrev_np(signal);
+  return fmt::format("{} ({})", signal, abbrev != nullptr ? abbrev : "?");
+}
+
+}  // namespace rigel::batch

@@ -1,0 +1,100 @@
+#include "core/retarget/evidence.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/pose.h"
+#include "core/retarget/humanoid.h"
+#include "core/skeleton_utils.h"
+
+namespace rigel::retarget {
+
+namespace {
+
+constexpr double kDegPerRad = 180.0 / 3.14159265358979323846;
+
+// The pop scores: per joint, the rotation vector of R_{f-1}^T R_f (the joint's local angular
+// velocity, radians per frame), then the change of it from one frame to the next.
+void PopScores(const Skeleton& s, const Clip& clip, ClipEvidence* out) {
+  const int frames = clip.num_frames();
+  out->pop.assign(frames, 0.0);
+  out->pop_joint.assign(frames, -1);
+  if (frames < 3) return;
+  std::vector<int> joints;
+  for (int j = 0; j < s.num_joints(); ++j) {
+    if (!s.rotation_channels(j).empty()) joints.push_back(j);
+  }
+  const size_t nj = joints.size();
+  std::vector<Eigen::Matrix3d> previous(nj), current(nj);
+  std::vector<Eigen::Vector3d> velocity(nj);
+  for (size_t k = 0; k < nj; ++k) previous[k] = LocalRotation(s, joints[k], clip.frame(0));
+  for (int f = 1; f < frames; ++f) {
+    for (size_t k = 0; k < nj; ++k) {
+      current[k] = LocalRotation(s, joints[k], clip.frame(f));
+      const Eigen::AngleAxisd step(previous[k].transpose() * current[k]);
+      const Eigen::Vector3d w = step.angle() * step.axis();
+      if (f >= 2) {
+        // The change at frame f-1: between (f-2 -> f-1) and (f-1 -> f).
+        const double score = (w - velocity[k]).norm() * kDegPerRad / kPopDegrees;
+        if (score > out->pop[f - 1]) {
+          out->pop[f - 1] = score;
+          out->pop_joint[f - 1] = joints[k];
+        }
+      }
+      velocity[k] = w;
+      previous[k] = current[k];
+    }
+  }
+}
+
+}  // namespace
+
+ClipEvidence MeasureClipEvidence(const Skeleton& skeleton, const Clip& clip, std::vector<int> feet,
+                                 int up_axis) {
+  ClipEvidence out;
+  const int frames = clip.num_frames();
+  PopScores(skeleton, clip, &out);
+  out.foot_slide.assign(frames, -1.0);
+  if (frames == 0) return out;
+  std::vector<Eigen::Isometry3d> world(skeleton.num_joints());
+  ForwardKinematics(skeleton, clip.frame(0), world);
+  out.up_axis = up_axis >= 0 && up_axis < 3 ? up_axis : GuessUpAxis(JointBounds(world));
+  if (feet.empty()) {
+    const HumanoidJoints h = ClassifyHumanoid(skeleton);
+    for (const Role r : {Role::kLeftFoot, Role::kRightFoot}) {
+      const int j = h.joint[static_cast<int>(r)];
+      if (j >= 0) feet.push_back(j);
+    }
+  }
+  out.feet = feet;
+  if (feet.empty()) return out;
+  ContactOptions options;
+  options.up_axis = out.up_axis;
+  options.scale = FigureHipHeight(skeleton, world, out.up_axis);
+  out.contacts = DetectContacts(skeleton, clip, feet, options);
+  // The feet's world positions, frame by frame, for the planted frames only.
+  const int tracks = static_cast<int>(feet.size());
+  std::vector<int> window_of(static_cast<size_t>(frames) * tracks, -1);
+  for (size_t w = 0; w < out.contacts.size(); ++w) {
+    const ContactWindow& c = out.contacts[w];
+    for (int f = c.first; f <= c.last; ++f)
+      window_of[static_cast<size_t>(f) * tracks + c.track] = static_cast<int>(w);
+  }
+  std::vector<Eigen::Vector3d> before(tracks), now(tracks);
+  for (int f = 0; f < frames; ++f) {
+    ForwardKinematics(skeleton, clip.frame(f), world);
+    for (int t = 0; t < tracks; ++t) {
+      now[t] = world[feet[t]].translation();
+      const int w = window_of[static_cast<size_t>(f) * tracks + t];
+      if (f > 0 && w >= 0 && window_of[static_cast<size_t>(f - 1) * tracks + t] == w) {
+        Eigen::Vector3d d = now[t] - before[t];
+        d[out.up_axis] = 0.0;
+        out.foot_slide[f] = std::max(out.foot_slide[f], d.norm());
+      }
+    }
+    std::swap(before, now);
+  }
+  return out;
+}
+
+}  // namespace rigel::retarget

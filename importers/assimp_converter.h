@@ -1,0 +1,164 @@
+// The Assimp front's converter (importers/assimp_reader.h describes what it makes of a scene),
+// one concern per file:
+//   assimp_reader.cc     reading through Assimp, the run in order, the file unit
+//   assimp_hierarchy.cc  the node tree: helper chains, joint selection, rest poses, the skeleton
+//   assimp_sampling.cc   frame timing, sampling every clip's channels, the clips
+// Internal to rigel_io.
+#ifndef RIGEL_IMPORTERS_ASSIMP_CONVERTER_H_
+#define RIGEL_IMPORTERS_ASSIMP_CONVERTER_H_
+
+#include <assimp/anim.h>
+#include <assimp/matrix4x4.h>
+#include <assimp/mesh.h>
+#include <assimp/scene.h>
+
+#include <Eigen/Geometry>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/clip.h"
+#include "core/scene.h"
+#include "core/skeleton.h"
+
+namespace rigel::assimp_internal {
+
+// What Assimp's FBX reader puts between a node's name and its helper kind
+// ("Hips_$AssimpFbx$_PreRotation").
+constexpr std::string_view kHelperTag = "_$AssimpFbx$_";
+// Limits on what one file may make: frames per clip, values per clip.
+constexpr int kMaxFrames = 1'000'000;
+constexpr double kMaxClipValues = 2e8;
+
+// An Assimp (row-major) matrix as an Eigen transform.
+Eigen::Affine3d ToEigen(const aiMatrix4x4& m);
+
+// A rigid frame: the rotation and origin of a (possibly scaled) transform.
+struct Frame {
+  Eigen::Matrix3d rotation = Eigen::Matrix3d::Identity();
+  Eigen::Vector3d origin = Eigen::Vector3d::Zero();
+};
+
+// Removes scale from `t`. Sets *nonuniform when the axes' scales differ by more than 1e-4.
+Frame ToFrame(const Eigen::Affine3d& t, bool* nonuniform);
+
+// One node of the file's tree, flattened parent first.
+struct Node {
+  const aiNode* ai = nullptr;
+  int parent = -1;
+  std::string name;
+  bool helper = false;
+  std::string helper_kind;   // "PreRotation", "Translation", ... for helpers
+  int owner = -1;            // helpers above a node: that node's index
+  std::vector<int> helpers;  // real nodes: their helper chain above them
+  Eigen::Affine3d static_local = Eigen::Affine3d::Identity();
+};
+
+// Converts one aiScene read from `path` (used in messages) to a Scene. Throws ImportError.
+class Converter {
+ public:
+  Converter(const aiScene& scene, const std::string& path) : scene_(scene), path_(path) {}
+
+  // The whole conversion, once.
+  Scene Run();
+
+ private:
+  // Frame timing of an animation: frames per second, ticks per frame, number of frames.
+  struct Timing {
+    double fps = 30;
+    double ticks_per_frame = 1;
+    int frames = 1;
+  };
+
+  // One animation sampled on every frame: per frame and joint (in joints_ order) the channel
+  // rotation as (x, y, z) Euler angles (ZYX, continuous) and the translation offset from the rest.
+  struct Sampled {
+    std::string name;
+    double fps = 30;
+    int frames = 0;
+    std::unique_ptr<double[]> values;  // frames x joints x 6 (every value written: no zeroing)
+    std::vector<char> moved;           // per joint: the translation left the rest on some frame
+  };
+
+  // Throws ImportError("<path>: <what>").
+  [[noreturn]] void Fail(const std::string& what) const;
+
+  // --- The node tree (assimp_hierarchy.cc).
+
+  // nodes_ (parent first), index_by_name_ and children_ from the scene's node tree.
+  void Flatten();
+  // Ties each `$AssimpFbx$` helper chain to the real node below it (Node::owner, Node::helpers).
+  void ResolveHelpers();
+  // Node index a channel targets; a missing node is an error.
+  int ChannelNode(const aiAnimation& anim, const aiNodeAnim& channel) const;
+  // Per animation: node -> channel (duplicates are reported once, here).
+  std::vector<const aiNodeAnim*> ChannelMap(const aiAnimation* anim);
+  // maps_ and animated_: the nodes (helpers count for their owner) some animation moves.
+  void CollectAnimated();
+  // Assimp's stand-in for a file without meshes (its Collada reader adds one): a mesh skinned to
+  // every node, with material "SkeletonMaterial", in a scene flagged incomplete. Its bones are not
+  // the file's: with them every leaf (end) node would become a joint.
+  bool IsGeneratedSkeletonMesh(const aiMesh& mesh) const;
+  // The joints: skin bones, animated nodes and their ancestors; lone animated nodes outside the
+  // skeleton left out with a warning.
+  void SelectJoints();
+  // Rest transforms (full affine, world) of every joint and end site.
+  void ComputeRest();
+  // Rest frames, unique joint names, the translation tolerance and joint-local rests.
+  void PrepareRest();
+  // Notes the first node whose scale rotation and translation channels cannot carry.
+  void NoteNonuniform(int node);
+  // The skeleton of the joints (position channels where has_position_), into out.skeleton.
+  void BuildSkeleton(Scene& out);
+
+  // --- The file (assimp_reader.cc).
+
+  // Scene::file_unit_metres from the format and the FBX UnitScaleFactor (0: unknown).
+  double FileUnit() const;
+
+  // --- Sampling (assimp_sampling.cc).
+
+  // The common key spacing (ticks) when every channel with more than two keys is keyed on one
+  // evenly spaced grid starting at 0 whose spacing is within 0.1% of `ticks_per_frame`; else 0.
+  static double KeyGrid(const aiAnimation& anim, double ticks_per_frame);
+  // Frame rate, ticks per frame and frame count of `anim` (null: one frame at 30 fps).
+  Timing TimingOf(const aiAnimation* anim) const;
+  // Samples animation `a` (-1: the static pose). Evaluates only the joints and their ancestors,
+  // nodes whose chain to the root is static once, and walks every key list with a cursor.
+  Sampled SampleAnimation(int a, const std::string& name);
+  // Sets has_position_ for animated joints whose local translation leaves the rest.
+  void MarkAnimatedTranslations(const Sampled& s);
+  // The clip of `s` on the built skeleton.
+  Clip ToClip(const Sampled& s, const Skeleton& skeleton);
+
+  const aiScene& scene_;
+  const std::string& path_;
+  std::vector<Node> nodes_;
+  std::vector<std::vector<int>> children_;
+  std::unordered_map<std::string, int> index_by_name_;
+  std::vector<bool> animated_;
+  std::vector<bool> is_bone_;
+  std::vector<bool> is_joint_;
+  std::vector<bool> has_position_;
+  std::vector<int> joint_parent_;
+  std::vector<int> joints_;
+  std::vector<int> frame_index_;
+  std::vector<Eigen::Affine3d> bind_world_;
+  std::vector<Eigen::Affine3d> rest_world_;
+  std::vector<Frame> rest_;
+  std::vector<Frame> rest_local_;
+  std::vector<std::string> names_;
+  std::vector<std::pair<int, Eigen::Vector3d>> end_sites_;
+  std::vector<std::string> warnings_;
+  std::vector<std::vector<const aiNodeAnim*>> maps_;  // [0]: none, [a + 1]: animation a
+  double translation_tolerance_ = 1e-9;
+  bool nonuniform_scale_ = false;
+  std::string nonuniform_name_;
+};
+
+}  // namespace rigel::assimp_internal
+
+#endif  // RIGEL_IMPORTERS_ASSIMP_CONVERTER_H_

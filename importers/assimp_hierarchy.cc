@@ -1,0 +1,354 @@
+// The Assimp front's node tree (importers/assimp_converter.h): the flattened nodes, `$AssimpFbx$`
+// helper chains collapsed into their joints, which nodes are joints, their rest poses and the
+// skeleton built from them.
+#include <assimp/material.h>
+#include <assimp/scene.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include "core/raw_skeleton.h"
+#include "core/skeleton_builder.h"
+#include "importers/assimp_converter.h"
+#include "importers/utf8.h"
+
+namespace rigel::assimp_internal {
+
+Eigen::Affine3d ToEigen(const aiMatrix4x4& m) {
+  Eigen::Matrix4d e;
+  e << m.a1, m.a2, m.a3, m.a4, m.b1, m.b2, m.b3, m.b4, m.c1, m.c2, m.c3, m.c4, m.d1, m.d2, m.d3,
+      m.d4;
+  return Eigen::Affine3d(e);
+}
+
+Frame ToFrame(const Eigen::Affine3d& t, bool* nonuniform) {
+  Frame f;
+  f.origin = t.translation();
+  Eigen::Matrix3d m = t.linear();
+  Eigen::Vector3d norms(m.col(0).norm(), m.col(1).norm(), m.col(2).norm());
+  if (norms.minCoeff() <= 0.0 || !std::isfinite(norms.maxCoeff())) {
+    *nonuniform = true;
+    return f;
+  }
+  const bool uniform = norms.maxCoeff() - norms.minCoeff() <= 1e-4 * norms.maxCoeff();
+  if (!uniform) *nonuniform = true;
+  for (int i = 0; i < 3; ++i) m.col(i) /= norms[i];
+  // A uniform negative scale (3ds Max "Nub" bones: -1 -1 -1) is a rotation times -s: positions
+  // below stay exact because local translations are taken from world positions.
+  if (m.determinant() < 0)
+    m = uniform ? Eigen::Matrix3d(-m) : Eigen::Matrix3d(m * Eigen::Vector3d(1, 1, -1).asDiagonal());
+  f.rotation = Eigen::Quaterniond(m).normalized().toRotationMatrix();
+  return f;
+}
+
+void Converter::Flatten() {
+  if (!scene_.mRootNode) Fail("the file has no node hierarchy");
+  std::vector<std::pair<const aiNode*, int>> stack{{scene_.mRootNode, -1}};
+  while (!stack.empty()) {
+    auto [ai, parent] = stack.back();
+    stack.pop_back();
+    if (nodes_.size() > 100000) Fail("more than 100000 nodes");
+    Node n;
+    n.ai = ai;
+    n.parent = parent;
+    n.name = ai->mName.C_Str();
+    n.static_local = ToEigen(ai->mTransformation);
+    const std::size_t tag = n.name.find(kHelperTag);
+    if (tag != std::string::npos) {
+      n.helper = true;
+      n.helper_kind = n.name.substr(tag + kHelperTag.size());
+    }
+    const int index = static_cast<int>(nodes_.size());
+    nodes_.push_back(std::move(n));
+    index_by_name_.emplace(nodes_.back().name, index);  // keeps the first of duplicates
+    for (unsigned c = ai->mNumChildren; c-- > 0;) stack.push_back({ai->mChildren[c], index});
+  }
+  children_.assign(nodes_.size(), {});
+  for (int i = 1; i < static_cast<int>(nodes_.size()); ++i) {
+    children_[nodes_[i].parent].push_back(i);
+  }
+}
+
+void Converter::ResolveHelpers() {
+  for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
+    if (nodes_[i].helper) continue;
+    const std::string prefix = nodes_[i].name + std::string(kHelperTag);
+    for (int p = nodes_[i].parent; p >= 0 && nodes_[p].helper; p = nodes_[p].parent) {
+      if (nodes_[p].name.rfind(prefix, 0) != 0) break;
+      nodes_[p].owner = i;
+      nodes_[i].helpers.push_back(p);
+    }
+  }
+}
+
+int Converter::ChannelNode(const aiAnimation& anim, const aiNodeAnim& channel) const {
+  const auto it = index_by_name_.find(channel.mNodeName.C_Str());
+  if (it == index_by_name_.end()) {
+    Fail(fmt::format("animation '{}' has a channel for node '{}', which is not in the scene",
+                     anim.mName.C_Str(), channel.mNodeName.C_Str()));
+  }
+  return it->second;
+}
+
+std::vector<const aiNodeAnim*> Converter::ChannelMap(const aiAnimation* anim) {
+  std::vector<const aiNodeAnim*> map(nodes_.size(), nullptr);
+  if (!anim) return map;
+  for (unsigned c = 0; c < anim->mNumChannels; ++c) {
+    const aiNodeAnim* ch = anim->mChannels[c];
+    const int n = ChannelNode(*anim, *ch);
+    if (map[n]) {
+      warnings_.push_back(
+          fmt::format("{}: animation '{}' has two channels for node '{}'; the "
+                      "first is used",
+                      path_, anim->mName.C_Str(), nodes_[n].name));
+      continue;
+    }
+    map[n] = ch;
+  }
+  return map;
+}
+
+void Converter::CollectAnimated() {
+  animated_.assign(nodes_.size(), false);
+  maps_.push_back(ChannelMap(nullptr));  // no animation
+  for (unsigned a = 0; a < scene_.mNumAnimations; ++a) {
+    maps_.push_back(ChannelMap(scene_.mAnimations[a]));
+    for (std::size_t n = 0; n < nodes_.size(); ++n) {
+      if (!maps_.back()[n]) continue;
+      animated_[nodes_[n].helper && nodes_[n].owner >= 0 ? nodes_[n].owner : n] = true;
+    }
+  }
+}
+
+bool Converter::IsGeneratedSkeletonMesh(const aiMesh& mesh) const {
+  if (!(scene_.mFlags & AI_SCENE_FLAGS_INCOMPLETE) || mesh.mMaterialIndex >= scene_.mNumMaterials)
+    return false;
+  aiString name;
+  if (scene_.mMaterials[mesh.mMaterialIndex]->Get(AI_MATKEY_NAME, name) != AI_SUCCESS) return false;
+  return std::string_view(name.C_Str()) == "SkeletonMaterial";
+}
+
+void Converter::SelectJoints() {
+  std::unordered_set<std::string> cameras_lights;
+  for (unsigned i = 0; i < scene_.mNumCameras; ++i) {
+    cameras_lights.insert(scene_.mCameras[i]->mName.C_Str());
+  }
+  for (unsigned i = 0; i < scene_.mNumLights; ++i) {
+    cameras_lights.insert(scene_.mLights[i]->mName.C_Str());
+  }
+  const int n = static_cast<int>(nodes_.size());
+  is_bone_.assign(n, false);
+  bind_world_.assign(n, Eigen::Affine3d::Identity());
+  std::vector<Eigen::Affine3d> static_global(n);
+  for (int i = 0; i < n; ++i) {
+    static_global[i] = nodes_[i].parent < 0
+                           ? nodes_[i].static_local
+                           : static_global[nodes_[i].parent] * nodes_[i].static_local;
+  }
+  // Mesh nodes, to place bind poses in the world.
+  std::vector<int> mesh_node(scene_.mNumMeshes, 0);
+  for (int i = 0; i < n; ++i) {
+    for (unsigned m = 0; m < nodes_[i].ai->mNumMeshes; ++m) {
+      const unsigned mesh = nodes_[i].ai->mMeshes[m];
+      if (mesh < scene_.mNumMeshes) mesh_node[mesh] = i;
+    }
+  }
+  for (unsigned m = 0; m < scene_.mNumMeshes; ++m) {
+    const aiMesh* mesh = scene_.mMeshes[m];
+    if (IsGeneratedSkeletonMesh(*mesh)) continue;
+    for (unsigned b = 0; b < mesh->mNumBones; ++b) {
+      const aiBone* bone = mesh->mBones[b];
+      const auto it = index_by_name_.find(bone->mName.C_Str());
+      if (it == index_by_name_.end() || is_bone_[it->second]) continue;
+      is_bone_[it->second] = true;
+      bind_world_[it->second] =
+          static_global[mesh_node[m]] * ToEigen(bone->mOffsetMatrix).inverse();
+    }
+  }
+  is_joint_.assign(n, false);
+  for (int i = 0; i < n; ++i) {
+    const Node& node = nodes_[i];
+    if (node.helper) continue;
+    if (!is_bone_[i] && (!animated_[i] || cameras_lights.count(node.name))) continue;
+    is_joint_[i] = true;
+    for (int p = node.parent; p > 0 && !is_joint_[p]; p = nodes_[p].parent) {
+      if (!nodes_[p].helper) is_joint_[p] = true;
+    }
+  }
+  // Nearest joint ancestor.
+  joint_parent_.assign(n, -1);
+  for (int i = 1; i < n; ++i) {
+    const int p = nodes_[i].parent;
+    joint_parent_[i] = is_joint_[p] ? p : joint_parent_[p];
+  }
+  // Drop lone single-node trees (camera targets, props) when a real skeleton exists.
+  std::vector<int> tree_size(n, 0);
+  std::vector<bool> tree_has_bone(n, false);
+  std::vector<int> root_of(n, -1);
+  for (int i = 0; i < n; ++i) {
+    if (!is_joint_[i]) continue;
+    root_of[i] = joint_parent_[i] < 0 ? i : root_of[joint_parent_[i]];
+    ++tree_size[root_of[i]];
+    if (is_bone_[i]) tree_has_bone[root_of[i]] = true;
+  }
+  std::vector<int> roots;
+  for (int i = 0; i < n; ++i) {
+    if (is_joint_[i] && joint_parent_[i] < 0) roots.push_back(i);
+  }
+  if (roots.empty()) {
+    Fail("no skeleton: the file has no skin bones and no animated nodes");
+  }
+  if (roots.size() > 1) {
+    std::vector<std::string> dropped;
+    const bool any_big = std::any_of(roots.begin(), roots.end(),
+                                     [&](int r) { return tree_size[r] > 1 || tree_has_bone[r]; });
+    if (any_big) {
+      for (const int r : roots) {
+        if (tree_size[r] > 1 || tree_has_bone[r]) continue;
+        is_joint_[r] = false;
+        dropped.push_back(nodes_[r].name);
+      }
+    }
+    if (!dropped.empty()) {
+      warnings_.push_back(fmt::format("{}: left out {} animated node(s) outside the skeleton: {}",
+                                      path_, dropped.size(), fmt::join(dropped, ", ")));
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    if (is_joint_[i]) joints_.push_back(i);
+  }
+  if (static_cast<int>(joints_.size()) > Skeleton::kMaxJoints) {
+    Fail(fmt::format("{} joints, more than the limit of {}", joints_.size(), Skeleton::kMaxJoints));
+  }
+}
+
+void Converter::ComputeRest() {
+  const int n = static_cast<int>(nodes_.size());
+  // Static chain without the helpers' own rotation/scaling: the rest carries translation and
+  // pre-/post-rotation, the channels carry the FBX local rotation.
+  std::vector<Eigen::Affine3d> rest_global(n);
+  for (int i = 0; i < n; ++i) {
+    const Node& node = nodes_[i];
+    Eigen::Affine3d local = node.static_local;
+    if (node.helper && node.owner >= 0 &&
+        (node.helper_kind == "Rotation" || node.helper_kind == "Scaling")) {
+      local.setIdentity();
+    }
+    rest_global[i] = node.parent < 0 ? local : rest_global[node.parent] * local;
+  }
+  rest_world_.assign(n, Eigen::Affine3d::Identity());
+  for (const int j : joints_) {
+    const int p = joint_parent_[j];
+    if (is_bone_[j]) {
+      rest_world_[j] = bind_world_[j];
+    } else if (p >= 0) {
+      rest_world_[j] = rest_world_[p] * (rest_global[p].inverse() * rest_global[j]);
+    } else {
+      rest_world_[j] = rest_global[j];
+    }
+  }
+  // End sites: leaf nodes right below a joint (through helpers), without meshes.
+  for (int i = 0; i < n; ++i) {
+    const Node& node = nodes_[i];
+    if (is_joint_[i] || node.helper || !children_[i].empty() || node.ai->mNumMeshes > 0) continue;
+    const int j = joint_parent_[i];
+    if (j < 0) continue;
+    bool direct = true;
+    for (int p = node.parent; p != j; p = nodes_[p].parent) direct = direct && nodes_[p].helper;
+    if (!direct) continue;
+    const Eigen::Vector3d world =
+        (rest_world_[j] * (rest_global[j].inverse() * rest_global[i])).translation();
+    end_sites_.push_back({j, world});
+  }
+}
+
+void Converter::PrepareRest() {
+  const int n = static_cast<int>(nodes_.size());
+  frame_index_.assign(n, -1);
+  rest_.assign(n, Frame());
+  for (const int j : joints_) {
+    bool nonuniform = false;
+    rest_[j] = ToFrame(rest_world_[j], &nonuniform);
+    if (nonuniform) NoteNonuniform(j);
+  }
+  // Joint names must be unique and non-empty.
+  std::unordered_set<std::string> used;
+  names_.assign(n, {});
+  for (const int j : joints_) {
+    // FBX stores node names as raw bytes: refuse what glTF and the JSON reports cannot hold.
+    if (!IsValidUtf8(nodes_[j].name)) Fail("joint name is not valid UTF-8");
+    std::string base = nodes_[j].name.empty() ? std::string("joint") : nodes_[j].name;
+    std::string name = base;
+    for (int k = 1; used.count(name); ++k) name = fmt::format("{}.{}", base, k);
+    if (name != nodes_[j].name) {
+      warnings_.push_back(fmt::format("{}: joint '{}' renamed '{}' (names must be unique)", path_,
+                                      nodes_[j].name, name));
+    }
+    used.insert(name);
+    names_[j] = name;
+  }
+  // Characteristic length for "is this translation animated" tests.
+  double extent = 0;
+  for (const int j : joints_) extent = std::max(extent, rest_[j].origin.norm());
+  translation_tolerance_ = 1e-6 * std::max(extent, 1e-3);
+  // Which joints get position channels: roots, and joints whose translation moves.
+  has_position_.assign(n, false);
+  for (const int j : joints_) has_position_[j] = joint_parent_[j] < 0;
+  rest_local_.assign(n, Frame());
+  for (const int j : joints_) {
+    const int p = joint_parent_[j];
+    Frame& local = rest_local_[j];
+    if (p < 0) {
+      local = rest_[j];
+    } else {
+      local.rotation = rest_[p].rotation.transpose() * rest_[j].rotation;
+      local.origin = rest_[p].rotation.transpose() * (rest_[j].origin - rest_[p].origin);
+    }
+  }
+}
+
+void Converter::NoteNonuniform(int node) {
+  if (nonuniform_scale_) return;
+  nonuniform_scale_ = true;
+  nonuniform_name_ = nodes_[node].name;
+}
+
+void Converter::BuildSkeleton(Scene& out) {
+  const int n = static_cast<int>(nodes_.size());
+  const std::vector<Frame>& rest = rest_;
+  const std::vector<std::string>& names = names_;
+  std::vector<RawSkeleton::Joint> raw(n);
+  for (const int j : joints_) {
+    RawSkeleton::Joint& joint = raw[j];
+    joint.name = names[j];
+    joint.rest_translation = rest_local_[j].origin;
+    joint.rest_orientation = Eigen::Quaterniond(rest_local_[j].rotation).normalized();
+    if (has_position_[j]) {
+      joint.channels = {ChannelType::kXposition, ChannelType::kYposition, ChannelType::kZposition};
+    }
+    joint.channels.insert(joint.channels.end(), {ChannelType::kZrotation, ChannelType::kYrotation,
+                                                 ChannelType::kXrotation});
+  }
+  for (const auto& [j, world] : end_sites_) {
+    raw[j].end_sites.push_back(rest[j].rotation.transpose() * (world - rest[j].origin));
+  }
+  RawSkeleton skeleton;
+  for (auto it = joints_.rbegin(); it != joints_.rend(); ++it) {
+    const int j = *it;
+    const int p = joint_parent_[j];
+    if (p >= 0) raw[p].children.insert(raw[p].children.begin(), std::move(raw[j]));
+  }
+  for (const int j : joints_) {
+    if (joint_parent_[j] < 0) skeleton.roots.push_back(std::move(raw[j]));
+  }
+  std::string error;
+  std::unique_ptr<Skeleton> built = SkeletonBuilder().Build(skeleton, &error);
+  if (!built) Fail(error);
+  for (const int j : joints_) frame_index_[j] = built->FindJoint(names[j]);
+  out.skeleton = std::move(built);
+}
+
+}  // namespace rigel::assimp_internal

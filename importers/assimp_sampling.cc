@@ -1,0 +1,333 @@
+// The Assimp front's sampling (importers/assimp_converter.h): the frame rate and count of each
+// animation, every joint's channel values sampled on every frame, and the clips.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "importers/assimp_converter.h"
+#include "importers/assimp_keys.h"
+#include "importers/fast_euler.h"
+#include "io/file_format.h"
+
+namespace rigel::assimp_internal {
+
+namespace {
+
+// Snaps `x` to the nearest whole number when within 0.1%.
+double SnapRate(double x) {
+  const double r = std::round(x);
+  return (r > 0 && std::abs(x - r) <= 1e-3 * x) ? r : x;
+}
+
+}  // namespace
+
+double Converter::KeyGrid(const aiAnimation& anim, double ticks_per_frame) {
+  double grid = 0;
+  auto check = [&](auto* keys, unsigned count) {
+    if (count <= 2) return true;
+    const double dt = (keys[count - 1].mTime - keys[0].mTime) / (count - 1);
+    if (!(std::abs(dt - ticks_per_frame) <= 1e-3 * ticks_per_frame)) return false;
+    if (grid == 0) grid = dt;
+    if (std::abs(dt - grid) > 1e-6 * grid) return false;
+    for (unsigned k = 0; k < count; ++k) {
+      if (std::abs(keys[k].mTime - k * dt) > 1e-3 * dt) return false;
+    }
+    return true;
+  };
+  for (unsigned c = 0; c < anim.mNumChannels; ++c) {
+    const aiNodeAnim* ch = anim.mChannels[c];
+    if (!check(ch->mPositionKeys, ch->mNumPositionKeys) ||
+        !check(ch->mRotationKeys, ch->mNumRotationKeys) ||
+        !check(ch->mScalingKeys, ch->mNumScalingKeys)) {
+      return 0;
+    }
+  }
+  return grid;
+}
+
+Converter::Timing Converter::TimingOf(const aiAnimation* anim) const {
+  Timing timing;
+  if (!anim) return timing;
+  const double tps = anim->mTicksPerSecond > 0 ? anim->mTicksPerSecond : 25.0;
+  bool integral = true;
+  double min_dt = std::numeric_limits<double>::infinity();
+  double max_time = 0;
+  auto scan = [&](auto* keys, unsigned count) {
+    for (unsigned k = 0; k < count; ++k) {
+      const double t = keys[k].mTime;
+      if (integral && std::abs(t - RoundFast(t)) > 1e-3) integral = false;
+      max_time = std::max(max_time, t);
+      if (k > 0 && t - keys[k - 1].mTime > 1e-9 * tps) {
+        min_dt = std::min(min_dt, t - keys[k - 1].mTime);
+      }
+    }
+  };
+  for (unsigned c = 0; c < anim->mNumChannels; ++c) {
+    const aiNodeAnim* ch = anim->mChannels[c];
+    scan(ch->mPositionKeys, ch->mNumPositionKeys);
+    scan(ch->mRotationKeys, ch->mNumRotationKeys);
+    scan(ch->mScalingKeys, ch->mNumScalingKeys);
+  }
+  if (LowerExtension(path_) == ".fbx" || (tps <= 480 && integral)) {
+    timing.fps = SnapRate(tps);
+  } else if (std::isfinite(min_dt)) {
+    timing.fps = SnapRate(tps / min_dt);
+    if (timing.fps < 12) timing.fps = 30;
+  }
+  timing.ticks_per_frame = tps / timing.fps;
+  if (const double grid = KeyGrid(*anim, timing.ticks_per_frame); grid > 0) {
+    // Keyed on every frame at a rate a little off the snapped one (BVH "Frame Time: .0083333"
+    // written as is): frame f is key f, so nothing is interpolated.
+    timing.ticks_per_frame = grid;
+  }
+  double duration = anim->mDuration > 0 ? anim->mDuration : max_time;
+  if (!std::isfinite(duration) || duration < 0) Fail("animation duration is not finite");
+  const double frames = std::round(duration / timing.ticks_per_frame) + 1;
+  if (!(frames <= kMaxFrames)) {
+    Fail(fmt::format("animation '{}' would have {} frames at {} fps (limit {})",
+                     anim->mName.C_Str(), frames, timing.fps, kMaxFrames));
+  }
+  timing.frames = static_cast<int>(frames);
+  return timing;
+}
+
+Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
+  const aiAnimation* anim = a >= 0 ? scene_.mAnimations[a] : nullptr;
+  const std::vector<const aiNodeAnim*>& map = maps_[a + 1];
+  const Timing timing = TimingOf(anim);
+  const int n = static_cast<int>(nodes_.size());
+  const int num_joints = static_cast<int>(joints_.size());
+  const double values = static_cast<double>(timing.frames) * num_joints * 6;
+  if (values > kMaxClipValues) {
+    Fail(fmt::format("animation '{}' is too large ({} frames x {} joints)", name, timing.frames,
+                     num_joints));
+  }
+  // Nodes to evaluate: joints and their ancestors. Dynamic: animated, or below an animated node.
+  std::vector<char> needed(n, 0), dynamic(n, 0);
+  for (const int j : joints_) {
+    for (int i = j; i >= 0 && !needed[i]; i = nodes_[i].parent) needed[i] = 1;
+  }
+  // Frames are evaluated in blocks (64 frames), node by node within a block: each channel's keys
+  // are then read as one stream, and the per-node globals of a block stay in cache.
+  // Per node and frame of the block: the global transform (quaternion and uniform scale when it
+  // is a similarity, else a general linear part that ToFrame decomposes).
+  // Storage is per needed node (slots), and the block shrinks for very large hierarchies so
+  // that it stays within about 2^18 transforms (35 MB).
+  std::vector<int> slot(n, -1);
+  int num_slots = 0;
+  for (int i = 0; i < n; ++i) {
+    if (needed[i]) slot[i] = num_slots++;
+  }
+  const int kBlock = std::clamp((1 << 18) / std::max(num_slots, 1), 1, 64);
+  std::vector<Xform> global(static_cast<std::size_t>(num_slots) * kBlock);
+  auto at = [&slot, kBlock](int node, int b) {
+    return static_cast<std::size_t>(slot[node]) * kBlock + b;
+  };
+  std::vector<Animated> evaluate;
+  for (int i = 0; i < n; ++i) {
+    if (!needed[i]) continue;
+    const Node& node = nodes_[i];
+    const int p = node.parent;
+    const aiNodeAnim* ch = map[i];
+    // The owner's channel holds the whole chain's transform (Assimp bakes pre-rotation and
+    // translation into it when it is "simple"), so the helpers contribute nothing.
+    const bool whole_owner =
+        node.helper && node.owner >= 0 && map[node.owner] &&
+        std::none_of(nodes_[node.owner].helpers.begin(), nodes_[node.owner].helpers.end(),
+                     [&](int h) { return map[h] != nullptr; });
+    Animated e;
+    if (!whole_owner) e.fixed = ToXform(node.static_local);
+    e.node = i;
+    e.channel = whole_owner ? nullptr : ch;
+    if (e.channel) {
+      Eigen::Matrix3d rot = Eigen::Matrix3d::Identity(), scl = Eigen::Matrix3d::Identity();
+      if (ch->mNumPositionKeys == 0 || ch->mNumRotationKeys == 0 || ch->mNumScalingKeys == 0) {
+        node.static_local.computeRotationScaling(&rot, &scl);
+      }
+      e.fallback_t = node.static_local.translation();
+      e.fallback_q = Eigen::Quaterniond(rot);
+      e.fallback_s = scl.diagonal();
+      // A key list whose keys are all equal is its value (Blender keys every bone's constant
+      // translation and scale on every frame): no sampling.
+      if (AllKeysEqual(ch->mPositionKeys, ch->mNumPositionKeys)) {
+        e.fallback_t = ToVector(ch->mPositionKeys[0].mValue);
+      } else {
+        e.position.Reset(ch->mPositionKeys, ch->mNumPositionKeys);
+      }
+      if (AllKeysEqual(ch->mRotationKeys, ch->mNumRotationKeys)) {
+        const aiQuaternion& v = ch->mRotationKeys[0].mValue;
+        e.fallback_q = Eigen::Quaterniond(v.w, v.x, v.y, v.z).normalized();
+      } else {
+        e.rotation.Reset(ch->mRotationKeys, ch->mNumRotationKeys);
+      }
+      if (AllKeysEqual(ch->mScalingKeys, ch->mNumScalingKeys)) {
+        e.fallback_s = ToVector(ch->mScalingKeys[0].mValue);
+      } else {
+        e.scaling.Reset(ch->mScalingKeys, ch->mNumScalingKeys);
+      }
+      // The channel's scale is sampled, unless it is constant and uniform.
+      e.fixed.s = e.scaling.count == 0 ? UniformScale(e.fallback_s) : 0.0;
+      if (e.position.count == 0 && e.rotation.count == 0 && e.scaling.count == 0) {
+        // Constant channel: a static node with the channel's transform.
+        Xform x;
+        SampleLocal(e, 0, 0, &x);
+        e.fixed = x;
+        e.channel = nullptr;
+      }
+    }
+    dynamic[i] = e.channel != nullptr || (p >= 0 && dynamic[p]);
+    if (dynamic[i]) {
+      evaluate.push_back(e);
+    } else {
+      Xform g = e.fixed;
+      if (p >= 0) Compose(global[at(p, 0)], e.fixed, &g);
+      for (int b = 0; b < kBlock; ++b) global[at(i, b)] = g;
+    }
+  }
+  // Per joint: the inverse of its joint-local rest rotation.
+  std::vector<Eigen::Quaterniond> rest_inverse(num_joints);
+  for (int k = 0; k < num_joints; ++k) {
+    rest_inverse[k] = Eigen::Quaterniond(rest_local_[joints_[k]].rotation).normalized().conjugate();
+  }
+
+  Sampled out;
+  out.name = name;
+  out.fps = timing.fps;
+  out.frames = timing.frames;
+  out.values.reset(new double[static_cast<std::size_t>(timing.frames) * num_joints * 6]);
+  out.moved.assign(num_joints, 0);
+  const double moved_tolerance = translation_tolerance_ * translation_tolerance_;
+  // Joints whose transform relative to their joint parent has no channel on the way (LHipJoint,
+  // a shoulder): while both globals are similarities their values are constant, computed once.
+  std::vector<char> own_channel(n, 0);
+  for (const Animated& e : evaluate) own_channel[e.node] = e.channel != nullptr;
+  std::vector<char> constant(num_joints, 1), cached(num_joints, 0);
+  for (int k = 0; k < num_joints; ++k) {
+    const int p = joint_parent_[joints_[k]];
+    for (int i = joints_[k]; i >= 0 && i != p; i = nodes_[i].parent) {
+      if (own_channel[i]) constant[k] = 0;
+    }
+  }
+  std::vector<double> constant_values(static_cast<std::size_t>(num_joints) * 6);
+  std::vector<double> cached_scale(num_joints, 0.0);
+  std::vector<Eigen::Quaterniond> world(static_cast<std::size_t>(num_slots) * kBlock);
+  std::vector<Eigen::Vector3d> previous(num_joints, Eigen::Vector3d::Zero());
+  const double snap = 0.01 * timing.ticks_per_frame;
+  for (int first = 0; first < timing.frames; first += kBlock) {
+    const int count = std::min(kBlock, timing.frames - first);
+    for (Animated& e : evaluate) {
+      const int i = e.node, p = nodes_[i].parent;
+      Xform* const gi = &global[at(i, 0)];
+      const Xform* const gp = p < 0 ? nullptr : &global[at(p, 0)];
+      for (int b = 0; b < count; ++b) {
+        Xform local_sample;
+        const Xform* local = &e.fixed;
+        if (e.channel) {
+          SampleLocal(e, (first + b) * timing.ticks_per_frame, snap, &local_sample);
+          local = &local_sample;
+        }
+        if (gp) {
+          Compose(gp[b], *local, &gi[b]);
+        } else {
+          gi[b] = *local;
+        }
+      }
+    }
+    for (int k = 0; k < num_joints; ++k) {
+      const int j = joints_[k];
+      const int p = joint_parent_[j];
+      const Xform* const gj = &global[at(j, 0)];
+      const Xform* const gp = p < 0 ? nullptr : &global[at(p, 0)];
+      Eigen::Quaterniond* const wj = &world[at(j, 0)];
+      const Eigen::Quaterniond* const wp = p < 0 ? nullptr : &world[at(p, 0)];
+      for (int b = 0; b < count; ++b) {
+        const Xform& g = gj[b];
+        Eigen::Quaterniond& w = wj[b];
+        if (g.s > 0) {
+          w = g.q;
+        } else {
+          bool nonuniform = false;
+          Eigen::Affine3d affine = Eigen::Affine3d::Identity();
+          affine.linear() = g.m;
+          affine.translation() = g.o;
+          w = Eigen::Quaterniond(ToFrame(affine, &nonuniform).rotation);
+          if (nonuniform) NoteNonuniform(j);
+        }
+        double* v = out.values.get() + (static_cast<std::size_t>(first + b) * num_joints + k) * 6;
+        double* const constant_v = constant_values.data() + 6 * static_cast<std::size_t>(k);
+        // The offset to the parent scales with the parent's (possibly animated) global scale.
+        const double parent_scale = gp ? gp[b].s : 1.0;
+        const bool similar = g.s > 0 && parent_scale > 0;
+        if (constant[k] && similar && cached[k] && cached_scale[k] == parent_scale) {
+          std::copy(constant_v, constant_v + 6, v);
+          continue;
+        }
+        Eigen::Quaterniond channel_rotation;
+        Eigen::Vector3d translation = g.o;
+        if (gp) {
+          const Eigen::Quaterniond parent_inverse = wp[b].conjugate();
+          channel_rotation = rest_inverse[k] * (parent_inverse * w);
+          translation = parent_inverse * (g.o - gp[b].o);
+        } else {
+          channel_rotation = rest_inverse[k] * w;
+        }
+        const Eigen::Vector3d xyz = EulerZyxNear(channel_rotation, previous[k]);
+        previous[k] = xyz;
+        const Eigen::Vector3d delta = translation - rest_local_[j].origin;
+        if (delta.squaredNorm() > moved_tolerance) out.moved[k] = 1;
+        for (int c = 0; c < 3; ++c) {
+          v[c] = xyz[c];
+          v[3 + c] = delta[c];
+        }
+        if (constant[k] && similar) {
+          std::copy(v, v + 6, constant_v);
+          cached[k] = 1;
+          cached_scale[k] = parent_scale;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+void Converter::MarkAnimatedTranslations(const Sampled& s) {
+  for (std::size_t k = 0; k < joints_.size(); ++k) {
+    if (s.moved[k] && animated_[joints_[k]]) has_position_[joints_[k]] = true;
+  }
+}
+
+Clip Converter::ToClip(const Sampled& s, const Skeleton& skeleton) {
+  const double values =
+      static_cast<double>(s.frames) * static_cast<double>(skeleton.num_channels());
+  if (values > kMaxClipValues) {
+    Fail(fmt::format("animation '{}' is too large ({} frames x {} channels)", s.name, s.frames,
+                     skeleton.num_channels()));
+  }
+  Clip clip(s.frames, skeleton.num_channels(), 1.0 / s.fps);
+  clip.set_name(s.name);
+  const int num_joints = static_cast<int>(joints_.size());
+  for (int f = 0; f < s.frames; ++f) {
+    std::span<double> row = clip.frame(f);
+    for (int k = 0; k < num_joints; ++k) {
+      const int j = frame_index_[joints_[k]];
+      const double* v = s.values.get() + (static_cast<std::size_t>(f) * num_joints + k) * 6;
+      const std::span<const int> rc = skeleton.rotation_channels(j);
+      // Channels are Zrotation Yrotation Xrotation.
+      row[rc[0]] = v[2];
+      row[rc[1]] = v[1];
+      row[rc[2]] = v[0];
+      for (int axis = 0; axis < 3; ++axis) {
+        const int c = skeleton.translation_channel(j, axis);
+        if (c >= 0) row[c] = v[3 + axis];
+      }
+    }
+  }
+  for (const double v : clip.values()) {
+    if (!std::isfinite(v)) Fail(fmt::format("animation '{}' has non-finite values", s.name));
+  }
+  return clip;
+}
+
+}  // namespace rigel::assimp_internal
