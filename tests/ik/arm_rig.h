@@ -25,20 +25,30 @@ inline void SetArmLimits(Rig& rig) {
   for (int c = 0; c < 7; ++c) rig.SetLimits(c, lo[c], hi[c]);
 }
 
+// A task of `type` on joint 2 (the arm's wrist, a leg's ankle), effector `offset` past it.
+inline Task EndTask(TaskType type, const Eigen::Vector3d& offset) {
+  Task t;
+  t.type = type;
+  t.joint = 2;
+  t.offset = offset;
+  return t;
+}
+
+// Adds a stage of `method` (over every task) that stops after `max_iterations`.
+inline void AddStage(Rig& rig, Method method, int max_iterations) {
+  Stage stage;
+  stage.method = method;
+  stage.settings.max_iterations = max_iterations;
+  rig.stages.push_back(stage);
+}
+
 // The arm rig of the solver tests: one task of `type` on the wrist (effector kTip past it), the
 // arm's limits, one stage of `method` with 200 iterations.
 inline Rig ArmRig(TaskType type, Method method) {
   Rig rig(rigel::testing::Arm());
   SetArmLimits(rig);
-  Task t;
-  t.type = type;
-  t.joint = 2;
-  t.offset = kTip;
-  rig.AddTask(t);
-  Stage stage;
-  stage.method = method;
-  stage.settings.max_iterations = 200;
-  rig.stages.push_back(stage);
+  rig.AddTask(EndTask(type, kTip));
+  AddStage(rig, method, 200);
   return rig;
 }
 
@@ -78,14 +88,6 @@ inline Target FrameTarget(const Skeleton& s, const std::vector<double>& q, int j
 // the rig's limits.
 inline Target ReachableTarget(const Rig& rig, std::mt19937_64& rng) {
   return FrameTarget(rig.skeleton(), RandomInside(rig, rng), 2, kTip);
-}
-
-// A position task on joint 2 (effector `offset` past it).
-inline Task EndTask(const Eigen::Vector3d& offset) {
-  Task t;
-  t.joint = 2;
-  t.offset = offset;
-  return t;
 }
 
 // The pole task of the limb 0 (root) - 1 (mid) - 2 (end): the elbow turns towards its target.

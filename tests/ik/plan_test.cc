@@ -96,10 +96,7 @@ std::vector<Rig> RigsFailingInPlanning() {
   std::vector<Rig> out;
   {
     Rig rig = ArmRig(TaskType::kPosition, Method::kDlsAdaptive);
-    Task aim;
-    aim.type = TaskType::kAim;
-    aim.joint = 2;
-    rig.AddTask(aim);
+    rig.AddTask(EndTask(TaskType::kAim, Eigen::Vector3d::Zero()));
     Stage ccd;
     ccd.method = Method::kCcd;
     ccd.tasks = {1};

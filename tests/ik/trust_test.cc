@@ -67,7 +67,7 @@ TEST(Trust, UnreachableTargetsDoNotOscillate) {
     for (const Eigen::Vector3d& dir : dirs) {
       const Eigen::Vector3d target = 1.5 * dir.normalized();
       Rig rig(skeleton);
-      rig.AddTask(EndTask(Eigen::Vector3d::Zero()));
+      rig.AddTask(EndTask(TaskType::kPosition, Eigen::Vector3d::Zero()));
       Stage stage;
       stage.method = method;
       rig.stages.push_back(stage);
@@ -203,7 +203,7 @@ TEST(Trust, TwoBoneStageReportsSwivelJumpAndDegeneratePole) {
   const auto skeleton = LongArm();
   const Skeleton& s = *skeleton;
   Rig rig(skeleton);
-  rig.AddTask(EndTask(Eigen::Vector3d::Zero()));
+  rig.AddTask(EndTask(TaskType::kPosition, Eigen::Vector3d::Zero()));
   rig.AddTask(LimbPoleTask());
   Stage stage;
   stage.method = Method::kTwoBone;

@@ -24,9 +24,7 @@ using rigel::testing::Arm;
 // on the elbow plane.
 Rig TwoBoneArm(TaskType type) {
   Rig rig(Arm());
-  Task t = EndTask(kTip);
-  t.type = type;
-  rig.AddTask(t);
+  rig.AddTask(EndTask(type, kTip));
   rig.AddTask(LimbPoleTask());
   Stage stage;
   stage.method = Method::kTwoBone;
@@ -139,10 +137,7 @@ TEST(TwoBonePose, EndJointWithoutRotationChannelsIsAPlanError) {
   Rig rig(rigel::testing::Chain(
       {rigel::testing::kZXY, {ChannelType::kYrotation}, {}},
       {Eigen::Vector3d::Zero(), Eigen::Vector3d(0.3, 0, 0), Eigen::Vector3d(0.25, 0, 0)}));
-  Task t;
-  t.type = TaskType::kPose;
-  t.joint = 2;
-  rig.AddTask(t);
+  rig.AddTask(EndTask(TaskType::kPose, Eigen::Vector3d::Zero()));
   Stage stage;
   stage.method = Method::kTwoBone;
   rig.stages.push_back(stage);

@@ -68,7 +68,7 @@ TEST(TwoBone, AnalyticAgreesWithIterative) {
     // Iterative: position + pole, wrist locked, warm-started from the analytic bend.
     Rig rig(skeleton);
     for (int c = 4; c < 7; ++c) rig.Lock(c);
-    rig.AddTask(EndTask(kTip));
+    rig.AddTask(EndTask(TaskType::kPosition, kTip));
     rig.AddTask(LimbPoleTask());
     rig.stages.push_back(Stage{});
     rig.stages[0].settings.max_iterations = 500;
