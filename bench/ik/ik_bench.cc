@@ -31,14 +31,7 @@
 namespace rigel::bench {
 namespace {
 
-using rigel::testing::Arm;
-using rigel::testing::ArmLimits;
-using rigel::testing::Chain30;
-using rigel::testing::Chain30Limits;
 using rigel::testing::Humanoid;
-using rigel::testing::kArmTip;
-using rigel::testing::kChainTip;
-using rigel::testing::MakeHumanoid;
 
 constexpr int kTargets = 10000;
 constexpr double kPosOk = 1e-4;
@@ -53,16 +46,18 @@ struct Problem {
   std::vector<Eigen::Isometry3d> targets;  // World frame of the effector.
 };
 
+// The problem of chain `s` (effector `tip` past its last joint, limits from `limits`), its targets
+// drawn with `seed`.
 Problem MakeProblem(const std::string& name, std::shared_ptr<const Skeleton> s,
-                    const Eigen::Vector3d& tip, std::vector<double> lo, std::vector<double> hi,
+                    const Eigen::Vector3d& tip,
+                    void (*limits)(std::vector<double>& lo, std::vector<double>& hi),
                     unsigned seed) {
   Problem p;
   p.name = name;
   p.skeleton = std::move(s);
   p.end_joint = p.skeleton->num_joints() - 1;
   p.tip = tip;
-  p.lo = std::move(lo);
-  p.hi = std::move(hi);
+  limits(p.lo, p.hi);
   p.init.resize(p.lo.size());
   for (size_t c = 0; c < p.lo.size(); ++c) p.init[c] = 0.5 * (p.lo[c] + p.hi[c]);
   std::mt19937_64 rng(seed);
@@ -205,28 +200,34 @@ KDL::Frame ToKdl(const Eigen::Isometry3d& t) {
   return KDL::Frame(r, KDL::Vector(t(0, 3), t(1, 3), t(2, 3)));
 }
 
+// Sweeps a KDL position solver of the n-joint chain over p's targets (as the benchmark's loop).
+template <typename Solver>
+Result KdlSweep(benchmark::State& state, const Problem& p, bool six_d, Solver& solver, unsigned n) {
+  KDL::JntArray q_init(n), q_out(n);
+  Result r;
+  for (auto _ : state) {
+    r = Sweep(p, six_d, [&](int i, std::vector<double>& q) {
+      for (unsigned c = 0; c < n; ++c) q_init(c) = q[c];
+      solver.CartToJnt(q_init, ToKdl(p.targets[i]), q_out);
+      for (unsigned c = 0; c < n; ++c) q[c] = q_out(c);
+    });
+  }
+  return r;
+}
+
 void KdlLma(benchmark::State& state, const Problem* p, bool six_d) {
   const KDL::Chain chain = ToKdl(*p);
   Eigen::Matrix<double, 6, 1> l;
   l << 1, 1, 1, six_d ? 1 : 0, six_d ? 1 : 0, six_d ? 1 : 0;
   KDL::ChainIkSolverPos_LMA solver(chain, l, 1e-5, 500, 1e-15);
-  const unsigned n = chain.getNrOfJoints();
-  KDL::JntArray q_init(n), q_out(n);
-  Result r;
-  for (auto _ : state) {
-    r = Sweep(*p, six_d, [&](int i, std::vector<double>& q) {
-      for (unsigned c = 0; c < n; ++c) q_init(c) = q[c];
-      solver.CartToJnt(q_init, ToKdl(p->targets[i]), q_out);
-      for (unsigned c = 0; c < n; ++c) q[c] = q_out(c);
-    });
-  }
+  const Result r = KdlSweep(state, *p, six_d, solver, chain.getNrOfJoints());
   Report(state, "KDL LMA " + p->name + (six_d ? " 6D" : " position"), r);
 }
 
 void KdlNrJl(benchmark::State& state, const Problem* p, bool six_d) {
   const KDL::Chain chain = ToKdl(*p);
   const unsigned n = chain.getNrOfJoints();
-  KDL::JntArray lo(n), hi(n), q_init(n), q_out(n);
+  KDL::JntArray lo(n), hi(n);
   for (unsigned c = 0; c < n; ++c) {
     lo(c) = p->lo[c];
     hi(c) = p->hi[c];
@@ -234,14 +235,7 @@ void KdlNrJl(benchmark::State& state, const Problem* p, bool six_d) {
   KDL::ChainFkSolverPos_recursive fk(chain);
   KDL::ChainIkSolverVel_pinv vel(chain);
   KDL::ChainIkSolverPos_NR_JL solver(chain, lo, hi, fk, vel, 100, 1e-6);
-  Result r;
-  for (auto _ : state) {
-    r = Sweep(*p, six_d, [&](int i, std::vector<double>& q) {
-      for (unsigned c = 0; c < n; ++c) q_init(c) = q[c];
-      solver.CartToJnt(q_init, ToKdl(p->targets[i]), q_out);
-      for (unsigned c = 0; c < n; ++c) q[c] = q_out(c);
-    });
-  }
+  const Result r = KdlSweep(state, *p, six_d, solver, n);
   // NR_JL always solves the full 6D frame (the targets' frames are reachable).
   Report(state, "KDL NR_JL " + p->name + (six_d ? " 6D" : " position (solves 6D)"), r);
 }
@@ -284,14 +278,7 @@ BodyClip MakeBodyClip(const Humanoid& h, const ik::Rig& rig, unsigned seed, int 
 }
 
 ik::Rig BodyRig(const Humanoid& h) {
-  ik::Rig rig(h.skeleton);
-  for (size_t c = 0; c < h.lo.size(); ++c) rig.SetLimits(static_cast<int>(c), h.lo[c], h.hi[c]);
-  for (const int j : {h.hands[0], h.hands[1], h.feet[0], h.feet[1]}) {
-    ik::Task t;
-    t.type = ik::TaskType::kPose;
-    t.joint = j;
-    rig.AddTask(t);
-  }
+  ik::Rig rig = rigel::testing::HandsAndFeetRig(h);
   ik::Stage stage;
   stage.settings.position_tolerance = 1e-5;
   stage.settings.angle_tolerance = 1e-4;
@@ -329,7 +316,7 @@ BodyRun RunBody(const ik::Rig& rig, const BodyClip& clip) {
 }
 
 void FullBody(benchmark::State& state) {
-  const Humanoid h = MakeHumanoid();
+  const Humanoid h = rigel::testing::MakeHumanoid();
   const ik::Rig rig = BodyRig(h);
   const int frames = 10000;
   const BodyClip a = MakeBodyClip(h, rig, 11, frames);
@@ -392,20 +379,14 @@ void FullBody(benchmark::State& state) {
 }
 
 const Problem& ArmProblem() {
-  static const Problem p = [] {
-    std::vector<double> lo, hi;
-    ArmLimits(lo, hi);
-    return MakeProblem("arm7", Arm(), kArmTip, lo, hi, 1);
-  }();
+  static const Problem p = MakeProblem("arm7", rigel::testing::Arm(), rigel::testing::kArmTip,
+                                       rigel::testing::ArmLimits, 1);
   return p;
 }
 
 const Problem& Chain30Problem() {
-  static const Problem p = [] {
-    std::vector<double> lo, hi;
-    Chain30Limits(lo, hi);
-    return MakeProblem("chain30", Chain30(), kChainTip, lo, hi, 2);
-  }();
+  static const Problem p = MakeProblem("chain30", rigel::testing::Chain30(),
+                                       rigel::testing::kChainTip, rigel::testing::Chain30Limits, 2);
   return p;
 }
 

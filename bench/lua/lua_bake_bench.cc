@@ -117,16 +117,21 @@ class CppBake {
   std::vector<rigel::ik::Target> targets_;
 };
 
-void RunCpp(benchmark::State& state, bool solve) {
-  CppBake bake(state.range(0) != 0, solve, kFrames);
-  long iterations = 0;
-  for (auto _ : state) iterations += bake.Run();
-  const int frames = bake.frames();
+// The counters of a bake benchmark: frames baked per second, and solver iterations per frame
+// (`iterations` summed over the benchmark's runs of `frames` frames each).
+void SetRateCounters(benchmark::State& state, int frames, long iterations) {
   state.counters["frames/s"] = benchmark::Counter(static_cast<double>(frames),
                                                   benchmark::Counter::kIsIterationInvariantRate);
   state.counters["solver_iters/frame"] =
       static_cast<double>(iterations) /
-      (static_cast<double>(frames) * static_cast<double>(state.iterations()));
+      (static_cast<double>(frames) * static_cast<double>(std::max<long>(1, state.iterations())));
+}
+
+void RunCpp(benchmark::State& state, bool solve) {
+  CppBake bake(state.range(0) != 0, solve, kFrames);
+  long iterations = 0;
+  for (auto _ : state) iterations += bake.Run();
+  SetRateCounters(state, bake.frames(), iterations);
 }
 
 void BM_BakeCpp(benchmark::State& state) { RunCpp(state, true); }
@@ -147,49 +152,51 @@ local solve = not TARGETS_ONLY
 )lua";
 
 // The callback written with vec3/quat values and effector names.
-constexpr const char* kVec3Bake = R"lua(
-function bake()
-  local baked, summary = rig:bake(clip, function(f, pose)
-    local turn = SIX_D and quat.axis_angle(X, math.deg(0.002 * f))
-    for e = 1, 4 do
-      local j = joints[e]
-      local k = e - 1
-      local position = pose:world_position(j) + vec3(0.5 * sin(0.1 * f + k), 0.3, 0.2 * cos(0.07 * f))
-      if SIX_D then
-        rig:target(j, position, turn * pose:world_rotation(j))
-      else
-        rig:target(j, position)
-      end
+constexpr const char* kVec3Frame = R"lua(
+local function on_frame(f, pose)
+  local turn = SIX_D and quat.axis_angle(X, math.deg(0.002 * f))
+  for e = 1, 4 do
+    local j = joints[e]
+    local k = e - 1
+    local position = pose:world_position(j) + vec3(0.5 * sin(0.1 * f + k), 0.3, 0.2 * cos(0.07 * f))
+    if SIX_D then
+      rig:target(j, position, turn * pose:world_rotation(j))
+    else
+      rig:target(j, position)
     end
-    return solve
-  end)
-  return summary.iterations
+  end
+  return solve
 end
 )lua";
 
 // The same callback with effector handles, pose:world_xyz and rig:target(e, x, y, z [, q]).
-constexpr const char* kHandleBake = R"lua(
-function bake()
-  local baked, summary = rig:bake(clip, function(f, pose)
-    local turn = SIX_D and quat.axis_angle(X, math.deg(0.002 * f))
-    local dy, dz = 0.3, 0.2 * cos(0.07 * f)
-    for e = 1, 4 do
-      local j = joints[e]
-      local x, y, z = pose:world_xyz(j)
-      if SIX_D then
-        rig:target(e, x + 0.5 * sin(0.1 * f + e - 1), y + dy, z + dz, turn * pose:world_rotation(j))
-      else
-        rig:target(e, x + 0.5 * sin(0.1 * f + e - 1), y + dy, z + dz)
-      end
+constexpr const char* kHandleFrame = R"lua(
+local function on_frame(f, pose)
+  local turn = SIX_D and quat.axis_angle(X, math.deg(0.002 * f))
+  local dy, dz = 0.3, 0.2 * cos(0.07 * f)
+  for e = 1, 4 do
+    local j = joints[e]
+    local x, y, z = pose:world_xyz(j)
+    if SIX_D then
+      rig:target(e, x + 0.5 * sin(0.1 * f + e - 1), y + dy, z + dz, turn * pose:world_rotation(j))
+    else
+      rig:target(e, x + 0.5 * sin(0.1 * f + e - 1), y + dy, z + dz)
     end
-    return solve
-  end)
+  end
+  return solve
+end
+)lua";
+
+// One bake of the clip with the script's on_frame callback; returns the solver iterations.
+constexpr const char* kBake = R"lua(
+function bake()
+  local baked, summary = rig:bake(clip, on_frame)
   return summary.iterations
 end
 )lua";
 
-const std::string kScript = std::string(kSetup) + kVec3Bake;
-const std::string kFastScript = std::string(kSetup) + kHandleBake;
+const std::string kScript = std::string(kSetup) + kVec3Frame + kBake;
+const std::string kFastScript = std::string(kSetup) + kHandleFrame + kBake;
 
 // The Lua bake: a rigel state with `script` loaded; Run() calls its bake().
 class LuaBake {
@@ -245,12 +252,7 @@ void RunLua(benchmark::State& state, const std::string& script, bool targets_onl
     }
     iterations += it;
   }
-  const int frames = kFrames;
-  state.counters["frames/s"] = benchmark::Counter(static_cast<double>(frames),
-                                                  benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["solver_iters/frame"] =
-      static_cast<double>(iterations) /
-      (static_cast<double>(frames) * static_cast<double>(std::max<long>(1, state.iterations())));
+  SetRateCounters(state, kFrames, iterations);
 }
 
 // CPU time of the calling thread, in milliseconds (time the VM's host takes away from this

@@ -13,10 +13,12 @@ check() {  # check "description" command...
   local what=$1; shift
   if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; fail=1; fi
 }
-# A fresh library per case: lib/a.bvh, lib/b.bvh, lib/sub/c.bvh, and their checksums.
+# A fresh library per case: lib/a.bvh, lib/b.bvh, lib/sub/c.bvh; then the case's own set-up, if
+# any (fresh ln -s ...: the links it needs); then the files there are and the inputs' checksums.
 fresh() {
   rm -rf "$work"; mkdir -p "$work/lib/sub" "$work/other"
   cp "$walk" "$work/lib/a.bvh"; cp "$walk" "$work/lib/b.bvh"; cp "$walk" "$work/lib/sub/c.bvh"
+  "$@"
   (cd "$work" && find . -type f -o -type l | sort > "$work/../files.before"
    find lib -type f -exec sha256sum {} + | sort > "$work/../sums.before")
 }
@@ -46,15 +48,15 @@ fresh
 expect_refused "bake --out = a parent of the input folder" \
   "the output folder '$work' contains the input '$work/lib/sub/c.bvh'" \
   "$rigel" bake --no-progress --rig "$rig" --out "$work" "$work/lib/sub/c.bvh"
-fresh; ln -s lib "$work/lib_link"; (cd "$work" && find . -type f -o -type l | sort > "$work/../files.before")
+fresh ln -s lib "$work/lib_link"
 expect_refused "bake --out = a symlink to the input folder" \
   "the output folder '$work/lib_link' contains the input '$work/lib/a.bvh'" \
   "$rigel" bake --no-progress --rig "$rig" --out "$work/lib_link" "$work/lib/a.bvh"
-fresh; ln "$work/lib/a.bvh" "$work/other/a.bvh"; (cd "$work" && find . -type f -o -type l | sort > "$work/../files.before")
+fresh ln "$work/lib/a.bvh" "$work/other/a.bvh"
 expect_refused "bake: an output is a hard link to an input" \
   "the output '$work/other/a.bvh' is a hard link to the input '$work/lib/a.bvh'" \
   "$rigel" bake --no-progress --rig "$rig" --out "$work/other" "$work/lib/a.bvh"
-fresh; ln -s ../lib/b.bvh "$work/other/b.bvh"; (cd "$work" && find . -type f -o -type l | sort > "$work/../files.before")
+fresh ln -s ../lib/b.bvh "$work/other/b.bvh"
 expect_refused "bake: an output is a symlink to an input" \
   "the output '$work/other/b.bvh' is a symlink to the input '$work/lib/b.bvh'" \
   "$rigel" bake --no-progress --rig "$rig" --out "$work/other" "$work/lib/b.bvh"
@@ -71,7 +73,7 @@ fresh
 expect_refused "retarget --out = the target's folder" \
   "the output folder '$work/lib/sub' contains the input '$work/lib/sub/c.bvh'" \
   "$rigel" retarget --no-progress --target "$work/lib/sub/c.bvh" --out "$work/lib/sub" "$walk"
-fresh; ln "$work/lib/a.bvh" "$work/other/a.bvh"; (cd "$work" && find . -type f -o -type l | sort > "$work/../files.before")
+fresh ln "$work/lib/a.bvh" "$work/other/a.bvh"
 expect_refused "retarget: an output is a hard link to an input" \
   "the output '$work/other/a.bvh' is a hard link to the input '$work/lib/a.bvh'" \
   "$rigel" retarget --no-progress --target "$walk" --out "$work/other" "$work/lib/a.bvh"
@@ -80,11 +82,11 @@ expect_refused "retarget: an output is a hard link to an input" \
 fresh
 expect_refused "convert IN IN" "the output '$work/lib/a.bvh' is the same file as the input '$work/lib/a.bvh'" \
   "$rigel" convert "$work/lib/a.bvh" "$work/lib/a.bvh"
-fresh; ln "$work/lib/a.bvh" "$work/other/hard.bvh"; (cd "$work" && find . -type f -o -type l | sort > "$work/../files.before")
+fresh ln "$work/lib/a.bvh" "$work/other/hard.bvh"
 expect_refused "convert to a hard link of the input" \
   "the output '$work/other/hard.bvh' is a hard link to the input '$work/lib/a.bvh'" \
   "$rigel" convert "$work/lib/a.bvh" "$work/other/hard.bvh"
-fresh; ln -s ../lib/a.bvh "$work/other/soft.bvh"; (cd "$work" && find . -type f -o -type l | sort > "$work/../files.before")
+fresh ln -s ../lib/a.bvh "$work/other/soft.bvh"
 expect_refused "convert to a symlink to the input" \
   "the output '$work/other/soft.bvh' is a symlink to the input '$work/lib/a.bvh'" \
   "$rigel" convert "$work/lib/a.bvh" "$work/other/soft.bvh"

@@ -12,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/raw_skeleton.h"
-#include "core/skeleton_builder.h"
+#include "support/test_skeletons.h"
 
 namespace rigel {
 namespace {
@@ -21,24 +20,13 @@ namespace {
 using C = ChannelType;
 constexpr double kDeg = 3.14159265358979323846 / 180;
 
+// The arm of the file comment (joints j0 = root, j1 = elbow, j2 = wrist).
 std::shared_ptr<const Skeleton> Arm() {
-  RawSkeleton raw;
-  RawSkeleton::Joint& root = raw.roots.emplace_back();
-  root.name = "root";
-  root.channels = {C::kXposition, C::kYposition, C::kZposition,
-                   C::kZrotation, C::kXrotation, C::kYrotation};
-  RawSkeleton::Joint& elbow = root.children.emplace_back();
-  elbow.name = "elbow";
-  elbow.rest_translation = Eigen::Vector3d(0.3, 0, 0);
-  elbow.channels = {C::kYrotation};
-  RawSkeleton::Joint& wrist = elbow.children.emplace_back();
-  wrist.name = "wrist";
-  wrist.rest_translation = Eigen::Vector3d(0.25, 0, 0);
-  wrist.channels = {C::kZrotation, C::kXrotation, C::kYrotation};
-  std::string error;
-  std::unique_ptr<Skeleton> s = SkeletonBuilder().Build(raw, &error);
-  EXPECT_TRUE(s) << error;
-  return std::shared_ptr<const Skeleton>(std::move(s));
+  return testing::Chain(
+      {{C::kXposition, C::kYposition, C::kZposition, C::kZrotation, C::kXrotation, C::kYrotation},
+       {C::kYrotation},
+       testing::kZXY},
+      {Eigen::Vector3d::Zero(), Eigen::Vector3d(0.3, 0, 0), Eigen::Vector3d(0.25, 0, 0)});
 }
 
 const Eigen::Vector3d kTip(0.08, 0, 0);

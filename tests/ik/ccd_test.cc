@@ -5,17 +5,12 @@
 #include <cmath>
 #include <random>
 
+#include "arm_rig.h"
 #include "core/ik/solve.h"
 #include "core/pose.h"
-#include "ik_test_util.h"
 
 namespace rigel::ik {
 namespace {
-
-using rigel::testing::ArmRig;
-using rigel::testing::FrameTarget;
-using rigel::testing::kTip;
-using rigel::testing::RandomInside;
 
 TEST(Ccd, JobValidity) {
   Rig rig = ArmRig(TaskType::kPosition, Method::kDlsAdaptive);
@@ -45,8 +40,7 @@ TEST(Ccd, ReachesRandomTargetsInsideTheLimits) {
   int converged = 0;
   constexpr int kTrials = 100;
   for (int trial = 0; trial < kTrials; ++trial) {
-    const std::vector<Target> targets = {
-        FrameTarget(rig.skeleton(), RandomInside(rig, rng), 2, kTip)};
+    const std::vector<Target> targets = {ReachableTarget(rig, rng)};
     Pose pose(rig.skeleton());
     SolveReport report;
     ASSERT_TRUE(Solve(rig, targets, pose, ws, &report)) << report.message;

@@ -1,4 +1,5 @@
-// Skeletons and helpers shared by the IK tests.
+// Skeleton builders of the IK tests (the finite-difference tree of the Jacobian tests). The arm
+// rig of the solver tests and its targets: arm_rig.h; shared skeletons: support/test_skeletons.h.
 #ifndef RIGEL_TESTS_IK_IK_TEST_UTIL_H_
 #define RIGEL_TESTS_IK_IK_TEST_UTIL_H_
 
@@ -6,7 +7,6 @@
 
 #include <Eigen/Geometry>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -30,52 +30,6 @@ inline std::shared_ptr<const Skeleton> Build(const RawSkeleton& raw) {
   std::unique_ptr<Skeleton> s = SkeletonBuilder().Build(raw, &error);
   EXPECT_TRUE(s) << error;
   return std::shared_ptr<const Skeleton>(std::move(s));
-}
-
-// The arm's limits (radians, per channel in layout order), as in the benchmark.
-inline void ArmLimits(ik::Rig& rig) {
-  std::vector<double> lo, hi;
-  ArmLimits(lo, hi);
-  for (int c = 0; c < 7; ++c) rig.SetLimits(c, lo[c], hi[c]);
-}
-
-// The arm rig of the solver tests: one task of `type` on the wrist (effector kTip past it), the
-// arm's limits, one stage of `method` with 200 iterations.
-inline const Eigen::Vector3d kTip(0.08, 0, 0);
-
-inline ik::Rig ArmRig(ik::TaskType type, ik::Method method) {
-  ik::Rig rig(Arm());
-  ArmLimits(rig);
-  ik::Task t;
-  t.type = type;
-  t.joint = 2;
-  t.offset = kTip;
-  rig.AddTask(t);
-  ik::Stage stage;
-  stage.method = method;
-  stage.settings.max_iterations = 200;
-  rig.stages.push_back(stage);
-  return rig;
-}
-
-// Random channel values inside the rig's limits.
-inline std::vector<double> RandomInside(const ik::Rig& rig, std::mt19937_64& rng) {
-  std::vector<double> q(rig.min.size());
-  for (size_t c = 0; c < q.size(); ++c) {
-    q[c] = std::uniform_real_distribution<double>(rig.min[c], rig.max[c])(rng);
-  }
-  return q;
-}
-
-// The world frame of `joint` (+ offset) at channels q, as a target.
-inline ik::Target FrameTarget(const Skeleton& s, const std::vector<double>& q, int joint,
-                              const Eigen::Vector3d& offset) {
-  std::vector<Eigen::Isometry3d> world(s.num_joints());
-  ForwardKinematics(s, q, world);
-  ik::Target t;
-  t.position = world[joint] * offset;
-  t.orientation = Eigen::Quaterniond(world[joint].linear());
-  return t;
 }
 
 // The finite-difference tree of the Jacobian tests, for Euler order `order`:

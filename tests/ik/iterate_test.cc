@@ -6,9 +6,9 @@
 #include <cmath>
 #include <random>
 
+#include "arm_rig.h"
 #include "core/ik/solve.h"
 #include "core/pose.h"
-#include "ik_test_util.h"
 
 #ifndef PRIORITY_METHOD
 #define PRIORITY_METHOD Method::kSvd
@@ -18,12 +18,6 @@ namespace rigel::ik {
 namespace {
 
 using C = ChannelType;
-using rigel::testing::Arm;
-using rigel::testing::ArmLimits;
-using rigel::testing::ArmRig;
-using rigel::testing::FrameTarget;
-using rigel::testing::kTip;
-using rigel::testing::RandomInside;
 
 // ---- Null-space control term ----
 
@@ -85,7 +79,7 @@ TEST(NullSpace, StepIsInTheJacobianNullSpace) {
   // part lies in J's null space, so the two effector positions differ only to second order in
   // the bias step while the joints differ to first order.
   Rig rig = ArmRig(TaskType::kPosition, Method::kSvd);
-  for (int c = 0; c < 7; ++c) rig.SetLimits(c, -kInf, kInf);
+  Unlimit(rig);
   rig.stages[0].settings.max_iterations = 1;
   rig.stages[0].settings.max_step = 0;
   Pose start(rig.skeleton());
@@ -208,8 +202,7 @@ TEST(Tasks, OrientationAimPoleAndOffsets) {
   std::mt19937_64 rng(9);
   Rig base = ArmRig(TaskType::kPose, Method::kDlsAdaptive);
   for (int trial = 0; trial < 20; ++trial) {
-    const std::vector<double> q = RandomInside(base, rng);
-    const Target goal = FrameTarget(base.skeleton(), q, 2, kTip);
+    const Target goal = ReachableTarget(base, rng);
     {  // 6D pose.
       Rig rig = base;
       Pose pose(rig.skeleton());
@@ -227,7 +220,7 @@ TEST(Tasks, OrientationAimPoleAndOffsets) {
       rig.tasks[0].type = TaskType::kAim;
       rig.tasks[0].offset.setZero();
       rig.tasks[0].aim_axis = Eigen::Vector3d::UnitX();
-      for (int c = 0; c < 7; ++c) rig.SetLimits(c, -kInf, kInf);
+      Unlimit(rig);
       Pose pose(rig.skeleton());
       std::vector<Target> targets = {goal};
       targets[0].position = Eigen::Vector3d(1.0, 0.5, -0.3) + goal.position;
@@ -273,12 +266,7 @@ TEST(Tasks, AngleErrorIsTheExactAngle) {
 TEST(Tasks, PoleTurnsTheElbowPlane) {
   Rig rig = ArmRig(TaskType::kPosition, Method::kDlsAdaptive);
   for (int c = 4; c < 7; ++c) rig.Lock(c);
-  Task pole;
-  pole.type = TaskType::kPole;
-  pole.joint = 2;
-  pole.pole_root = 0;
-  pole.pole_mid = 1;
-  rig.AddTask(pole);
+  rig.AddTask(LimbPoleTask());
   Pose pose(rig.skeleton());
   pose.channels[3] = 1.0;
   std::vector<Target> targets(2);
@@ -299,7 +287,7 @@ TEST(Tasks, PrioritiesKeepTheHigherLevelExact) {
   Rig rig = ArmRig(TaskType::kPosition, PRIORITY_METHOD);
   rig.stages[0].settings.lambda = 1e-4;
   rig.stages[0].settings.max_iterations = 300;
-  for (int c = 0; c < 7; ++c) rig.SetLimits(c, -kInf, kInf);
+  Unlimit(rig);
   Task ori;
   ori.type = TaskType::kOrientation;
   ori.joint = 1;  // The forearm's orientation: fights the position.
@@ -327,7 +315,7 @@ TEST(Robustness, UnreachableTargetsAreApproachedWithoutNaN) {
   for (const Method m : {Method::kTranspose, Method::kPseudoInverse, Method::kSvd, Method::kQr,
                          Method::kDls, Method::kDlsAdaptive, Method::kCcd}) {
     Rig rig = ArmRig(TaskType::kPose, m);
-    for (int c = 0; c < 7; ++c) rig.SetLimits(c, -kInf, kInf);
+    Unlimit(rig);
     Pose pose(rig.skeleton());  // Stretched straight: singular.
     std::vector<Target> targets(1);
     targets[0].position = Eigen::Vector3d(3, 0, 0);  // Straight ahead, out of reach.
@@ -357,7 +345,7 @@ TEST(Robustness, DlsApproachesAnUnreachableGoalMonotonically) {
   // Seed 002: "bizarre undulations" without damping. With DLS, the distance to an unreachable goal
   // never grows from one iterate to the next.
   Rig rig = ArmRig(TaskType::kPosition, Method::kDlsAdaptive);
-  for (int c = 0; c < 7; ++c) rig.SetLimits(c, -kInf, kInf);
+  Unlimit(rig);
   std::vector<Target> targets(1);
   targets[0].position = Eigen::Vector3d(-0.5, 0.9, 0.2);
   double previous = INFINITY;
@@ -379,17 +367,12 @@ TEST(Restarts, ReportedDeterministicAndInsideLimits) {
   Rig rig = ArmRig(TaskType::kPose, Method::kDlsAdaptive);
   std::mt19937_64 rng(21);
   std::vector<Target> targets;
-  auto mid_pose = [&] {
-    Pose pose(rig.skeleton());
-    for (int c = 0; c < 7; ++c) pose.channels[c] = 0.5 * (rig.min[c] + rig.max[c]);
-    return pose;
-  };
   Workspace ws;
   SolveReport report;
   bool found = false;
   for (int i = 0; i < 200 && !found; ++i) {
-    targets = {FrameTarget(rig.skeleton(), RandomInside(rig, rng), 2, kTip)};
-    Pose pose = mid_pose();
+    targets = {ReachableTarget(rig, rng)};
+    Pose pose = MidPose(rig);
     ASSERT_TRUE(Solve(rig, targets, pose, ws, &report));
     found = report.status != Status::kConverged;
     EXPECT_EQ(report.restarts, 0);
@@ -398,7 +381,7 @@ TEST(Restarts, ReportedDeterministicAndInsideLimits) {
   rig.stages[0].settings.restarts = 10;
   std::vector<Pose> runs;
   for (int run = 0; run < 2; ++run) {
-    Pose pose = mid_pose();
+    Pose pose = MidPose(rig);
     Workspace fresh;
     ASSERT_TRUE(Solve(rig, targets, pose, fresh, &report));
     EXPECT_EQ(report.status, Status::kConverged) << report.message;
@@ -425,10 +408,8 @@ TEST(SuccessRate, RandomReachableTargetsOnTheArm) {
     int ok = 0;
     const int n = 500;
     for (int i = 0; i < n; ++i) {
-      const std::vector<Target> targets = {
-          FrameTarget(rig.skeleton(), RandomInside(rig, rng), 2, kTip)};
-      Pose pose(rig.skeleton());
-      for (int c = 0; c < 7; ++c) pose.channels[c] = 0.5 * (rig.min[c] + rig.max[c]);
+      const std::vector<Target> targets = {ReachableTarget(rig, rng)};
+      Pose pose = MidPose(rig);
       ASSERT_TRUE(Solve(rig, targets, pose, ws, &report));
       bool inside = true;
       for (int c = 0; c < 7; ++c)

@@ -6,17 +6,12 @@
 #include <random>
 #include <string>
 
+#include "arm_rig.h"
 #include "core/ik/solve.h"
 #include "core/pose.h"
-#include "ik_test_util.h"
 
 namespace rigel::ik {
 namespace {
-
-using rigel::testing::ArmRig;
-using rigel::testing::FrameTarget;
-using rigel::testing::kTip;
-using rigel::testing::RandomInside;
 
 TEST(Plan, InvalidRigs) {
   Rig rig = ArmRig(TaskType::kPosition, Method::kDlsAdaptive);
@@ -101,10 +96,7 @@ std::vector<Rig> RigsFailingInPlanning() {
   std::vector<Rig> out;
   {
     Rig rig = ArmRig(TaskType::kPosition, Method::kDlsAdaptive);
-    Task aim;
-    aim.type = TaskType::kAim;
-    aim.joint = 2;
-    rig.AddTask(aim);
+    rig.AddTask(EndTask(TaskType::kAim, Eigen::Vector3d::Zero()));
     Stage ccd;
     ccd.method = Method::kCcd;
     ccd.tasks = {1};
@@ -150,8 +142,7 @@ TEST(Plan, FailedPrepareLeavesTheWorkspaceNotPreparedForThatRig) {
 TEST(Plan, FailedPrepareKeepsThePreviousPreparation) {
   const Rig good = ArmRig(TaskType::kPosition, Method::kDlsAdaptive);
   std::mt19937_64 rng(11);
-  const std::vector<Target> targets = {
-      FrameTarget(good.skeleton(), RandomInside(good, rng), 2, kTip)};
+  const std::vector<Target> targets = {ReachableTarget(good, rng)};
   for (const Rig& bad : RigsFailingInPlanning()) {
     Workspace ws;
     ASSERT_TRUE(ws.Prepare(good));

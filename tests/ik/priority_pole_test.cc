@@ -9,9 +9,9 @@
 #include <random>
 #include <vector>
 
+#include "arm_rig.h"
 #include "core/ik/solve.h"
 #include "core/pose.h"
-#include "ik_test_util.h"
 
 namespace rigel::ik {
 namespace {
@@ -27,20 +27,11 @@ std::shared_ptr<const Skeleton> Leg() {
 
 Rig LegRig(const std::shared_ptr<const Skeleton>& leg, Method method, int pole_priority) {
   Rig rig(leg);
-  Task foot;
-  foot.joint = 2;
-  rig.AddTask(foot);
-  Task pole;
-  pole.type = TaskType::kPole;
-  pole.joint = 2;
-  pole.pole_root = 0;
-  pole.pole_mid = 1;
+  rig.AddTask(EndTask(TaskType::kPosition, Eigen::Vector3d::Zero()));
+  Task pole = LimbPoleTask();
   pole.priority = pole_priority;
   rig.AddTask(pole);
-  Stage stage;
-  stage.method = method;
-  stage.settings.max_iterations = 200;
-  rig.stages.push_back(stage);
+  AddStage(rig, method, 200);
   return rig;
 }
 

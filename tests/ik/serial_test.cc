@@ -4,20 +4,12 @@
 #include <cmath>
 #include <random>
 
+#include "arm_rig.h"
 #include "core/ik/solve.h"
 #include "core/pose.h"
-#include "ik_test_util.h"
 
 namespace rigel::ik {
 namespace {
-
-using C = ChannelType;
-using rigel::testing::Arm;
-using rigel::testing::ArmLimits;
-using rigel::testing::ArmRig;
-using rigel::testing::FrameTarget;
-using rigel::testing::kTip;
-using rigel::testing::RandomInside;
 
 // ---- Success rates on random reachable targets ----
 
@@ -39,8 +31,7 @@ TEST(SerialPath, AgreesWithTheGeneralPath) {
     int same_status = 0, close = 0, converged = 0;
     const int n = 300;
     for (int i = 0; i < n; ++i) {
-      std::vector<Target> targets = {
-          FrameTarget(serial.skeleton(), RandomInside(serial, rng), 2, kTip)};
+      std::vector<Target> targets = {ReachableTarget(serial, rng)};
       if (i % 10 == 0) targets[0].position *= 3.0;  // Out of reach.
       Pose ps(serial.skeleton()), pg(serial.skeleton());
       for (int c = 0; c < 7; ++c) ps.channels[c] = 0.5 * (serial.min[c] + serial.max[c]);

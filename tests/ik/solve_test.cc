@@ -8,20 +8,12 @@
 #include <cstdlib>
 #include <random>
 
+#include "arm_rig.h"
 #include "core/pose.h"
-#include "ik_test_util.h"
 #include "support/counting_new.h"
 
 namespace rigel::ik {
 namespace {
-
-using C = ChannelType;
-using rigel::testing::Arm;
-using rigel::testing::ArmLimits;
-using rigel::testing::ArmRig;
-using rigel::testing::FrameTarget;
-using rigel::testing::kTip;
-using rigel::testing::RandomInside;
 
 // ---- Validity matrix ----
 
@@ -207,14 +199,7 @@ TEST(Allocation, NoneOncePreparedTwoLevels) {
 TEST(MultiEffector, HumanoidFourPoseTasksWarmStart) {
   const rigel::testing::Humanoid h = rigel::testing::MakeHumanoid();
   const Skeleton& s = *h.skeleton;
-  Rig rig(h.skeleton);
-  for (size_t c = 0; c < h.lo.size(); ++c) rig.SetLimits(static_cast<int>(c), h.lo[c], h.hi[c]);
-  for (const int j : {h.hands[0], h.hands[1], h.feet[0], h.feet[1]}) {
-    Task t;
-    t.type = TaskType::kPose;
-    t.joint = j;
-    rig.AddTask(t);
-  }
+  Rig rig = rigel::testing::HandsAndFeetRig(h);
   rig.stages.push_back(Stage{});
   const int nc = s.num_channels();
   std::mt19937_64 rng(5);

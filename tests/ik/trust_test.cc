@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <vector>
 
+#include "arm_rig.h"
 #include "core/ik/frame_record.h"
 #include "core/ik/solve.h"
 #include "core/ik/two_bone.h"
 #include "core/pose.h"
-#include "ik_test_util.h"
 
 namespace rigel::ik {
 namespace {
@@ -67,9 +67,7 @@ TEST(Trust, UnreachableTargetsDoNotOscillate) {
     for (const Eigen::Vector3d& dir : dirs) {
       const Eigen::Vector3d target = 1.5 * dir.normalized();
       Rig rig(skeleton);
-      Task task;
-      task.joint = 2;
-      rig.AddTask(task);
+      rig.AddTask(EndTask(TaskType::kPosition, Eigen::Vector3d::Zero()));
       Stage stage;
       stage.method = method;
       rig.stages.push_back(stage);
@@ -140,13 +138,7 @@ FlipRun RunFlipPath(bool continuity) {
   Eigen::Vector3d elbow_prev = Eigen::Vector3d::Zero(), target_prev = Eigen::Vector3d::Zero();
   for (int f = 0; f <= 70; ++f) {
     const Eigen::Vector3d target(-3.05 + 0.1 * f, 0.0, 6.0);
-    TwoBoneJob job;
-    job.skeleton = &s;
-    job.channels = pose.channels;
-    job.world = pose.world;
-    job.upper = 0;
-    job.lower = 1;
-    job.end = 2;
+    TwoBoneJob job = LimbJob(s, pose, Eigen::Vector3d::Zero());
     job.target = target;
     job.pole = pole;
     job.use_pole = true;
@@ -211,15 +203,8 @@ TEST(Trust, TwoBoneStageReportsSwivelJumpAndDegeneratePole) {
   const auto skeleton = LongArm();
   const Skeleton& s = *skeleton;
   Rig rig(skeleton);
-  Task pos;
-  pos.joint = 2;
-  rig.AddTask(pos);
-  Task pole;
-  pole.type = TaskType::kPole;
-  pole.joint = 2;
-  pole.pole_root = 0;
-  pole.pole_mid = 1;
-  rig.AddTask(pole);
+  rig.AddTask(EndTask(TaskType::kPosition, Eigen::Vector3d::Zero()));
+  rig.AddTask(LimbPoleTask());
   Stage stage;
   stage.method = Method::kTwoBone;
   rig.stages.push_back(stage);

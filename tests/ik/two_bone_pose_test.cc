@@ -6,38 +6,26 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "arm_rig.h"
 #include "core/clip.h"
 #include "core/ik/bake.h"
 #include "core/ik/solve.h"
 #include "core/pose.h"
-#include "ik_test_util.h"
 
 namespace rigel::ik {
 namespace {
 
 using rigel::testing::Arm;
-using rigel::testing::ArmLimits;
-using rigel::testing::FrameTarget;
-using rigel::testing::kTip;
-using rigel::testing::RandomInside;
 
 // The arm with a two-bone stage: task 0 (`type`) on the wrist with the tip offset, task 1 a pole
 // on the elbow plane.
 Rig TwoBoneArm(TaskType type) {
   Rig rig(Arm());
-  Task t;
-  t.type = type;
-  t.joint = 2;
-  t.offset = kTip;
-  rig.AddTask(t);
-  Task pole;
-  pole.type = TaskType::kPole;
-  pole.joint = 2;
-  pole.pole_root = 0;
-  pole.pole_mid = 1;
-  rig.AddTask(pole);
+  rig.AddTask(EndTask(type, kTip));
+  rig.AddTask(LimbPoleTask());
   Stage stage;
   stage.method = Method::kTwoBone;
   rig.stages.push_back(stage);
@@ -52,7 +40,7 @@ TEST(TwoBonePose, EndJointTakesTheTargetOrientationAndTheTipReachesThePosition) 
   const Rig rig = TwoBoneArm(TaskType::kPose);
   const Skeleton& s = rig.skeleton();
   Rig limits(rig.skeleton_ptr());
-  ArmLimits(limits);  // the poses the targets come from lie inside the arm's limits
+  SetArmLimits(limits);  // the poses the targets come from lie inside the arm's limits
   std::mt19937_64 rng(11);
   Workspace workspace;
   SolveReport report;
@@ -146,25 +134,10 @@ TEST(TwoBonePose, OutOfReachIsReportedPerLimb) {
 
 TEST(TwoBonePose, EndJointWithoutRotationChannelsIsAPlanError) {
   // A pose task on a joint that cannot rotate: the plan names the stage.
-  RawSkeleton raw;
-  raw.roots.emplace_back();
-  RawSkeleton::Joint* j = &raw.roots.back();
-  j->name = "upper";
-  j->channels = rigel::testing::kZXY;
-  j->children.emplace_back();
-  j = &j->children.back();
-  j->name = "lower";
-  j->channels = {ChannelType::kYrotation};
-  j->rest_translation = Eigen::Vector3d(0.3, 0, 0);
-  j->children.emplace_back();
-  j = &j->children.back();
-  j->name = "end";
-  j->rest_translation = Eigen::Vector3d(0.25, 0, 0);
-  Rig rig(rigel::testing::Build(raw));
-  Task t;
-  t.type = TaskType::kPose;
-  t.joint = 2;
-  rig.AddTask(t);
+  Rig rig(rigel::testing::Chain(
+      {rigel::testing::kZXY, {ChannelType::kYrotation}, {}},
+      {Eigen::Vector3d::Zero(), Eigen::Vector3d(0.3, 0, 0), Eigen::Vector3d(0.25, 0, 0)}));
+  rig.AddTask(EndTask(TaskType::kPose, Eigen::Vector3d::Zero()));
   Stage stage;
   stage.method = Method::kTwoBone;
   rig.stages.push_back(stage);

@@ -7,34 +7,21 @@
 #include <cmath>
 #include <random>
 
+#include "arm_rig.h"
 #include "core/ik/solve.h"
 #include "core/pose.h"
-#include "ik_test_util.h"
 
 namespace rigel::ik {
 namespace {
 
-using C = ChannelType;
 using rigel::testing::Arm;
-using rigel::testing::ArmLimits;
-using rigel::testing::ArmRig;
-using rigel::testing::FrameTarget;
-using rigel::testing::kTip;
-using rigel::testing::RandomInside;
 
 TEST(TwoBone, JobValidity) {
   Rig rig = ArmRig(TaskType::kPosition, Method::kDlsAdaptive);
   Pose pose(rig.skeleton());
   {  // Two-bone job validity.
-    TwoBoneJob job;
-    EXPECT_FALSE(job.Validate());
-    job.skeleton = &rig.skeleton();
-    job.channels = pose.channels;
-    job.world = pose.world;
-    job.upper = 0;
-    job.lower = 1;
-    job.end = 2;
-    job.offset = kTip;
+    EXPECT_FALSE(TwoBoneJob{}.Validate());
+    TwoBoneJob job = LimbJob(rig.skeleton(), pose, kTip);
     EXPECT_TRUE(job.Validate());
     job.upper = 1;
     job.lower = 0;
@@ -67,14 +54,7 @@ TEST(TwoBone, AnalyticAgreesWithIterative) {
         world[1].translation() + Eigen::Vector3d(u(rng), u(rng), u(rng)) * 0.2;
 
     Pose analytic(s);
-    TwoBoneJob job;
-    job.skeleton = &s;
-    job.channels = analytic.channels;
-    job.world = analytic.world;
-    job.upper = 0;
-    job.lower = 1;
-    job.end = 2;
-    job.offset = kTip;
+    TwoBoneJob job = LimbJob(s, analytic, kTip);
     job.target = target;
     job.pole = pole;
     job.use_pole = true;
@@ -88,16 +68,8 @@ TEST(TwoBone, AnalyticAgreesWithIterative) {
     // Iterative: position + pole, wrist locked, warm-started from the analytic bend.
     Rig rig(skeleton);
     for (int c = 4; c < 7; ++c) rig.Lock(c);
-    Task pos;
-    pos.joint = 2;
-    pos.offset = kTip;
-    rig.AddTask(pos);
-    Task pt;
-    pt.type = TaskType::kPole;
-    pt.joint = 2;
-    pt.pole_root = 0;
-    pt.pole_mid = 1;
-    rig.AddTask(pt);
+    rig.AddTask(EndTask(TaskType::kPosition, kTip));
+    rig.AddTask(LimbPoleTask());
     rig.stages.push_back(Stage{});
     rig.stages[0].settings.max_iterations = 500;
     rig.stages[0].settings.position_tolerance = 1e-9;
@@ -131,14 +103,7 @@ TEST(TwoBone, ReachCondition) {
   const auto skeleton = Arm();
   const Skeleton& s = *skeleton;
   Pose pose(s);
-  TwoBoneJob job;
-  job.skeleton = &s;
-  job.channels = pose.channels;
-  job.world = pose.world;
-  job.upper = 0;
-  job.lower = 1;
-  job.end = 2;
-  job.offset = kTip;
+  TwoBoneJob job = LimbJob(s, pose, kTip);
   bool reached = true;
   job.reached = &reached;
   job.target = Eigen::Vector3d(5, 1, 0);  // Beyond L1 + L2 = 0.63.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/pose.h"
+#include "support/import_error_of.h"
 #include "test_util.h"
 
 namespace rigel {
@@ -60,13 +61,9 @@ std::string Edit(int line, const std::string& text) {
   return out;
 }
 
+// The message of the error parsing `text` (as "case.bvh") raises.
 std::string ErrorOf(const std::string& text) {
-  try {
-    ParseBvh(text, "case.bvh");
-  } catch (const ImportError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return rigel::testing::ImportErrorOf([&] { ParseBvh(text, "case.bvh"); });
 }
 
 TEST(BvhReader, BaseParses) {
@@ -280,19 +277,11 @@ TEST(BvhReader, AcceptsRealWorldForms) {
 
 TEST(BvhReader, FileErrors) {
   rigel::testing::TempDir dir;
-  try {
-    ReadBvh(dir.file("missing.bvh"));
-    FAIL() << "no error";
-  } catch (const ImportError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              dir.file("missing.bvh") + ": cannot open: No such file or directory");
-  }
-  try {
-    ReadBvh(dir.path().string());
-    FAIL() << "no error";
-  } catch (const ImportError& e) {
-    EXPECT_EQ(std::string(e.what()), dir.path().string() + ": cannot read: not a regular file");
-  }
+  const std::string missing = dir.file("missing.bvh"), folder = dir.path().string();
+  EXPECT_EQ(rigel::testing::ImportErrorOf([&] { ReadBvh(missing); }),
+            missing + ": cannot open: No such file or directory");
+  EXPECT_EQ(rigel::testing::ImportErrorOf([&] { ReadBvh(folder); }),
+            folder + ": cannot read: not a regular file");
 }
 
 // The file reader (block reads) and the memory parser agree, including across block boundaries:
@@ -341,12 +330,8 @@ TEST(BvhReader, JointNamesMustBeUtf8) {
   rigel::testing::TempDir dir;
   const std::string path = dir.file("latin1.bvh");
   std::ofstream(path, std::ios::binary) << Edit(6, "  JOINT Ch\xe9st");
-  try {
-    ReadBvh(path);
-    FAIL() << "no error";
-  } catch (const ImportError& e) {
-    EXPECT_EQ(std::string(e.what()), path + ":6: joint name is not valid UTF-8");
-  }
+  EXPECT_EQ(rigel::testing::ImportErrorOf([&] { ReadBvh(path); }),
+            path + ":6: joint name is not valid UTF-8");
   // Valid UTF-8 of every length passes unchanged: e acute (2 bytes), the euro sign (3), an emoji
   // (4), and the largest code point U+10FFFF.
   for (const std::string name : {"Ch\xc3\xa9st", "\xe2\x82\xac", "Hand \xf0\x9f\x96\x90",

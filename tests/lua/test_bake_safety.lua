@@ -142,6 +142,19 @@ local function each_mutator(f)
   end
 end
 
+-- The outcome of one mutator called in the middle of a bake or a retarget (`where`: "a bake
+-- callback" or "rigel.retarget"): it ran there, and either was refused with its lock's message
+-- (`doing`: "baked" or "retargeted") if `is_locked`, or worked.
+local function expect_refused_or_works(name, where, doing, is_locked, tried, ok, err)
+  t.ok(tried, name .. ": called inside " .. where)
+  if is_locked then
+    t.ok(not ok and tostring(err):find(locked[name] .. " " .. doing, 1, true),
+      name .. " refused inside " .. where .. ": " .. tostring(err))
+  else
+    t.ok(ok, name .. " works inside " .. where .. ": " .. tostring(err))
+  end
+end
+
 t.run({
   every_method_is_classified = function()
     local o = fixture()
@@ -169,13 +182,8 @@ t.run({
           ok, err = pcall(call, o)
         end
       end)
-      t.ok(tried, name .. ": called inside the callback")
-      if locked_in_bake[name] then
-        t.ok(not ok and tostring(err):find(locked[name] .. " baked", 1, true),
-          name .. " refused while baking: " .. tostring(err))
-      else
-        t.ok(ok, name .. " works inside a bake callback: " .. tostring(err))
-      end
+      expect_refused_or_works(name, "a bake callback", "baked", locked_in_bake[name], tried, ok,
+        err)
       t.eq(#baked, frames, name .. ": the baked clip has the source's frame count")
       t.eq(summary.frames, frames, name .. ": the summary counts every frame")
       t.eq(baked.num_channels, channels, name .. ": one value per channel")
@@ -230,13 +238,8 @@ t.run({
         return nil
       end })
       local result_ok, result = pcall(rigel.retarget, source, target.scene, options)
-      t.ok(tried, name .. ": called inside rigel.retarget")
-      if locked_in_retarget[name] then
-        t.ok(not ok and tostring(err):find(locked[name] .. " retargeted", 1, true),
-          name .. " refused while retargeting: " .. tostring(err))
-      else
-        t.ok(ok, name .. " works inside rigel.retarget: " .. tostring(err))
-      end
+      expect_refused_or_works(name, "rigel.retarget", "retargeted", locked_in_retarget[name], tried,
+        ok, err)
       -- The chain fixture maps onto itself; whatever the result, it is a whole clip.
       if result_ok then
         t.eq(result.num_channels, channels, name .. ": retargeted clip")

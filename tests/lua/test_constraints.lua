@@ -20,6 +20,16 @@ local function relative(pose, parent, joint)
   return inv * pose:world_rotation(joint), inv:rotate(d)
 end
 
+-- Checks that on frames first..last of `clip`, `joint` keeps the transform (q0, p0) relative to
+-- `parent`.
+local function expect_kept_relative(clip, parent, joint, q0, p0, first, last)
+  for f = first, last do
+    local q, p = relative(clip:pose(f), parent, joint)
+    t.near(q:angle_to(q0), 0, 1e-6, "frame " .. f .. ": same rotation relative to " .. parent)
+    t.vnear(p, p0, TOL, "frame " .. f .. ": same position relative to " .. parent)
+  end
+end
+
 t.run({
   parent_maintain_offset_in_a_constraint_only_bake = function()
     local clip, rig = load()
@@ -29,11 +39,7 @@ t.run({
     t.eq(rig.num_effectors, 0, "and no effector")
     local baked = rig:bake(clip)
     local q0, p0 = relative(clip:pose(1), "RightHand", "Prop")
-    for f = 1, clip.num_frames do
-      local q, p = relative(baked:pose(f), "RightHand", "Prop")
-      t.near(q:angle_to(q0), 0, 1e-6, "frame " .. f .. ": same relative rotation")
-      t.vnear(p, p0, TOL, "frame " .. f .. ": same relative position")
-    end
+    expect_kept_relative(baked, "RightHand", "Prop", q0, p0, 1, clip.num_frames)
     -- Other joints are untouched.
     t.near(baked:get(4, "Head", "Xrotation"), clip:get(4, "Head", "Xrotation"), 0,
       "the head keeps its channels")
@@ -45,11 +51,7 @@ t.run({
       switch = { { frame = 1, target = "RightHand" }, { frame = 5, target = "LeftHand" } } })
     local baked = rig:bake(clip)
     local qr, pr = relative(clip:pose(1), "RightHand", "Prop")
-    for f = 1, 4 do
-      local q, p = relative(baked:pose(f), "RightHand", "Prop")
-      t.near(q:angle_to(qr), 0, 1e-6, "frame " .. f .. " follows the right hand")
-      t.vnear(p, pr, TOL, "frame " .. f .. " position")
-    end
+    expect_kept_relative(baked, "RightHand", "Prop", qr, pr, 1, 4)
     -- At frame 5 the prop is where the right hand would have put it...
     local src5 = clip:pose(5)
     local hand_rot = src5:world_rotation("RightHand")
@@ -57,11 +59,7 @@ t.run({
     t.vnear(baked:pose(5):world_position("Prop"), expected, TOL, "continuous at the switch")
     -- ...and from then on it keeps that offset to the left hand.
     local ql, pl = relative(baked:pose(5), "LeftHand", "Prop")
-    for f = 6, clip.num_frames do
-      local q, p = relative(baked:pose(f), "LeftHand", "Prop")
-      t.near(q:angle_to(ql), 0, 1e-6, "frame " .. f .. " follows the left hand")
-      t.vnear(p, pl, TOL, "frame " .. f .. " position (left)")
-    end
+    expect_kept_relative(baked, "LeftHand", "Prop", ql, pl, 6, clip.num_frames)
   end,
 
   point_mask_and_influence_by_solve = function()

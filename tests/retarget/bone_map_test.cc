@@ -7,18 +7,15 @@
 #include <string>
 
 #include "core/euler.h"
+#include "support/import_error_of.h"
 #include "test_util.h"
 
 namespace rigel {
 namespace {
 
+// The message of the error parsing `xml` (as "m.xml") raises.
 std::string ErrorOf(const std::string& xml) {
-  try {
-    ParseBoneMap(xml, "m.xml");
-  } catch (const ImportError& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::ImportErrorOf([&] { ParseBoneMap(xml, "m.xml"); });
 }
 
 TEST(BoneMap, Parses) {
@@ -75,12 +72,8 @@ TEST(BoneMap, ErrorsNameFileAndLine) {
 }
 
 TEST(BoneMap, MissingFile) {
-  try {
-    ReadBoneMap("/nonexistent/map.xml");
-    FAIL();
-  } catch (const ImportError& e) {
-    EXPECT_STREQ(e.what(), "/nonexistent/map.xml: cannot open bone map");
-  }
+  EXPECT_EQ(testing::ImportErrorOf([] { ReadBoneMap("/nonexistent/map.xml"); }),
+            "/nonexistent/map.xml: cannot open bone map");
 }
 
 TEST(BoneMap, FormatReadsBack) {

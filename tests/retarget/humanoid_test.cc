@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/skeleton_builder.h"
+#include "humanoid_checks.h"
 #include "importers/load_scene.h"
 #include "test_util.h"
 
@@ -56,34 +57,28 @@ TEST(Role, NamesRoundTrip) {
 //   └─ RightHip ─ RightKnee ─ RightAnkle
 std::unique_ptr<Skeleton> MotionAnalysis() {
   using J = RawSkeleton::Joint;
-  auto joint = [](const char* name, Eigen::Vector3d offset, std::vector<J> children = {}) {
-    J j;
-    j.name = name;
-    j.rest_translation = offset;
-    j.channels = {ChannelType::kZrotation, ChannelType::kXrotation, ChannelType::kYrotation};
-    j.children = std::move(children);
-    return j;
-  };
+  using testing::ZxyJoint;
   auto arm = [&](const char* side, double s) {
     const std::string p = side;
-    return joint((p + "Collar").c_str(), {s * 2, 10, 0},
-                 {joint((p + "Shoulder").c_str(), {s * 10, 0, 0},
-                        {joint((p + "Elbow").c_str(), {s * 25, 0, 0},
-                               {joint((p + "Wrist").c_str(), {s * 25, 0, 0})})})});
+    return ZxyJoint((p + "Collar").c_str(), {s * 2, 10, 0},
+                    {ZxyJoint((p + "Shoulder").c_str(), {s * 10, 0, 0},
+                              {ZxyJoint((p + "Elbow").c_str(), {s * 25, 0, 0},
+                                        {ZxyJoint((p + "Wrist").c_str(), {s * 25, 0, 0})})})});
   };
   auto leg = [&](const char* side, double s) {
     const std::string p = side;
-    return joint(
-        (p + "Hip").c_str(), {s * 10, -5, 0},
-        {joint((p + "Knee").c_str(), {0, -40, 0}, {joint((p + "Ankle").c_str(), {0, -40, 0})})});
+    return ZxyJoint((p + "Hip").c_str(), {s * 10, -5, 0},
+                    {ZxyJoint((p + "Knee").c_str(), {0, -40, 0},
+                              {ZxyJoint((p + "Ankle").c_str(), {0, -40, 0})})});
   };
   RawSkeleton raw;
-  J hips = joint("Hips", {0, 90, 0},
-                 {joint("Ab", {0, 10, 0},
-                        {joint("Chest", {0, 20, 0},
-                               {joint("Neck", {0, 15, 0}, {joint("Head", {0, 10, 0})}),
-                                arm("Left", 1), arm("Right", -1)})}),
-                  leg("Left", 1), leg("Right", -1)});
+  J hips =
+      ZxyJoint("Hips", {0, 90, 0},
+               {ZxyJoint("Ab", {0, 10, 0},
+                         {ZxyJoint("Chest", {0, 20, 0},
+                                   {ZxyJoint("Neck", {0, 15, 0}, {ZxyJoint("Head", {0, 10, 0})}),
+                                    arm("Left", 1), arm("Right", -1)})}),
+                leg("Left", 1), leg("Right", -1)});
   hips.channels.insert(hips.channels.begin(),
                        {ChannelType::kXposition, ChannelType::kYposition, ChannelType::kZposition});
   raw.roots.push_back(hips);
@@ -96,7 +91,7 @@ std::unique_ptr<Skeleton> MotionAnalysis() {
 TEST(ClassifyHumanoid, MotionAnalysisShoulderIsTheUpperArm) {
   const auto s = MotionAnalysis();
   const HumanoidJoints h = ClassifyHumanoid(*s);
-  auto name = [&](Role r) { return h[r] >= 0 ? s->name(h[r]) : std::string("-"); };
+  auto name = [&](Role r) { return testing::JointName(*s, h[r]); };
   EXPECT_EQ(name(Role::kHips), "Hips");
   EXPECT_EQ(name(Role::kChest), "Chest");
   EXPECT_EQ(name(Role::kNeck), "Neck");
@@ -167,27 +162,19 @@ TEST(ClassifyHumanoid, RealConventions) {
         {Role::kLeftHand, "LeftHand"}}},
   };
   for (const Case& c : cases) {
-    const Scene scene = LoadScene(testing::SharedData() + "/" + c.file);
+    const Scene scene = testing::LoadShared(c.file);
     const HumanoidJoints h = ClassifyHumanoid(*scene.skeleton);
-    for (const auto& [role, name] : c.expect) {
-      EXPECT_EQ(h[role] >= 0 ? scene.skeleton->name(h[role]) : "-", name)
-          << c.file << " " << RoleName(role);
-    }
+    testing::ExpectRoles(*scene.skeleton, h, c.expect, c.file);
   }
 }
 
 TEST(AutoMap, SpineChainsMatchedEndToEnd) {
   RIGEL_REQUIRE_SHARED_DATA();
-  const Scene cmu = LoadScene(testing::SharedData() + "/cmu_cgspeed/01_01.bvh");
-  const Scene mh = LoadScene(testing::SharedData() + "/makehuman/tpose.bvh");
+  const Scene cmu = testing::LoadShared("cmu_cgspeed/01_01.bvh");
+  const Scene mh = testing::LoadShared("makehuman/tpose.bvh");
   std::vector<std::string> notes;
   const BoneMap map = AutoMap(*cmu.skeleton, *mh.skeleton, &notes);
-  auto target_of = [&](const std::string& source) {
-    for (const auto& e : map.entries) {
-      if (e.source == source) return e.target;
-    }
-    return std::string("-");
-  };
+  auto target_of = [&](const std::string& source) { return testing::MappedTarget(map, source); };
   EXPECT_EQ(target_of("Hips"), "root");
   EXPECT_EQ(target_of("LowerBack"), "spine05");
   EXPECT_EQ(target_of("Spine1"), "spine01");

@@ -168,6 +168,20 @@ inline Humanoid MakeHumanoid() {
   return h;
 }
 
+// The full-body rig on the humanoid: its limits and a 6-D (kPose) task on each hand and foot, in
+// the order left hand, right hand, left foot, right foot; no stage.
+inline ik::Rig HandsAndFeetRig(const Humanoid& h) {
+  ik::Rig rig(h.skeleton);
+  for (size_t c = 0; c < h.lo.size(); ++c) rig.SetLimits(static_cast<int>(c), h.lo[c], h.hi[c]);
+  for (const int j : {h.hands[0], h.hands[1], h.feet[0], h.feet[1]}) {
+    ik::Task t;
+    t.type = ik::TaskType::kPose;
+    t.joint = j;
+    rig.AddTask(t);
+  }
+  return rig;
+}
+
 }  // namespace rigel::testing
 
 #endif  // RIGEL_TESTS_SUPPORT_TEST_SKELETONS_H_
