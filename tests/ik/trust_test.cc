@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "arm_rig.h"
@@ -125,7 +127,10 @@ struct FlipRun {
   double elbow_at_end_to_pole = 0;  // Angle (rad) between the last elbow direction and the pole's.
 };
 
-FlipRun RunFlipPath(bool continuity) {
+// With `method`, the limb is solved by Solve instead: a position task on the wrist and the pole
+// task one priority below it, one stage of `method`, one workspace (ResetContinuity before every
+// frame when !continuity).
+FlipRun RunFlipPath(bool continuity, std::optional<Method> method = std::nullopt) {
   const auto skeleton = LongArm();
   const Skeleton& s = *skeleton;
   const Eigen::Vector3d pole(0, 0, 10);
@@ -135,22 +140,42 @@ FlipRun RunFlipPath(bool continuity) {
   pose.UpdateWorld(s);
   FlipRun run;
   Swivel swivel;
+  Rig rig(skeleton);
+  rig.AddTask(EndTask(TaskType::kPosition, Eigen::Vector3d::Zero()));
+  Task pole_task = LimbPoleTask();
+  pole_task.priority = 1;
+  rig.AddTask(pole_task);
+  if (method) AddStage(rig, *method, 100);
+  std::vector<Target> targets(2);
+  Workspace ws;
+  SolveReport report;
   Eigen::Vector3d elbow_prev = Eigen::Vector3d::Zero(), target_prev = Eigen::Vector3d::Zero();
   for (int f = 0; f <= 70; ++f) {
     const Eigen::Vector3d target(-3.05 + 0.1 * f, 0.0, 6.0);
-    TwoBoneJob job = LimbJob(s, pose, Eigen::Vector3d::Zero());
-    job.target = target;
-    job.pole = pole;
-    job.use_pole = true;
-    if (continuity) job.swivel = &swivel;
-    EXPECT_TRUE(job.Run());
+    double jump = 0.0;
+    if (method) {
+      targets[0].position = target;
+      targets[1].position = pole;
+      if (!continuity) ws.ResetContinuity();
+      EXPECT_TRUE(Solve(rig, targets, pose, ws, &report)) << report.message;
+      if (!report.limbs.empty()) jump = report.limbs[0].jump;
+    } else {
+      TwoBoneJob job = LimbJob(s, pose, Eigen::Vector3d::Zero());
+      job.target = target;
+      job.pole = pole;
+      job.use_pole = true;
+      if (continuity) job.swivel = &swivel;
+      EXPECT_TRUE(job.Run());
+      jump = swivel.jump;
+    }
     pose.UpdateWorld(s);
-    EXPECT_LT((pose.world[2].translation() - target).norm(), 1e-9) << f;
+    // Analytic: exact; iterative: within the stage's position tolerance (1e-6).
+    EXPECT_LT((pose.world[2].translation() - target).norm(), method ? 1e-6 : 1e-9) << f;
     const Eigen::Vector3d elbow = pose.world[1].translation();
     if (f > 0) {
       run.largest_elbow_step = std::max(run.largest_elbow_step, (elbow - elbow_prev).norm());
       run.largest_target_step = std::max(run.largest_target_step, (target - target_prev).norm());
-      if (continuity) run.largest_jump = std::max(run.largest_jump, swivel.jump);
+      if (continuity) run.largest_jump = std::max(run.largest_jump, jump);
     }
     elbow_prev = elbow;
     target_prev = target;
@@ -160,6 +185,25 @@ FlipRun RunFlipPath(bool continuity) {
   Eigen::Vector3d q = pole - axis * axis.dot(pole);
   run.elbow_at_end_to_pole = std::atan2(e.cross(q).norm(), e.dot(q));
   return run;
+}
+
+// The bound of the blend rule (core/ik/two_bone.h): per frame the swivel turns by at most
+// pi dt + kPoleFollow pi / 4, dt the growth of the pole's weight t = smoothstep of the pole's
+// sine w against the limb axis; the elbow lies within l1 = 5 of the axis, and the target's
+// own motion moves the elbow by about its step at a fixed swivel (allow twice). dt is taken
+// from the path's geometry here.
+double SwivelStepBound() {
+  double max_dt = 0, t_prev = -1;
+  for (int f = 0; f <= 70; ++f) {
+    const Eigen::Vector3d target(-3.05 + 0.1 * f, 0.0, 6.0), pole(0, 0, 10);
+    const Eigen::Vector3d axis = target.normalized();
+    const double w = (pole - axis * axis.dot(pole)).norm() / pole.norm();
+    const double u = std::clamp((w - std::sin(2 / kDeg)) / (0.5 - std::sin(2 / kDeg)), 0.0, 1.0);
+    const double t = u * u * (3 - 2 * u);
+    if (t_prev >= 0) max_dt = std::max(max_dt, t - t_prev);
+    t_prev = t;
+  }
+  return kPi * max_dt + 0.1 * kPi / 4;
 }
 
 TEST(Trust, PoleCrossingKeepsTheElbowContinuous) {
@@ -172,22 +216,7 @@ TEST(Trust, PoleCrossingKeepsTheElbowContinuous) {
       after.largest_jump * kDeg, after.elbow_at_end_to_pole * kDeg);
   // Without continuity the elbow pops to the other side as the target crosses the pole line.
   EXPECT_GT(before.largest_elbow_step, 4.0);
-  // The bound of the blend rule (core/ik/two_bone.h): per frame the swivel turns by at most
-  // pi dt + kPoleFollow pi / 4, dt the growth of the pole's weight t = smoothstep of the pole's
-  // sine w against the limb axis; the elbow lies within l1 = 5 of the axis, and the target's
-  // own motion moves the elbow by about its step at a fixed swivel (allow twice). dt is taken
-  // from the path's geometry here.
-  double max_dt = 0, t_prev = -1;
-  for (int f = 0; f <= 70; ++f) {
-    const Eigen::Vector3d target(-3.05 + 0.1 * f, 0.0, 6.0), pole(0, 0, 10);
-    const Eigen::Vector3d axis = target.normalized();
-    const double w = (pole - axis * axis.dot(pole)).norm() / pole.norm();
-    const double u = std::clamp((w - std::sin(2 / kDeg)) / (0.5 - std::sin(2 / kDeg)), 0.0, 1.0);
-    const double t = u * u * (3 - 2 * u);
-    if (t_prev >= 0) max_dt = std::max(max_dt, t - t_prev);
-    t_prev = t;
-  }
-  const double swivel_step = kPi * max_dt + 0.1 * kPi / 4;
+  const double swivel_step = SwivelStepBound();
   const double bound = 2 * after.largest_target_step + 5.0 * swivel_step;
   EXPECT_LE(after.largest_elbow_step, bound);
   EXPECT_LE(after.largest_jump, swivel_step + 1e-9);
@@ -195,6 +224,26 @@ TEST(Trust, PoleCrossingKeepsTheElbowContinuous) {
   EXPECT_LT(after.largest_elbow_step, 0.15 * 5.0);
   // The pole is followed again once it is well defined: the elbow ends on the pole's side.
   EXPECT_LT(after.elbow_at_end_to_pole, 1e-6);
+}
+
+// The same path solved by every iterative method that takes a pole task (the pole one priority
+// below the wrist): the pole task keeps the swivel continuous as the kTwoBone stage does, within
+// the same bound; with the continuity reset every frame the elbow pops.
+TEST(Trust, IterativePoleKeepsTheElbowContinuous) {
+  const double swivel_step = SwivelStepBound();
+  for (const Method m :
+       {Method::kDlsAdaptive, Method::kDls, Method::kPseudoInverse, Method::kSvd, Method::kQr}) {
+    const FlipRun before = RunFlipPath(false, m);
+    const FlipRun after = RunFlipPath(true, m);
+    std::printf("%-14s largest elbow step %.3f without continuity, %.3f with; jump %.2f deg\n",
+                std::string(MethodName(m)).c_str(), before.largest_elbow_step,
+                after.largest_elbow_step, after.largest_jump * kDeg);
+    EXPECT_GT(before.largest_elbow_step, 4.0) << MethodName(m);
+    EXPECT_LE(after.largest_elbow_step, 2 * after.largest_target_step + 5.0 * swivel_step)
+        << MethodName(m);
+    EXPECT_LT(after.largest_elbow_step, 0.15 * 5.0) << MethodName(m);
+    EXPECT_LT(after.elbow_at_end_to_pole, 1e-3) << MethodName(m);
+  }
 }
 
 // The kTwoBone stage keeps the swivel across solves with one workspace and reports each frame's
