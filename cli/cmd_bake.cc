@@ -260,7 +260,14 @@ Runner AddBakeCommand(CLI::App& app) {
       config.rig_dir = fs::weakly_canonical(fs::absolute(o->rig)).parent_path().string();
       config.out_dir = o->out;
       config.frames_report_dir = o->frames_report;
-      if (!o->frames_report.empty()) fs::create_directories(o->frames_report);
+      if (!o->frames_report.empty()) {
+        std::error_code ec;
+        fs::create_directories(o->frames_report, ec);
+        if (!fs::is_directory(o->frames_report, ec)) {
+          throw batch::UsageError("--frames-report " + o->frames_report +
+                                  ": cannot create the folder");
+        }
+      }
       config.allow_io = o->allow_io;
       config.timeout = o->clip_timeout;
       config.memory_limit = static_cast<size_t>(o->lua_memory_mb) << 20;

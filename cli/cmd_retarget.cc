@@ -207,7 +207,14 @@ int Run(const RetargetArgs& a) {
         a.memory_mb > 0 ? static_cast<size_t>(a.memory_mb) : batch::DefaultWorkerMemoryMb(workers);
   }
   run.timeout = a.timeout;
-  if (!a.frames_report.empty()) std::filesystem::create_directories(a.frames_report, ec);
+  if (!a.frames_report.empty()) {
+    std::filesystem::create_directories(a.frames_report, ec);
+    if (!std::filesystem::is_directory(a.frames_report, ec)) {
+      fmt::print(stderr, "rigel retarget: error: --frames-report {}: cannot create the folder\n",
+                 a.frames_report);
+      return kExitUsage;
+    }
+  }
   try {
     // Everything the outputs depend on besides the clip itself.
     run.recipe.recipe_hash = batch::HashBytes(fmt::format(
