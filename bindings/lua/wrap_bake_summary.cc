@@ -41,22 +41,22 @@ int w_Summary_tostring(lua_State* L) {
 // The fields of a rigel.BakeSummary (also the keys rigel.bake_summary{...} accepts) and the
 // member behind each, in one order. max_position_error and frames_unreachable are the older names
 // of residual_max and unreachable.
-const char* const kSummaryFields[] = {"frames",
-                                      "converged",
-                                      "not_converged",
-                                      "unreachable",
-                                      "frames_unreachable",
-                                      "skipped",
-                                      "iterations",
-                                      "iterations_max",
-                                      "iterations_mean",
-                                      "residual_max",
-                                      "max_position_error",
-                                      "residual_mean",
-                                      "max_angle_error",
-                                      "worst_frame",
-                                      "frames_with_limit_hits",
-                                      nullptr};
+constexpr const char* kSummaryFields[] = {"frames",
+                                          "converged",
+                                          "not_converged",
+                                          "unreachable",
+                                          "frames_unreachable",
+                                          "skipped",
+                                          "iterations",
+                                          "iterations_max",
+                                          "iterations_mean",
+                                          "residual_max",
+                                          "max_position_error",
+                                          "residual_mean",
+                                          "max_angle_error",
+                                          "worst_frame",
+                                          "frames_with_limit_hits",
+                                          nullptr};
 using S = ik::BakeSummary;
 constexpr auto kSummaryMembers = std::make_tuple(
     &S::frames, &S::converged, &S::not_converged, &S::unreachable, &S::unreachable, &S::skipped,
@@ -95,6 +95,7 @@ constexpr auto kSummaryGetters = []<size_t... I>(std::index_sequence<I...>) {
       {{kSummaryFields[I], GetSummaryField<I>}..., {nullptr, nullptr}}};
 }
 (std::make_index_sequence<kNumSummaryFields>());
+
 int w_Summary_records(lua_State* L) {
   // summary:records() -> BakeRecords (nil for a summary made by rigel.bake_summary).
   CheckSummary(L, 1);
