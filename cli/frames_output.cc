@@ -3,27 +3,12 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <utility>
 
 #include "core/retarget/evidence.h"
 #include "exporters/frames_report.h"
+#include "importers/bvh_reader.h"
 
 namespace rigel::cli {
-
-namespace {
-
-// The unit label of a frames report: the input's unit (stated, or estimated), as rigel names it.
-std::string UnitLabel(const Scene& scene) {
-  const double metres = MetresPerUnitOrEstimate(scene);
-  if (!(metres > 0)) return "unknown";
-  for (const auto& [name, m] :
-       {std::pair{"m", 1.0}, {"dm", 0.1}, {"cm", 0.01}, {"mm", 0.001}, {"in", 0.0254}}) {
-    if (metres == m) return name;
-  }
-  return fmt::format("{:g} m", metres);
-}
-
-}  // namespace
 
 void WriteFramesReportFor(const std::string& dir, const Scene& scene, const std::string& input,
                           const std::string& output, const Skeleton& skeleton, const Clip& clip,
@@ -34,7 +19,8 @@ void WriteFramesReportFor(const std::string& dir, const Scene& scene, const std:
   in.clip_name = fs::path(output).stem().string();
   in.source = input;
   in.output = output;
-  in.unit = UnitLabel(scene);
+  const double metres = MetresPerUnitOrEstimate(scene);
+  in.unit = metres > 0 ? UnitLabel(metres) : "unknown";
   in.skeleton = &skeleton;
   in.clip = &clip;
   in.records = records;

@@ -169,13 +169,6 @@ struct UnitName {
 constexpr UnitName kUnits[] = {
     {"m", 1.0}, {"dm", 0.1}, {"cm", 0.01}, {"mm", 0.001}, {"in", 0.0254}};
 
-std::string UnitLabel(double metres) {
-  for (const UnitName& u : kUnits) {
-    if (u.metres == metres) return std::string(u.name);
-  }
-  return fmt::format("{:g} m", metres);
-}
-
 // Value at quantile q (0..1) of `v` (reordered), nearest rank.
 double Quantile(std::vector<double>& v, double q) {
   const size_t k = std::min(
@@ -679,6 +672,13 @@ std::vector<std::string> BvhUnitNames() {
   std::vector<std::string> names;
   for (const UnitName& u : kUnits) names.emplace_back(u.name);
   return names;
+}
+
+std::string UnitLabel(double metres) {
+  for (const UnitName& u : kUnits) {
+    if (u.metres == metres) return std::string(u.name);
+  }
+  return fmt::format("{:g} m", metres);
 }
 
 double EstimateBvhUnit(double height) {

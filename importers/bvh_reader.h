@@ -59,6 +59,10 @@ std::optional<double> ParseBvhUnit(std::string_view text);
 // The unit names ParseBvhUnit accepts, in order.
 std::vector<std::string> BvhUnitNames();
 
+// The name of a unit of `metres` metres: one of BvhUnitNames() when it is one of them, else
+// "<metres> m" (e.g. "0.3048 m").
+std::string UnitLabel(double metres);
+
 // Guess of the unit of a figure `height` units tall (up-axis extent of its joints at frame 0),
 // assuming a standing adult of about 1.6 m: the unit among ParseBvhUnit's whose height in metres is
 // nearest 1.6 m on a log scale. Returns metres per unit; 0 when height is not > 0.
