@@ -51,13 +51,15 @@ int w_Rig_solve(lua_State* L);
 // rig:bake(clip [, fn]) -> baked clip, summary (wrap_rig_run.cc).
 int w_Rig_bake(lua_State* L);
 
-// Pushes a read-only rigel.BakeSummary holding `summary` and, when given, the bake's per-frame
-// records (wrap_bake_summary.cc).
-void PushBakeSummary(lua_State* L, const ik::BakeSummary& summary,
-                     std::shared_ptr<const ik::BakeRecords> records = nullptr);
-// Pushes a read-only rigel.BakeRecords: #records solved frames, records[i] a table
-// (wrap_bake_summary.cc).
-void PushBakeRecords(lua_State* L, std::shared_ptr<const ik::BakeRecords> records);
+// Pushes a read-only rigel.BakeSummary holding `summary` (wrap_bake_summary.cc).
+void PushBakeSummary(lua_State* L, const ik::BakeSummary& summary);
+// Pushes a new, empty rigel.BakeRecords (#records solved frames, records[i] a table) and returns
+// its records for the bake to fill. Lua owns them from the start: no C++ owner is left on the
+// stack when a Lua error unwinds it (wrap_bake_summary.cc).
+ik::BakeRecords* NewBakeRecords(lua_State* L);
+// Lets the rigel.BakeSummary at `summary` share the records of the rigel.BakeRecords at `records`
+// (summary:records() and `rigel bake --frames-report` read them).
+void ShareBakeRecords(lua_State* L, int summary, int records);
 
 }  // namespace rigel::lua
 

@@ -96,12 +96,14 @@ constexpr auto kSummaryGetters = []<size_t... I>(std::index_sequence<I...>) {
 }
 (std::make_index_sequence<kNumSummaryFields>());
 
+BakeRecordsBox* PushRecordsBox(lua_State* L);
+
 int w_Summary_records(lua_State* L) {
   // summary:records() -> BakeRecords (nil for a summary made by rigel.bake_summary).
   CheckSummary(L, 1);
   const auto* box = static_cast<BakeSummaryBox*>(lua_touserdata(L, 1));
   if (!box->records) return 0;
-  PushBakeRecords(L, box->records);
+  PushRecordsBox(L)->records = box->records;
   return 1;
 }
 
@@ -200,14 +202,17 @@ int w_bake_summary(lua_State* L) {
 
 }  // namespace
 
-void PushBakeSummary(lua_State* L, const ik::BakeSummary& summary,
-                     std::shared_ptr<const ik::BakeRecords> records) {
-  PushBox<BakeSummaryBox>(L, kBakeSummaryType, BakeSummaryBox{summary, std::move(records)});
+void PushBakeSummary(lua_State* L, const ik::BakeSummary& summary) {
+  PushBox<BakeSummaryBox>(L, kBakeSummaryType, BakeSummaryBox{summary, nullptr});
 }
 
-void PushBakeRecords(lua_State* L, std::shared_ptr<const ik::BakeRecords> records) {
+namespace {
+
+// Pushes an empty rigel.BakeRecords box (records null) with its metatable: a box whose __gc may
+// run at any point after this, whatever raises next.
+BakeRecordsBox* PushRecordsBox(lua_State* L) {
   auto* box = static_cast<BakeRecordsBox*>(lua_newuserdatauv(L, sizeof(BakeRecordsBox), 0));
-  new (box) BakeRecordsBox{std::move(records)};
+  new (box) BakeRecordsBox{};
   if (luaL_newmetatable(L, kBakeRecordsType)) {
     const luaL_Reg meta[] = {
         {"__len", w_Records_len},
@@ -222,6 +227,26 @@ void PushBakeRecords(lua_State* L, std::shared_ptr<const ik::BakeRecords> record
     luaL_setfuncs(L, meta, 0);
   }
   lua_setmetatable(L, -2);
+  return box;
+}
+
+}  // namespace
+
+ik::BakeRecords* NewBakeRecords(lua_State* L) {
+  BakeRecordsBox* box = PushRecordsBox(L);
+  ik::BakeRecords* records = nullptr;
+  catch_exceptions(L, [&] {
+    auto made = std::make_shared<ik::BakeRecords>();
+    records = made.get();
+    box->records = std::move(made);
+  });
+  return records;
+}
+
+void ShareBakeRecords(lua_State* L, int summary, int records) {
+  auto* s = static_cast<BakeSummaryBox*>(TestBox(L, summary, kBakeSummaryType));
+  auto* r = static_cast<BakeRecordsBox*>(luaL_testudata(L, records, kBakeRecordsType));
+  if (s != nullptr && r != nullptr) s->records = r->records;
 }
 
 std::shared_ptr<const ik::BakeRecords> ToBakeRecords(lua_State* L, int idx) {

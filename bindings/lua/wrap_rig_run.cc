@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "bindings/lua/rig_box.h"
 #include "bindings/lua/rigel_module.h"
@@ -196,15 +197,19 @@ int w_Rig_bake(lua_State* L) {
   });
   PushLock(L, rig, "baked");                 // 9
   PushLock(L, source->clip.get(), "baked");  // 10
+  // 11: the records, owned by Lua (a Lua error below unwinds no C++ owner of them; the summary is
+  // plain data).
+  static_assert(std::is_trivially_destructible_v<ik::BakeSummary>);
+  ik::BakeRecords* records = NewBakeRecords(L);
   ik::BakeSummary summary;
-  auto records = std::make_shared<ik::BakeRecords>();
   bool script_error = false;
-  if (!RunBake(L, &summary, records.get(), &script_error)) {
+  if (!RunBake(L, &summary, records, &script_error)) {
     return script_error ? lua_error(L) : luaL_error(L, "%s", lua_tostring(L, -1));
   }
   lua_pushvalue(L, 6);
-  PushBakeSummary(L, summary, records);
-  PushBakeRecords(L, records);
+  PushBakeSummary(L, summary);
+  ShareBakeRecords(L, -1, 11);
+  lua_pushvalue(L, 11);
   return 3;
 }
 
