@@ -21,6 +21,7 @@ namespace {
 struct BakeSummaryBox {
   ik::BakeSummary summary;
   std::shared_ptr<const ik::BakeRecords> records;  // null for rigel.bake_summary{...}
+  bool alive = true;                               // DestroyBox's flag
 };
 
 struct BakeRecordsBox {
@@ -260,8 +261,9 @@ std::shared_ptr<const ik::BakeRecords> ToBakeRecords(lua_State* L, int idx) {
 }
 
 void OpenBakeSummary(lua_State* L) {
-  RegisterType(L, {kBakeSummaryType, kSummaryMethods, kSummaryGetters.data(), kSummaryMeta, nullptr,
-                   nullptr, nullptr});
+  // __gc: the box shares the bake's records (a shared_ptr) and must release them.
+  RegisterType(L, {kBakeSummaryType, kSummaryMethods, kSummaryGetters.data(), kSummaryMeta,
+                   DestroyBox<BakeSummaryBox>, nullptr, nullptr});
   lua_pushcfunction(L, w_bake_summary);
   lua_setfield(L, -2, "bake_summary");
 }
