@@ -147,21 +147,25 @@ RetargetMetrics MeasureRetarget(const Skeleton& tgt, const Alignment& m,
   }
   q.foot_slide_mean_mm = q.contact_frames ? slide_sum / q.contact_frames : 0.0;
   // The output's own contacts, by the one detector.
-  std::vector<int> feet;
   std::vector<int> foot_limb;
   for (size_t li = 0; li < m.limbs.size(); ++li) {
-    if (!m.limbs[li].foot) continue;
-    feet.push_back(m.limbs[li].end);
-    foot_limb.push_back(static_cast<int>(li));
+    if (m.limbs[li].foot) foot_limb.push_back(static_cast<int>(li));
   }
-  if (!feet.empty() && frames > 0) {
+  if (!foot_limb.empty() && frames > 0) {
+    // The feet's positions were found above (limb_pos): frame-major tracks for the detector.
+    const int tracks = static_cast<int>(foot_limb.size());
+    std::vector<Eigen::Vector3d> positions(static_cast<size_t>(frames) * tracks);
+    for (int f = 0; f < frames; ++f) {
+      for (int t = 0; t < tracks; ++t)
+        positions[static_cast<size_t>(f) * tracks + t] = limb_pos[foot_limb[t]][f];
+    }
     ForwardKinematics(tgt, motion.clip.frame(0), wt);
     ContactOptions o;
     o.up_axis = up;
     o.scale = FigureHipHeight(tgt, wt, up);
     double output_sum = 0.0;
     int output_frames = 0;
-    for (const ContactWindow& w : DetectContacts(tgt, motion.clip, feet, o)) {
+    for (const ContactWindow& w : DetectContacts(positions, tracks, motion.clip.frame_time(), o)) {
       ++q.output_contacts;
       const std::vector<Eigen::Vector3d>& pos = limb_pos[foot_limb[w.track]];
       Eigen::Vector3d mean = Eigen::Vector3d::Zero();
