@@ -236,6 +236,7 @@ int Run(const RetargetArgs& a) {
     if (source.clips.empty()) throw std::runtime_error(input.path + ": no animation");
     retarget::RetargetOptions clip_options = options;
     clip_options.source_unit_metres = UnitOf(source);
+    clip_options.frame_records = !a.frames_report.empty();
     std::string error;
     auto r = retarget::Retargeter::Create(source.skeleton, target.skeleton, map, clip_options,
                                           &error, &source.clips.front(),

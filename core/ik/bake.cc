@@ -154,10 +154,7 @@ bool BakeJob::Run() const {
       ++s.skipped;
     }
     std::copy(p.channels.begin(), p.channels.end(), output->frame(f).begin());
-    if (on_frame_done) {
-      if (action != FrameAction::kSolve) p.UpdateWorld(skeleton, 0);  // a skipped frame's row
-      on_frame_done(f, p, solved ? &r : nullptr);
-    }
+    if (on_frame_done) on_frame_done(f, p, solved ? &r : nullptr);
   }
   const int solved = s.solved();
   s.residual_mean = solved > 0 ? s.residual_mean / solved : 0.0;

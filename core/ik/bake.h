@@ -69,8 +69,10 @@ enum class FrameAction {
 using FrameCallback = std::function<FrameAction(int frame, Pose& pose, std::string* error)>;
 
 // Called once per frame, after the frame's row is written to the output: `pose` holds the baked
-// row with world transforms up to date; `report` is the frame's solve report, or nullptr when the
-// frame was not solved (skipped, or constrained only). For per-frame records (FrameRecord),
+// row, its world transforms up to date on a solved frame (on a skipped one, as the callback left
+// them: the clip row's with forward_kinematics, unless the callback edited channels); `report` is
+// the frame's solve report, or nullptr when the frame was not solved (skipped, or constrained
+// only). For per-frame records (FrameRecord),
 // per-limb counts and the like; it may not change the bake.
 using FrameDoneCallback =
     std::function<void(int frame, const Pose& pose, const SolveReport* report)>;

@@ -81,8 +81,23 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
     job.clip = &motion->clip;
     job.output = &cleaned;
     job.workspace = &workspace;
-    job.records = &report.records.frames;
+    if (options.frame_records) job.records = &report.records.frames;
+    // The callback reads the world transforms of the limbs and upper legs only: it brings those
+    // paths up to date itself (root first), not the whole pose.
+    std::vector<int> read;
+    auto add_path = [&](int joint) {
+      for (int j = joint; j != Skeleton::kNoParent; j = tgt.parent(j)) read.push_back(j);
+    };
+    for (const PinnedLimb& p : pinned) add_path(m.limbs[p.limb].end);
+    if (m.left_upper_leg >= 0 && m.right_upper_leg >= 0) {
+      add_path(m.left_upper_leg);
+      add_path(m.right_upper_leg);
+    }
+    std::sort(read.begin(), read.end());  // parents come before their children
+    read.erase(std::unique(read.begin(), read.end()), read.end());
+    job.forward_kinematics = false;
     job.on_frame = [&](int f, Pose& pose, std::string*) {
+      for (const int j : read) UpdateJointWorld(tgt, pose.channels, pose.world, j);
       const std::vector<Eigen::Isometry3d>& wt = pose.world;
       Eigen::Vector3d right = Eigen::Vector3d::Zero();
       if (m.left_upper_leg >= 0 && m.right_upper_leg >= 0) {

@@ -79,6 +79,9 @@ struct RetargetOptions {
   // (true), or leave them where the retargeted rotations put them (false, the default: the legs
   // keep the source's bone directions exactly and IK acts only around contacts).
   bool follow_source_between_contacts = false;
+  // Keep the IK clean-up's per-frame records (RetargetResult::records), e.g. for a frames
+  // report. Default false: no per-frame bookkeeping.
+  bool frame_records = false;
   // Contact detection on the scaled source feet: a foot is in contact when its height above the
   // clip's lowest foot height is below contact_height * hip height and its horizontal speed below
   // contact_speed * hip height per second, for at least contact_min_frames frames.
