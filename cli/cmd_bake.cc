@@ -197,6 +197,7 @@ Runner AddBakeCommand(CLI::App& app) {
     int memory_mb = 0;  // 0: DefaultWorkerMemoryMb
     int import_memory_mb = 4096;
     double import_timeout = 300;
+    ReadArgs read;  // --bvh-translation, --unit-in
   };
   auto o = std::make_shared<Options>();
   sub->add_option("--rig", o->rig, "Rig script (Lua) that bakes one clip");
@@ -232,6 +233,7 @@ Runner AddBakeCommand(CLI::App& app) {
   sub->add_option("--import-timeout", o->import_timeout,
                   "Seconds the import child may take per FBX/glTF/DAE file (default 300)")
       ->check(CLI::PositiveNumber);
+  AddReadOptions(sub, &o->read);
   sub->add_option("--preview", o->preview, "Also write a page per clip + index.html in DIR");
   sub->add_option("--frames-report", o->frames_report,
                   "Also write DIR/<clip>.frames.jsonl per clip: each frame's solve (status, "
@@ -273,6 +275,7 @@ Runner AddBakeCommand(CLI::App& app) {
       config.memory_limit = static_cast<size_t>(o->lua_memory_mb) << 20;
       config.load.memory_limit_mib = static_cast<size_t>(o->import_memory_mb);
       config.load.time_limit_seconds = o->import_timeout;
+      config.load = ApplyReadArgs(o->read, config.load);
 
       batch::RunOptions run;
       run.out_dir = o->out;
@@ -280,7 +283,8 @@ Runner AddBakeCommand(CLI::App& app) {
       run.jobs = o->jobs;
       run.resume = o->resume;
       run.recipe.version = RIGEL_VERSION;
-      run.recipe.recipe_hash = batch::HashBytes(batch::HashFile(o->rig) + "|" + o->format);
+      run.recipe.recipe_hash = batch::HashBytes(batch::HashFile(o->rig) + "|" + o->format + "|" +
+                                                o->read.bvh_translation + "|" + o->read.unit_in);
       run.progress = !o->no_progress && isatty(STDERR_FILENO);
       run.command = "bake";
       run.processes = o->workers != 0;

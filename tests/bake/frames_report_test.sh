@@ -78,3 +78,14 @@ assert ev["flips"] == sum(r.get("swivel_jump", 0) >= 90 for r in records), ev
 assert ev["foot_slide_max"] == max([r["foot_slide"] for r in records if "foot_slide" in r] + [0]), ev
 print(f"retarget: {len(solved)} of 40 frames with records; evidence {ev}")
 PY
+# The BVH reading options reach the bake: with --unit-in cm the unit is stated (no estimate
+# warning) and the frames report's header says cm.
+"$rigel" bake --rig "$src/tests/bake/fixtures/pop_rig.lua" --out "$work/out_cm" --unit-in cm \
+  --frames-report "$work/frames_cm" "$src/tests/lua/fixtures/planar.bvh" 2>"$work/stderr_cm" ||
+  { echo "FAILED: bake --unit-in cm"; cat "$work/stderr_cm"; exit 1; }
+if grep -q "does not state its length unit" "$work/stderr_cm"; then
+  echo "FAILED: --unit-in cm still estimated the unit"; cat "$work/stderr_cm"; exit 1
+fi
+head -1 "$work/frames_cm/planar.frames.jsonl" | grep -q '"unit":"cm"' ||
+  { echo "FAILED: header unit"; head -1 "$work/frames_cm/planar.frames.jsonl"; exit 1; }
+echo "bake --unit-in cm: unit stated, header says cm"
