@@ -71,28 +71,30 @@ ClipEvidence MeasureClipEvidence(const Skeleton& skeleton, const Clip& clip, std
   ContactOptions options;
   options.up_axis = out.up_axis;
   options.scale = FigureHipHeight(skeleton, world, out.up_axis);
-  out.contacts = DetectContacts(skeleton, clip, feet, options);
-  // The feet's world positions, frame by frame, for the planted frames only.
+  // The feet's world positions, one forward-kinematics pass; the detector and the slide read them.
   const int tracks = static_cast<int>(feet.size());
+  std::vector<Eigen::Vector3d> positions(static_cast<size_t>(frames) * tracks);
+  for (int f = 0; f < frames; ++f) {
+    ForwardKinematics(skeleton, clip.frame(f), world);
+    for (int t = 0; t < tracks; ++t) {
+      positions[static_cast<size_t>(f) * tracks + t] = world[feet[t]].translation();
+    }
+  }
+  out.contacts = DetectContacts(positions, tracks, clip.frame_time(), options);
   std::vector<int> window_of(static_cast<size_t>(frames) * tracks, -1);
   for (size_t w = 0; w < out.contacts.size(); ++w) {
     const ContactWindow& c = out.contacts[w];
     for (int f = c.first; f <= c.last; ++f)
       window_of[static_cast<size_t>(f) * tracks + c.track] = static_cast<int>(w);
   }
-  std::vector<Eigen::Vector3d> before(tracks), now(tracks);
-  for (int f = 0; f < frames; ++f) {
-    ForwardKinematics(skeleton, clip.frame(f), world);
+  for (int f = 1; f < frames; ++f) {
     for (int t = 0; t < tracks; ++t) {
-      now[t] = world[feet[t]].translation();
-      const int w = window_of[static_cast<size_t>(f) * tracks + t];
-      if (f > 0 && w >= 0 && window_of[static_cast<size_t>(f - 1) * tracks + t] == w) {
-        Eigen::Vector3d d = now[t] - before[t];
-        d[out.up_axis] = 0.0;
-        out.foot_slide[f] = std::max(out.foot_slide[f], d.norm());
-      }
+      const size_t k = static_cast<size_t>(f) * tracks + t;
+      if (window_of[k] < 0 || window_of[k - tracks] != window_of[k]) continue;
+      Eigen::Vector3d d = positions[k] - positions[k - tracks];
+      d[out.up_axis] = 0.0;
+      out.foot_slide[f] = std::max(out.foot_slide[f], d.norm());
     }
-    std::swap(before, now);
   }
   return out;
 }
