@@ -2,15 +2,18 @@
 //            [--report FILE.json] INPUTS...
 // Bakes every input clip through a Lua rig script, on N threads, each clip in its own Lua state.
 //
-// The rig script returns a function, called once per clip:
+// The rig script returns a function, called once per take of each input (each call in a fresh Lua
+// state):
 //   return function(scene, clip, ctx) ... return baked_clip [, stats] end
-// scene: the input (rigel.Scene); clip: its first clip; ctx: {input=, output=, index=}.
+// scene: the input (rigel.Scene); clip: the take; ctx: {input=, output= (the file the take goes
+// to), take= (its name), take_index= (1-based), takes= (how many are baked)}.
 // baked_clip: a rigel.Clip (on the input's skeleton or another); stats: optional solver
 // statistics: rig:bake's summary (a rigel.BakeSummary), rigel.bake_summary{...} or a table of
 // the same fields. They reach the report as an ik::BakeSummary (lua::ToBakeSummary).
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -19,6 +22,7 @@
 
 #include "bindings/lua/rigel_module.h"
 #include "cli/batch/batch.h"
+#include "cli/batch/takes.h"
 #include "cli/command.h"
 #include "cli/frames_output.h"
 #include "cli/preview/preview_page.h"
@@ -27,6 +31,7 @@
 #include "exporters/save_scene.h"
 #include "importers/confine.h"
 #include "importers/load_scene.h"
+#include "io/file_format.h"
 
 #ifndef RIGEL_SCRIPTS_DIR
 #define RIGEL_SCRIPTS_DIR ""
@@ -50,6 +55,7 @@ struct BakeConfig {
   size_t memory_limit = size_t{2} << 30;  // bytes of Lua heap per clip
   double timeout = 0;                     // seconds per clip, 0 = none
   LoadOptions load;                       // the import child's limits
+  std::string take;                       // --take NAME, or empty: every take
 };
 
 // What a bake worker may touch (docs/security.md): read the inputs, the rig script, its folder
@@ -80,9 +86,10 @@ std::string FirstLine(const char* message) {
 // --frames-report: the report (frames_output.h) and, when the script returned no rig:bake
 // summary, a warning that it holds the measured evidence only.
 void WriteFrames(const BakeConfig& config, const Scene& scene, const std::string& input,
-                 const std::string& output, const Skeleton& skeleton, const Clip& clip,
+                 const std::string& output, const std::string& take_suffix,
+                 const Skeleton& skeleton, const Clip& clip,
                  std::shared_ptr<const ik::BakeRecords> records, batch::ClipReport* report) {
-  WriteFramesReportFor(config.frames_report_dir, scene, input, output, skeleton, clip,
+  WriteFramesReportFor(config.frames_report_dir, scene, input, output, take_suffix, skeleton, clip,
                        records.get(), report);
   if (!records) {
     std::string w = fmt::format(
@@ -94,12 +101,20 @@ void WriteFrames(const BakeConfig& config, const Scene& scene, const std::string
   }
 }
 
-batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
-                          const BakeConfig& config) {
-  batch::ClipReport report;
-  auto scene = std::make_shared<Scene>(LoadScene(input.path, config.load));
-  if (scene->clips.empty()) throw std::runtime_error(input.path + ": no animation to bake");
+// What the rig script made of one take.
+struct TakeResult {
+  std::shared_ptr<const Skeleton> skeleton;
+  std::shared_ptr<const Clip> clip;
+  bool has_summary = false;
+  ik::BakeSummary solver;
+  std::shared_ptr<const ik::BakeRecords> records;
+};
 
+// Runs the rig script on take `take` of `scene`, in a Lua state of its own (limits per take).
+// `output` is the file the take goes to (ctx.output). Throws with the script's error.
+TakeResult RunRig(const batch::Input& input, const std::shared_ptr<Scene>& scene, std::size_t take,
+                  std::size_t take_number, std::size_t takes, const std::string& output,
+                  const BakeConfig& config) {
   lua::StateOptions state_options;
   state_options.module_folders = {config.rig_dir, config.scripts_dir};
   state_options.default_module_path = false;
@@ -138,43 +153,143 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   const int fn = lua_gettop(L);
   lua_pushvalue(L, fn);
   lua::PushScene(L, scene);
-  lua::PushClip(L, scene->skeleton, std::shared_ptr<Clip>(scene, &scene->clips.front()));
-  lua_createtable(L, 0, 3);
+  lua::PushClip(L, scene->skeleton, std::shared_ptr<Clip>(scene, &scene->clips[take]));
+  lua_createtable(L, 0, 5);
   lua_pushstring(L, input.path.c_str());
   lua_setfield(L, -2, "input");
   lua_pushstring(L, output.c_str());
   lua_setfield(L, -2, "output");
+  lua_pushstring(L, scene->clips[take].name().c_str());
+  lua_setfield(L, -2, "take");
+  lua_pushinteger(L, static_cast<lua_Integer>(take_number));
+  lua_setfield(L, -2, "take_index");
+  lua_pushinteger(L, static_cast<lua_Integer>(takes));
+  lua_setfield(L, -2, "takes");
   if (lua_pcall(L, 3, 2, handler) != LUA_OK)
     throw std::runtime_error(FirstLine(lua_tostring(L, -1)));
   const int result = lua_gettop(L) - 1;
-  std::shared_ptr<const Skeleton> skeleton_ptr;
-  std::shared_ptr<const Clip> clip_ptr;
-  if (!lua::ToClip(L, result, &skeleton_ptr, &clip_ptr)) {
+  TakeResult out;
+  if (!lua::ToClip(L, result, &out.skeleton, &out.clip)) {
     throw std::runtime_error(fmt::format("{}: the bake function must return a Clip, returned {}",
                                          config.rig, luaL_typename(L, result)));
   }
-  const Skeleton& skeleton = *skeleton_ptr;
-  const Clip& clip = *clip_ptr;
   // The one clip validator (core/clip_check.h): a clip that does not fit its skeleton, or a
   // solver that produced a non-finite value, never reaches a file.
-  std::string error;
-  if (const std::optional<ClipFault> fault = CheckClip(skeleton, clip)) {
-    throw std::runtime_error("the returned clip: " + DescribeClipFault(*fault, skeleton, clip) +
-                             ": nothing written");
+  if (const std::optional<ClipFault> fault = CheckClip(*out.skeleton, *out.clip)) {
+    throw std::runtime_error(
+        "the returned clip: " + DescribeClipFault(*fault, *out.skeleton, *out.clip) +
+        ": nothing written");
   }
-  if (!lua_isnil(L, result + 1) && !lua::ToBakeSummary(L, result + 1, &report.solver, &error)) {
-    throw std::runtime_error(fmt::format("{}: {}", config.rig, error));
+  if (!lua_isnil(L, result + 1)) {
+    std::string error;
+    if (!lua::ToBakeSummary(L, result + 1, &out.solver, &error)) {
+      throw std::runtime_error(fmt::format("{}: {}", config.rig, error));
+    }
+    out.has_summary = true;
+    out.records = lua::ToBakeRecords(L, result + 1);
   }
-  SaveClip(skeleton, clip, output);
-  report.frames = clip.num_frames();
-  if (!config.frames_report_dir.empty()) {
-    WriteFrames(config, *scene, input.path, output, skeleton, clip,
-                lua_isnil(L, result + 1) ? nullptr : lua::ToBakeRecords(L, result + 1), &report);
+  return out;
+}
+
+// Whether two skeletons are the same rig: joints, parents, channels and rest transforms.
+bool SameRig(const Skeleton& a, const Skeleton& b) {
+  if (&a == &b) return true;
+  if (a.num_joints() != b.num_joints() || a.num_channels() != b.num_channels()) return false;
+  for (int j = 0; j < a.num_joints(); ++j) {
+    if (a.name(j) != b.name(j) || a.parent(j) != b.parent(j) ||
+        a.rest_translation(j) != b.rest_translation(j) ||
+        a.rest_orientation(j).coeffs() != b.rest_orientation(j).coeffs() ||
+        a.channel_count(j) != b.channel_count(j)) {
+      return false;
+    }
   }
-  if (std::string w = ExtraTakesWarning(*scene, input.path, "baked"); !w.empty()) {
-    fmt::print(stderr, "rigel bake: warning: {}\n", w);
-    report.warnings.push_back(std::move(w));
+  for (int c = 0; c < a.num_channels(); ++c) {
+    if (a.channels()[c] != b.channels()[c]) return false;
   }
+  return true;
+}
+
+// Bakes every take of one input (or the one --take names). One take: one output, one report row.
+// Several: BVH writes a file per take (OUTPUT stem + "." + take), glTF and FBX one file holding
+// every take; the report has a row per take. Nothing is written unless every take baked.
+batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
+                          const BakeConfig& config) {
+  using Clock = std::chrono::steady_clock;
+  auto scene = std::make_shared<Scene>(LoadScene(input.path, config.load));
+  if (scene->clips.empty()) throw std::runtime_error(input.path + ": no animation to bake");
+  const std::vector<std::size_t> picked = batch::SelectTakes(*scene, config.take, input.path);
+  const bool several = picked.size() > 1;
+  const bool split = several && LowerExtension(output) == ".bvh";  // BVH: one take per file
+  const std::vector<std::string> safe = batch::FileSafeTakeNames(batch::TakeNames(*scene, picked));
+  std::vector<TakeResult> results;
+  std::vector<batch::ClipReport> rows;
+  for (std::size_t k = 0; k < picked.size(); ++k) {
+    const auto start = Clock::now();
+    const std::string& name = scene->clips[picked[k]].name();
+    batch::ClipReport row;
+    row.take = scene->clips.size() > 1 ? name : "";
+    row.output = split ? batch::TakeOutputPath(output, safe[k]) : output;
+    try {
+      results.push_back(RunRig(input, scene, picked[k], k + 1, picked.size(), row.output, config));
+    } catch (const std::exception& e) {
+      if (!several) throw;
+      throw std::runtime_error(fmt::format("take '{}': {}", name, e.what()));
+    }
+    row.frames = results.back().clip->num_frames();
+    row.solver = results.back().solver;
+    row.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    rows.push_back(std::move(row));
+  }
+  // Write: nothing unless every take baked; a failed write removes what this input wrote.
+  if (!split) {
+    const Skeleton& skeleton = *results.front().skeleton;
+    if (!several) {
+      SaveClip(skeleton, *results.front().clip, output);
+    } else {
+      std::vector<Clip> clips;
+      for (std::size_t k = 0; k < results.size(); ++k) {
+        if (!SameRig(skeleton, *results[k].skeleton)) {
+          throw std::runtime_error(fmt::format(
+              "take '{}' was baked onto another skeleton than take '{}': one {} file holds one "
+              "skeleton (bake to .bvh, a file per take, or pick a take with --take)",
+              rows[k].take, rows.front().take, LowerExtension(output)));
+        }
+        clips.push_back(*results[k].clip);
+        clips.back().set_name(scene->clips[picked[k]].name());  // each take keeps its name
+      }
+      SaveClips(skeleton, clips, output);
+    }
+  } else {
+    std::vector<std::string> written;
+    try {
+      for (std::size_t k = 0; k < results.size(); ++k) {
+        SaveClip(*results[k].skeleton, *results[k].clip, rows[k].output);
+        written.push_back(rows[k].output);
+      }
+    } catch (...) {
+      std::error_code ec;
+      for (const std::string& w : written) std::filesystem::remove(w, ec);
+      throw;
+    }
+    fmt::print(stderr, "rigel bake: {}: {} takes, BVH holds one: a file per take ({} ...)\n",
+               input.path, results.size(), rows.front().output);
+  }
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    if (config.frames_report_dir.empty()) continue;
+    WriteFrames(config, *scene, input.path, rows[k].output, several && !split ? safe[k] : "",
+                *results[k].skeleton, *results[k].clip, results[k].records, &rows[k]);
+  }
+  if (!several) {
+    batch::ClipReport report = std::move(rows.front());
+    report.output.clear();  // batch::Run fills it
+    return report;
+  }
+  batch::ClipReport report;
+  for (const batch::ClipReport& r : rows) {
+    report.frames += r.frames;
+    report.solver.frames += r.solver.frames;
+  }
+  report.takes = std::move(rows);
   return report;
 }
 
@@ -198,6 +313,7 @@ Runner AddBakeCommand(CLI::App& app) {
     int import_memory_mb = 4096;
     double import_timeout = 300;
     ReadArgs read;  // --bvh-translation, --unit-in
+    std::string take;
   };
   auto o = std::make_shared<Options>();
   sub->add_option("--rig", o->rig, "Rig script (Lua) that bakes one clip");
@@ -234,6 +350,9 @@ Runner AddBakeCommand(CLI::App& app) {
                   "Seconds the import child may take per FBX/glTF/DAE file (default 300)")
       ->check(CLI::PositiveNumber);
   AddReadOptions(sub, &o->read);
+  sub->add_option("--take", o->take,
+                  "Bake only the take of this name (default: every take; BVH outputs get a file "
+                  "per take, INPUT.<take>.bvh, glTF and FBX outputs hold every take)");
   sub->add_option("--preview", o->preview, "Also write a page per clip + index.html in DIR");
   sub->add_option("--frames-report", o->frames_report,
                   "Also write DIR/<clip>.frames.jsonl per clip: each frame's solve (status, "
@@ -276,6 +395,7 @@ Runner AddBakeCommand(CLI::App& app) {
       config.load.memory_limit_mib = static_cast<size_t>(o->import_memory_mb);
       config.load.time_limit_seconds = o->import_timeout;
       config.load = ApplyReadArgs(o->read, config.load);
+      config.take = o->take;
 
       batch::RunOptions run;
       run.out_dir = o->out;
@@ -283,8 +403,9 @@ Runner AddBakeCommand(CLI::App& app) {
       run.jobs = o->jobs;
       run.resume = o->resume;
       run.recipe.version = RIGEL_VERSION;
-      run.recipe.recipe_hash = batch::HashBytes(batch::HashFile(o->rig) + "|" + o->format + "|" +
-                                                o->read.bvh_translation + "|" + o->read.unit_in);
+      run.recipe.recipe_hash =
+          batch::HashBytes(batch::HashFile(o->rig) + "|" + o->format + "|" +
+                           o->read.bvh_translation + "|" + o->read.unit_in + "|" + o->take);
       run.progress = !o->no_progress && isatty(STDERR_FILENO);
       run.command = "bake";
       run.processes = o->workers != 0;

@@ -1,11 +1,10 @@
 // rigel convert IN OUT: read any supported file, write another format (or the same, exactly).
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
-#include <cctype>
 #include <filesystem>
 
 #include "cli/batch/batch.h"
+#include "cli/batch/takes.h"
 #include "cli/command.h"
 #include "cli/read_options.h"
 #include "exporters/save_scene.h"
@@ -13,21 +12,6 @@
 #include "io/file_format.h"
 
 namespace rigel::cli {
-namespace {
-
-// A take name usable in a file name: letters, digits, '-' and '_' kept, anything else '_'; the
-// take's index when nothing is left.
-std::string FileSafe(const std::string& name, std::size_t index) {
-  std::string safe;
-  for (const char ch : name) {
-    const bool keep = std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_';
-    safe.push_back(keep ? ch : '_');
-  }
-  if (safe.find_first_not_of('_') == std::string::npos) safe = fmt::format("take{}", index + 1);
-  return safe;
-}
-
-}  // namespace
 
 Runner AddConvertCommand(CLI::App& app) {
   CLI::App* sub =
@@ -58,27 +42,16 @@ Runner AddConvertCommand(CLI::App& app) {
       Scene scene = LoadScene(*in, options);
       for (const std::string& w : scene.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
       if (!take->empty()) {
-        std::vector<Clip> picked;
-        std::vector<std::string> names;
-        for (Clip& c : scene.clips) {
-          names.push_back(fmt::format("'{}'", c.name()));
-          if (c.name() == *take) picked.push_back(std::move(c));
-        }
-        if (picked.empty()) {
-          fmt::print(stderr, "rigel convert: error: {}: no take '{}' (takes: {})\n", *in, *take,
-                     fmt::join(names, ", "));
-          return kExitBadInput;
-        }
-        scene.clips = std::move(picked);
+        const std::vector<std::size_t> picked = batch::SelectTakes(scene, *take, *in);
+        scene.clips = {std::move(scene.clips[picked.front()])};
       }
       if (LowerExtension(*out) == ".bvh" && scene.clips.size() > 1) {
         // BVH holds one take: one file per take, <OUT stem>.<take>.bvh, named on stderr.
-        const std::filesystem::path base(*out);
+        std::vector<std::string> names;
+        for (const Clip& c : scene.clips) names.push_back(c.name());
+        const std::vector<std::string> safe = batch::FileSafeTakeNames(names);
         for (std::size_t c = 0; c < scene.clips.size(); ++c) {
-          const std::string path =
-              (base.parent_path() /
-               fmt::format("{}.{}.bvh", base.stem().string(), FileSafe(scene.clips[c].name(), c)))
-                  .string();
+          const std::string path = batch::TakeOutputPath(*out, safe[c]);
           Scene one;
           one.skeleton = scene.skeleton;
           one.clips = {scene.clips[c]};

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -19,6 +20,7 @@
 #endif
 
 #include "cli/batch/batch.h"
+#include "cli/batch/takes.h"
 #include "cli/command.h"
 #include "cli/frames_output.h"
 #include "cli/preview/preview_page.h"
@@ -56,6 +58,7 @@ struct RetargetArgs {
   bool resume = false;
   bool no_progress = false;
   ReadArgs read;
+  std::string take;  // --take NAME, or empty: every take
 };
 
 double UnitOf(const Scene& scene) { return MetresPerUnit(scene); }
@@ -217,10 +220,11 @@ int Run(const RetargetArgs& a) {
   }
   try {
     // Everything the outputs depend on besides the clip itself.
-    run.recipe.recipe_hash = batch::HashBytes(fmt::format(
-        "{}|{}|{}|{}|{}|{}|{}|{}|{}", batch::HashFile(a.target),
-        a.map.empty() ? std::string("auto") : batch::HashFile(a.map), a.format, a.root_motion,
-        a.pin_feet, a.pin_hands, a.follow_source, a.source_ref, a.target_ref));
+    run.recipe.recipe_hash = batch::HashBytes(
+        fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", batch::HashFile(a.target),
+                    a.map.empty() ? std::string("auto") : batch::HashFile(a.map), a.format,
+                    a.root_motion, a.pin_feet, a.pin_hands, a.follow_source, a.source_ref,
+                    a.target_ref, a.read.bvh_translation, a.read.unit_in, a.take));
   } catch (const std::exception& e) {
     fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
     return kExitBadInput;
@@ -234,46 +238,98 @@ int Run(const RetargetArgs& a) {
     const Scene source = LoadScene(input.path, ApplyReadArgs(a.read));
     for (const std::string& w : source.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
     if (source.clips.empty()) throw std::runtime_error(input.path + ": no animation");
+    // Every take (or the one --take names); BVH holds one take per file (docs/formats.md).
+    const std::vector<std::size_t> picked = batch::SelectTakes(source, a.take, input.path);
+    const bool several = picked.size() > 1;
+    const bool split = several && ext == ".bvh";
+    const std::vector<std::string> safe =
+        batch::FileSafeTakeNames(batch::TakeNames(source, picked));
     retarget::RetargetOptions clip_options = options;
     clip_options.source_unit_metres = UnitOf(source);
     clip_options.frame_records = !a.frames_report.empty();
-    std::string error;
-    auto r = retarget::Retargeter::Create(source.skeleton, target.skeleton, map, clip_options,
-                                          &error, &source.clips.front(),
-                                          target.clips.empty() ? nullptr : &target.clips.front());
-    if (!r) throw std::runtime_error(error);
-    retarget::RetargetResult result = r->Run(source.clips.front());
-    for (const std::string& w : result.warnings) {
-      fmt::print(stderr, "rigel retarget: warning: {}: {}\n", input.path, w);
-    }
     Scene out;
     out.skeleton = target.skeleton;
-    out.clips.push_back(std::move(result.clip));
     out.file_unit_metres = target.file_unit_metres;
     out.length_scale = target.length_scale;
-    SaveScene(out, out_path);
-    const retarget::RetargetMetrics& q = result.metrics;
-    fmt::print(stderr,
-               "rigel retarget: {} -> {}: {} frames, bone direction mean {:.3f} deg (max "
-               "{:.2f}), foot slide mean {:.2f} mm (max {:.2f}) over {} contacts; on the output's "
-               "own {} contacts mean {:.2f} mm (max {:.2f})\n",
-               input.path, out_path, q.frames, q.bone_direction_mean_deg, q.bone_direction_max_deg,
-               q.foot_slide_mean_mm, q.foot_slide_max_mm, q.contacts, q.output_contacts,
-               q.output_foot_slide_mean_mm, q.output_foot_slide_max_mm);
-    batch::ClipReport report;
-    report.frames = q.frames;
-    if (std::string w = ExtraTakesWarning(source, input.path, "retargeted"); !w.empty()) {
-      fmt::print(stderr, "rigel retarget: warning: {}\n", w);
-      report.warnings.push_back(std::move(w));
+    std::vector<batch::ClipReport> rows;
+    std::vector<retarget::RetargetResult> results;
+    for (std::size_t k = 0; k < picked.size(); ++k) {
+      const auto start = std::chrono::steady_clock::now();
+      const Clip& take = source.clips[picked[k]];
+      const std::string where =
+          several ? fmt::format("{} (take '{}')", input.path, take.name()) : input.path;
+      std::string error;
+      auto r = retarget::Retargeter::Create(source.skeleton, target.skeleton, map, clip_options,
+                                            &error, &take,
+                                            target.clips.empty() ? nullptr : &target.clips.front());
+      if (!r) throw std::runtime_error(several ? where + ": " + error : error);
+      retarget::RetargetResult result = r->Run(take);
+      result.clip.set_name(take.name());
+      batch::ClipReport row;
+      row.take = source.clips.size() > 1 ? take.name() : "";
+      row.output = split ? batch::TakeOutputPath(out_path, safe[k]) : out_path;
+      for (const std::string& w : result.warnings) {
+        fmt::print(stderr, "rigel retarget: warning: {}: {}\n", where, w);
+        row.warnings.push_back(w);
+      }
+      const retarget::RetargetMetrics& q = result.metrics;
+      fmt::print(stderr,
+                 "rigel retarget: {} -> {}: {} frames, bone direction mean {:.3f} deg (max "
+                 "{:.2f}), foot slide mean {:.2f} mm (max {:.2f}) over {} contacts; on the "
+                 "output's own {} contacts mean {:.2f} mm (max {:.2f})\n",
+                 where, row.output, q.frames, q.bone_direction_mean_deg, q.bone_direction_max_deg,
+                 q.foot_slide_mean_mm, q.foot_slide_max_mm, q.contacts, q.output_contacts,
+                 q.output_foot_slide_mean_mm, q.output_foot_slide_max_mm);
+      row.frames = q.frames;
+      row.solver.frames = q.ik_applied ? q.frames : 0;
+      row.solver.unreachable = q.ik_unreached;
+      row.extra = MetricsJson(q);
+      row.extra["warnings"] = result.warnings;
+      row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      rows.push_back(std::move(row));
+      results.push_back(std::move(result));
     }
-    report.solver.frames = q.ik_applied ? q.frames : 0;
-    report.solver.unreachable = q.ik_unreached;
-    report.extra = MetricsJson(q);
-    report.extra["warnings"] = result.warnings;
+    // Write: nothing unless every take retargeted; a failed write removes what was written.
+    if (!split) {
+      for (retarget::RetargetResult& result : results) out.clips.push_back(result.clip);
+      SaveScene(out, out_path);
+    } else {
+      std::vector<std::string> written;
+      try {
+        for (std::size_t k = 0; k < results.size(); ++k) {
+          Scene one = out;
+          one.clips = {results[k].clip};
+          SaveScene(one, rows[k].output);
+          written.push_back(rows[k].output);
+        }
+      } catch (...) {
+        std::error_code remove_ec;
+        for (const std::string& w : written) std::filesystem::remove(w, remove_ec);
+        throw;
+      }
+      fmt::print(stderr, "rigel retarget: {}: {} takes, BVH holds one: a file per take ({} ...)\n",
+                 input.path, results.size(), rows.front().output);
+    }
     if (!a.frames_report.empty()) {
-      WriteFramesReportFor(a.frames_report, source, input.path, out_path, *out.skeleton,
-                           out.clips.front(), q.ik_applied ? &result.records : nullptr, &report);
+      for (std::size_t k = 0; k < results.size(); ++k) {
+        const retarget::RetargetResult& result = results[k];
+        WriteFramesReportFor(a.frames_report, source, input.path, rows[k].output,
+                             several && !split ? safe[k] : "", *out.skeleton, result.clip,
+                             result.metrics.ik_applied ? &result.records : nullptr, &rows[k]);
+      }
     }
+    if (!several) {
+      batch::ClipReport report = std::move(rows.front());
+      report.output.clear();  // batch::Run fills it
+      return report;
+    }
+    batch::ClipReport report;
+    for (const batch::ClipReport& row : rows) {
+      report.frames += row.frames;
+      report.solver.frames += row.solver.frames;
+      report.solver.unreachable += row.solver.unreachable;
+    }
+    report.takes = std::move(rows);
     return report;
   };
   const std::vector<batch::ClipReport> reports = batch::Run(inputs, run, process);
@@ -314,6 +370,9 @@ Runner AddRetargetCommand(CLI::App& app) {
   auto a = std::make_shared<RetargetArgs>();
   sub->add_option("--target", a->target, "Skeleton to retarget onto (.bvh, .fbx, .glb)");
   AddReadOptions(sub, &a->read);
+  sub->add_option("--take", a->take,
+                  "Retarget only the take of this name (default: every take; BVH outputs get a "
+                  "file per take, CLIP.<take>.bvh, glTF and FBX outputs hold every take)");
   sub->add_option("--map", a->map, "Bone map (XML, see docs/retarget.md); default: automatic");
   sub->add_option("--out", a->out, "Output folder (default: the current folder)");
   sub->add_option("--format", a->format, "Output format")

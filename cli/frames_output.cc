@@ -11,12 +11,14 @@
 namespace rigel::cli {
 
 void WriteFramesReportFor(const std::string& dir, const Scene& scene, const std::string& input,
-                          const std::string& output, const Skeleton& skeleton, const Clip& clip,
+                          const std::string& output, const std::string& take_suffix,
+                          const Skeleton& skeleton, const Clip& clip,
                           const ik::BakeRecords* records, batch::ClipReport* report) {
   namespace fs = std::filesystem;
   const retarget::ClipEvidence evidence = retarget::MeasureClipEvidence(skeleton, clip);
   FramesReportInput in;
   in.clip_name = fs::path(output).stem().string();
+  if (!take_suffix.empty()) in.clip_name += "." + take_suffix;
   in.source = input;
   in.output = output;
   const double metres = MetresPerUnitOrEstimate(scene);

@@ -15,9 +15,12 @@
 namespace rigel::cli {
 
 // `scene` gives the length unit of the header (the input's, stated or estimated); `records` may be
-// nullptr. Throws ExportError when the file cannot be written.
+// nullptr. The file is DIR/<output stem>.frames.jsonl, or DIR/<output stem>.<take_suffix>
+// .frames.jsonl for one take of an output that holds several. Throws ExportError when the file
+// cannot be written.
 void WriteFramesReportFor(const std::string& dir, const Scene& scene, const std::string& input,
-                          const std::string& output, const Skeleton& skeleton, const Clip& clip,
+                          const std::string& output, const std::string& take_suffix,
+                          const Skeleton& skeleton, const Clip& clip,
                           const ik::BakeRecords* records, batch::ClipReport* report);
 
 }  // namespace rigel::cli

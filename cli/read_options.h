@@ -3,8 +3,6 @@
 #ifndef RIGEL_CLI_READ_OPTIONS_H_
 #define RIGEL_CLI_READ_OPTIONS_H_
 
-#include <fmt/format.h>
-
 #include <CLI/CLI.hpp>
 #include <string>
 
@@ -36,17 +34,6 @@ inline LoadOptions ApplyReadArgs(const ReadArgs& args, LoadOptions base = {}) {
   base.bvh.translation = ParseBvhTranslation(args.bvh_translation).value_or(BvhTranslation::kAuto);
   base.bvh.unit_metres = args.unit_in.empty() ? 0.0 : ParseBvhUnit(args.unit_in).value_or(0.0);
   return base;
-}
-
-// Nothing silent: the warning for an input whose takes beyond the first are not processed
-// (`verb`: "baked", "retargeted"), or "" for a single take. `rigel convert` splits takes.
-inline std::string ExtraTakesWarning(const Scene& scene, const std::string& path,
-                                     const char* verb) {
-  if (scene.clips.size() <= 1) return "";
-  return fmt::format(
-      "{}: {} takes; only the first ('{}') was {}, the other {} were not (split them with rigel "
-      "convert IN OUT.bvh, or --take NAME)",
-      path, scene.clips.size(), scene.clips.front().name(), verb, scene.clips.size() - 1);
 }
 
 }  // namespace rigel::cli

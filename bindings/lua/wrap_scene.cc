@@ -11,12 +11,27 @@ namespace rigel::lua {
 namespace {
 
 int w_Scene_clip(lua_State* L) {
-  // scene:clip([index = 1]) -> Clip (a view into the scene)
+  // scene:clip([index = 1 | take name]) -> Clip (a view into the scene)
   SceneBox* box = CheckScene(L, 1);
   const int count = static_cast<int>(box->scene->clips.size());
   if (count == 0) return luaL_error(L, "the scene has no clips");
-  const int i =
-      lua_isnoneornil(L, 2) ? 0 : static_cast<int>(CheckIntegerIn(L, 2, 1, count, "clip")) - 1;
+  int i = 0;
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    const char* name = lua_tostring(L, 2);
+    i = -1;
+    for (int c = 0; c < count && i < 0; ++c) {
+      if (box->scene->clips[c].name() == name) i = c;
+    }
+    if (i < 0) {
+      std::string names;
+      for (const Clip& c : box->scene->clips)
+        names += (names.empty() ? "'" : ", '") + c.name() + "'";
+      return luaL_argerror(L, 2,
+                           lua_pushfstring(L, "no take '%s' (takes: %s)", name, names.c_str()));
+    }
+  } else if (!lua_isnoneornil(L, 2)) {
+    i = static_cast<int>(CheckIntegerIn(L, 2, 1, count, "clip")) - 1;
+  }
   CheckMaxArgs(L, 2);
   PushClip(L, box->scene->skeleton, std::shared_ptr<Clip>(box->scene, &box->scene->clips[i]));
   return 1;
@@ -92,12 +107,49 @@ int w_load(lua_State* L) {
   return 1;
 }
 
+// rigel.save(path, {clip, clip, ...}): several takes of one skeleton in one glTF or FBX file.
+void SaveTakes(lua_State* L, const char* path) {
+  const int n = static_cast<int>(luaL_len(L, 2));
+  if (n == 0) luaL_argerror(L, 2, "an empty table of clips");
+  std::vector<ClipBox*> boxes;
+  for (int i = 1; i <= n; ++i) {
+    lua_rawgeti(L, 2, i);
+    ClipBox* box = static_cast<ClipBox*>(TestBox(L, -1, kClipType));
+    if (box == nullptr) {
+      luaL_argerror(L, 2,
+                    lua_pushfstring(L, "clip %d of the table is not a Clip (got %s)", i,
+                                    luaL_typename(L, -1)));
+    }
+    lua_pop(L, 1);
+    if (!box->alive) luaL_argerror(L, 2, lua_pushfstring(L, "clip %d of the table is freed", i));
+    if (!boxes.empty() && box->skeleton != boxes.front()->skeleton) {
+      luaL_argerror(L, 2,
+                    lua_pushfstring(L,
+                                    "clip %d is on another skeleton than clip 1: a file "
+                                    "holds one skeleton",
+                                    i));
+    }
+    boxes.push_back(box);
+  }
+  CheckPathWrite(L, 1, path);
+  catch_exceptions(L, [&] {
+    std::vector<Clip> clips;
+    for (ClipBox* box : boxes) clips.push_back(*box->clip);
+    SaveClips(*boxes.front()->skeleton, clips, path);
+  });
+}
+
 int w_save(lua_State* L) {
-  // rigel.save(path, clip_or_scene)
+  // rigel.save(path, clip_or_scene_or_clips)
   const char* path = CheckPathString(L, 1);
+  if (lua_istable(L, 2) && lua_getmetatable(L, 2) == 0) {
+    CheckMaxArgs(L, 2);
+    SaveTakes(L, path);
+    return 0;
+  }
   ClipBox* clip = static_cast<ClipBox*>(TestBox(L, 2, kClipType));
   SceneBox* scene = clip == nullptr ? static_cast<SceneBox*>(TestBox(L, 2, kSceneType)) : nullptr;
-  if (clip == nullptr && scene == nullptr) TypeError(L, 2, "Clip or Scene");
+  if (clip == nullptr && scene == nullptr) TypeError(L, 2, "Clip, Scene or table of Clips");
   if (clip != nullptr) CheckClip(L, 2);
   if (scene != nullptr) CheckScene(L, 2);
   CheckMaxArgs(L, 2);

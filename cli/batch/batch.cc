@@ -36,6 +36,17 @@ std::string OutputPath(const RunOptions& options, const Input& input) {
   return (fs::path(options.out_dir) / (input.stem + options.extension)).string();
 }
 
+std::vector<std::string> WrittenFiles(const ClipReport& report, const std::string& output) {
+  std::vector<std::string> files;
+  for (const ClipReport& take : report.takes) {
+    if (std::find(files.begin(), files.end(), take.output) == files.end()) {
+      files.push_back(take.output);
+    }
+  }
+  if (files.empty()) files.push_back(output);
+  return files;
+}
+
 std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& options,
                             const Processor& process) {
   std::vector<std::string> outputs;
@@ -119,7 +130,7 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
         if (prepare(i, &provenance, &report)) {
           report = process(inputs[i], outputs[i]);
           report.status = "ok";
-          WriteManifest(outputs[i], provenance);
+          WriteManifest(outputs[i], provenance, WrittenFiles(report, outputs[i]));
         }
       } catch (const std::exception& e) {
         report.status = "failed";

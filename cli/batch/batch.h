@@ -70,8 +70,13 @@ struct Provenance {
   std::string version;      // rigel version
 };
 std::string ManifestPath(const std::string& output);
+// Whether `output`'s manifest holds `provenance` and every file it lists (the output itself, or
+// the per-take files of a multi-take input) exists with the hash it recorded.
 bool ManifestMatches(const std::string& output, const Provenance& provenance);
-void WriteManifest(const std::string& output, const Provenance& provenance);
+// Records `provenance` and the hashes of `files` (in the output's folder; empty: the output
+// itself) in `output`'s manifest.
+void WriteManifest(const std::string& output, const Provenance& provenance,
+                   const std::vector<std::string>& files = {});
 // Removes the temporary files (".NAME.tmp.XXXXXX") a killed run left for these outputs and their
 // manifests. Only these: other runs writing other outputs into the same folder (farm shards)
 // keep their files in progress.
@@ -92,11 +97,27 @@ struct ClipReport {
   // unreachable and limit frames, largest foot slide, worst frames); empty / null otherwise.
   std::string frames_report;
   nlohmann::json frames_evidence;
+  // The take (clip) of the input this report is about: set on the rows of a multi-take input.
+  std::string take;
+  // A multi-take input: one report per take (take, output, frames, seconds, solver, metrics,
+  // warnings, frames report), in the input's order. The batch report has a row per take
+  // (ReportRows). Empty for an input of one take.
+  std::vector<ClipReport> takes;
 };
 
-// Turns one input into one output file (written atomically). Runs on worker threads, several at
-// once: it must not share mutable state between calls. Errors are reported by throwing; the
-// runner catches them and marks the clip failed with the exception's message.
+// The rows of the batch report: one per input, or one per take for a multi-take input (the
+// input's status, reason and warnings carried onto its rows: the warnings onto the first, and the
+// input's seconds beyond the takes' own onto the first, so the sums stay).
+std::vector<ClipReport> ReportRows(const std::vector<ClipReport>& reports);
+
+// The files a processed input wrote: its takes' outputs (each once), or `output`.
+std::vector<std::string> WrittenFiles(const ClipReport& report, const std::string& output);
+
+// Turns one input into one output file (written atomically), or, for a multi-take input in a
+// format of one take per file, into one file per take (ClipReport::takes names them). Runs on
+// worker threads, several at once: it must not share mutable state between calls. Errors are
+// reported by throwing; the runner catches them and marks the clip failed with the exception's
+// message.
 using Processor = std::function<ClipReport(const Input& input, const std::string& output)>;
 
 struct RunOptions {

@@ -51,26 +51,44 @@ std::string ManifestPath(const std::string& output) {
 }
 
 bool ManifestMatches(const std::string& output, const Provenance& provenance) {
-  std::error_code ec;
-  if (!fs::is_regular_file(output, ec)) return false;
   std::ifstream in(ManifestPath(output));
   if (!in) return false;
   try {
     const nlohmann::json m = nlohmann::json::parse(in);
-    return m.at("input_hash") == provenance.input_hash &&
-           m.at("recipe_hash") == provenance.recipe_hash && m.at("version") == provenance.version &&
-           m.at("output_hash") == HashFile(output);
+    if (m.at("input_hash") != provenance.input_hash ||
+        m.at("recipe_hash") != provenance.recipe_hash || m.at("version") != provenance.version) {
+      return false;
+    }
+    std::error_code ec;
+    if (!m.contains("files")) {  // written by rigel 0.x before takes: the output alone
+      return fs::is_regular_file(output, ec) && m.at("output_hash") == HashFile(output);
+    }
+    const fs::path folder = fs::path(output).parent_path();
+    if (!m.at("files").is_object() || m.at("files").empty()) return false;
+    for (const auto& [name, hash] : m.at("files").items()) {
+      const fs::path file = folder / name;
+      if (fs::path(name).has_parent_path() || !fs::is_regular_file(file, ec) ||
+          hash != HashFile(file.string())) {
+        return false;
+      }
+    }
+    return true;
   } catch (const std::exception&) {
     return false;
   }
 }
 
-void WriteManifest(const std::string& output, const Provenance& provenance) {
+void WriteManifest(const std::string& output, const Provenance& provenance,
+                   const std::vector<std::string>& files) {
+  nlohmann::json hashes = nlohmann::json::object();
+  for (const std::string& file : files.empty() ? std::vector<std::string>{output} : files) {
+    hashes[fs::path(file).filename().string()] = HashFile(file);
+  }
   const nlohmann::json m = {{"input_hash", provenance.input_hash},
                             {"recipe_hash", provenance.recipe_hash},
                             {"version", provenance.version},
-                            {"output_hash", HashFile(output)}};
-  // Not fsynced: the output it vouches for already is, and a lost manifest only means the clip
+                            {"files", hashes}};
+  // Not fsynced: the outputs it vouches for already are, and a lost manifest only means the clip
   // is baked again.
   WriteFileAtomically(ManifestPath(output),
                       m.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",

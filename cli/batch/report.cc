@@ -23,6 +23,11 @@ nlohmann::json ClipReportJson(const ClipReport& r) {
   if (!r.warnings.empty()) j["warnings"] = r.warnings;
   if (!r.frames_report.empty()) j["frames_report"] = r.frames_report;
   if (!r.frames_evidence.is_null()) j["frames_evidence"] = r.frames_evidence;
+  if (!r.take.empty()) j["take"] = r.take;
+  if (!r.takes.empty()) {
+    j["takes"] = nlohmann::json::array();
+    for (const ClipReport& t : r.takes) j["takes"].push_back(ClipReportJson(t));
+  }
   return j;
 }
 
@@ -48,7 +53,38 @@ ClipReport ClipReportFromJson(const nlohmann::json& j) {
   if (j.contains("metrics")) r.extra = j.at("metrics");
   r.frames_report = j.value("frames_report", "");
   if (j.contains("frames_evidence")) r.frames_evidence = j.at("frames_evidence");
+  r.take = j.value("take", "");
+  if (j.contains("takes")) {
+    for (const nlohmann::json& t : j.at("takes")) r.takes.push_back(ClipReportFromJson(t));
+  }
   return r;
+}
+
+std::vector<ClipReport> ReportRows(const std::vector<ClipReport>& reports) {
+  std::vector<ClipReport> rows;
+  for (const ClipReport& r : reports) {
+    if (r.takes.empty() || r.status != "ok") {
+      ClipReport row = r;
+      row.takes.clear();
+      rows.push_back(std::move(row));
+      continue;
+    }
+    double take_seconds = 0;
+    for (const ClipReport& t : r.takes) take_seconds += t.seconds;
+    for (std::size_t i = 0; i < r.takes.size(); ++i) {
+      ClipReport row = r.takes[i];
+      row.input = r.input;
+      row.status = r.status;
+      row.reason = r.reason;
+      row.takes.clear();
+      if (i == 0) {
+        row.seconds += std::max(0.0, r.seconds - take_seconds);
+        row.warnings.insert(row.warnings.begin(), r.warnings.begin(), r.warnings.end());
+      }
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
 }
 
 namespace {
@@ -80,7 +116,7 @@ void CheckClipEntry(const nlohmann::json& c) {
 }
 
 nlohmann::json Summary(const nlohmann::json& clips) {
-  int ok = 0, failed = 0, skipped = 0;
+  int ok = 0, failed = 0, skipped = 0, warnings = 0;
   long long frames = 0;
   double seconds = 0;
   for (const auto& c : clips) {
@@ -88,18 +124,22 @@ nlohmann::json Summary(const nlohmann::json& clips) {
     ok += s == "ok";
     failed += s == "failed";
     skipped += s == "skipped";
+    if (const auto w = c.find("warnings"); w != c.end() && w->is_array()) {
+      warnings += static_cast<int>(w->size());
+    }
     frames += c.at("frames").get<long long>();
     seconds += c.at("seconds").get<double>();
   }
   return {{"clips", clips.size()}, {"ok", ok},         {"failed", failed},
-          {"skipped", skipped},    {"frames", frames}, {"clip_seconds", seconds}};
+          {"skipped", skipped},    {"frames", frames}, {"clip_seconds", seconds},
+          {"warnings", warnings}};
 }
 
 }  // namespace
 
 nlohmann::json ReportJson(const std::vector<ClipReport>& reports, const RunOptions& options) {
   nlohmann::json clips = nlohmann::json::array();
-  for (const ClipReport& r : reports) clips.push_back(ClipReportJson(r));
+  for (const ClipReport& r : ReportRows(reports)) clips.push_back(ClipReportJson(r));
   return {{"rigel_version", options.recipe.version},
           {"command", options.command},
           {"clips", clips},
@@ -126,9 +166,11 @@ nlohmann::json MergeReports(const std::vector<std::string>& paths) {
       throw UsageError(p + ": not a rigel report (" + e.what() + ")");
     }
   }
-  std::sort(clips.begin(), clips.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-    return a.at("input").get<std::string>() < b.at("input").get<std::string>();
-  });
+  // Stable: the rows of one multi-take input keep their take order.
+  std::stable_sort(clips.begin(), clips.end(),
+                   [](const nlohmann::json& a, const nlohmann::json& b) {
+                     return a.at("input").get<std::string>() < b.at("input").get<std::string>();
+                   });
   return {{"rigel_version", version},
           {"command", command},
           {"clips", clips},

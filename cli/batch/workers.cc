@@ -145,6 +145,9 @@ size_t MappedBytes() {
       nlohmann::json j = ClipReportJson(report);
       j["worker_exits"] = out_of_memory;
       j["solver_all"] = SolverWire(report.solver);
+      for (size_t t = 0; t < report.takes.size(); ++t) {
+        j["takes"][t]["solver_all"] = SolverWire(report.takes[t].solver);
+      }
       body = j.dump();
     } catch (const std::exception& e) {  // e.g. a reason that is not UTF-8
       body = nlohmann::json{
@@ -344,7 +347,15 @@ void RunInWorkers(const std::vector<Input>& inputs, const std::vector<std::strin
             retire = j.value("worker_exits", false);
             report = ClipReportFromJson(j);
             if (j.contains("solver_all")) report.solver = SolverFromWire(j.at("solver_all"));
-            if (report.status == "ok") WriteManifest(outputs[i], worker.provenance);
+            for (size_t t = 0; t < report.takes.size(); ++t) {
+              const nlohmann::json& take = j.at("takes").at(t);
+              if (take.contains("solver_all")) {
+                report.takes[t].solver = SolverFromWire(take.at("solver_all"));
+              }
+            }
+            if (report.status == "ok") {
+              WriteManifest(outputs[i], worker.provenance, WrittenFiles(report, outputs[i]));
+            }
           } catch (const std::exception& e) {
             report.status = "failed";
             report.reason = e.what();

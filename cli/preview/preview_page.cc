@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "cli/batch/takes.h"
 #include "cli/preview/preview_assets.h"
 #include "core/channel.h"
 #include "core/pose.h"
@@ -88,11 +89,18 @@ std::string ScriptSafeJson(const json& value) {
 }
 
 // One clip as the page draws it.
-json ClipJson(const std::string& path, const std::string& role) {
+json ClipJson(const std::string& path, const std::string& role, const std::string& take) {
   const Scene scene = LoadScene(path);
   if (scene.clips.empty()) throw std::runtime_error(path + ": no animation");
   const Skeleton& sk = *scene.skeleton;
-  const Clip& clip = scene.clips.front();
+  const Clip* picked = &scene.clips.front();
+  for (const Clip& c : scene.clips) {
+    if (!take.empty() && c.name() == take) {
+      picked = &c;
+      break;
+    }
+  }
+  const Clip& clip = *picked;
   const int nj = sk.num_joints();
   const int ne = static_cast<int>(sk.end_sites().size());
   const int nc = sk.num_channels();
@@ -410,11 +418,11 @@ PageSummary WritePreviewPage(const PageInput& input, const std::string& out_path
   json clips = json::array();
   std::vector<std::string> paths;
   if (!input.source.empty()) {
-    clips.push_back(ClipJson(input.source, "source"));
+    clips.push_back(ClipJson(input.source, "source", input.take));
     paths.push_back(input.source);
   }
   for (const std::string& r : input.results) {
-    clips.push_back(ClipJson(r, "result"));
+    clips.push_back(ClipJson(r, "result", input.take));
     paths.push_back(r);
   }
   if (clips.empty()) throw std::runtime_error("nothing to preview: no source and no result");
@@ -521,9 +529,17 @@ int WritePreviewPages(const std::string& dir, const std::vector<batch::ClipRepor
   int failures = 0;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  for (const batch::ClipReport& r : reports) {
+  const std::vector<batch::ClipReport> rows = batch::ReportRows(reports);
+  std::map<std::string, int> rows_per_output;
+  for (const batch::ClipReport& r : rows) ++rows_per_output[r.output];
+  for (const batch::ClipReport& r : rows) {
     PageSummary s;
     s.name = fs::path(r.output.empty() ? r.input : r.output).stem().string();
+    // The takes of one multi-take output (glTF, FBX) share its file: a page each, named after
+    // the take.
+    if (!r.take.empty() && rows_per_output[r.output] > 1) {
+      s.name += "." + batch::FileSafeTakeNames({r.take}).front();
+    }
     s.status = r.status;
     s.reason = r.reason;
     s.frames = r.frames;
@@ -533,6 +549,7 @@ int WritePreviewPages(const std::string& dir, const std::vector<batch::ClipRepor
         in.source = r.input;
         in.results = {r.output};
         in.title = s.name;
+        in.take = r.take;
         const std::string report =
             r.frames_report.empty() ? FramesReportPathFor(r.output) : r.frames_report;
         if (fs::is_regular_file(report)) in.frames_reports = {report};

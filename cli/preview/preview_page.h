@@ -26,6 +26,8 @@ struct PageInput {
   std::vector<std::string> frames_reports;
   // Page title (default: the source's or first result's file name).
   std::string title;
+  // The take (clip name) drawn from each file that has it; empty or absent: its first clip.
+  std::string take;
 };
 
 // What the index shows of one page: counts taken from its frames reports.

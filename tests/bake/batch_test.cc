@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "cli/batch/takes.h"
 #include "exporters/atomic_file.h"
 #include "test_util.h"
 
@@ -103,6 +104,89 @@ TEST(Batch, ManifestVouchesOnlyForSameInputsAndUntouchedOutput) {
   EXPECT_FALSE(ManifestMatches(out, p));
   EXPECT_EQ(HashBytes(""), "cbf29ce484222325");  // FNV-1a 64 offset basis
   EXPECT_EQ(HashBytes("a"), "af63dc4c8601ec8c");
+}
+
+TEST(Batch, ManifestOfTakesVouchesForEveryTakeFile) {
+  rigel::testing::TempDir dir;
+  const std::string out = dir.file("walk.bvh");  // never written: the takes have files of their own
+  const std::string jog = dir.file("walk.jog.bvh"), run = dir.file("walk.run.bvh");
+  Touch(jog, "jog");
+  Touch(run, "run");
+  const Provenance p{"aaaa", "bbbb", "0.1.0"};
+  WriteManifest(out, p, {jog, run});
+  EXPECT_TRUE(ManifestMatches(out, p));
+  Touch(run, "run, edited");
+  EXPECT_FALSE(ManifestMatches(out, p));
+  WriteManifest(out, p, {jog, run});
+  EXPECT_TRUE(ManifestMatches(out, p));
+  std::filesystem::remove(jog);
+  EXPECT_FALSE(ManifestMatches(out, p));
+}
+
+TEST(Batch, ReportHasARowPerTake) {
+  ClipReport input;
+  input.input = "in/loco.fbx";
+  input.status = "ok";
+  input.seconds = 1.0;
+  input.warnings = {"a file-level warning"};
+  for (const char* name : {"jog", "run"}) {
+    ClipReport take;
+    take.take = name;
+    take.output = std::string("out/loco.") + name + ".bvh";
+    take.frames = name[0] == 'j' ? 25 : 21;
+    take.seconds = 0.25;
+    input.takes.push_back(take);
+  }
+  ClipReport single;
+  single.input = "in/walk.bvh";
+  single.output = "out/walk.bvh";
+  single.status = "ok";
+  single.frames = 40;
+  // The worker transport keeps the takes.
+  const ClipReport back = ClipReportFromJson(ClipReportJson(input));
+  ASSERT_EQ(back.takes.size(), 2u);
+  EXPECT_EQ(back.takes[1].take, "run");
+  EXPECT_EQ(back.takes[1].output, "out/loco.run.bvh");
+
+  const std::vector<ClipReport> rows = ReportRows({back, single});
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].input, "in/loco.fbx");
+  EXPECT_EQ(rows[0].take, "jog");
+  EXPECT_EQ(rows[1].take, "run");
+  EXPECT_EQ(rows[1].status, "ok");
+  EXPECT_EQ(rows[1].frames, 21);
+  EXPECT_EQ(rows[0].warnings, std::vector<std::string>{"a file-level warning"});
+  EXPECT_TRUE(rows[1].warnings.empty());
+  EXPECT_DOUBLE_EQ(rows[0].seconds + rows[1].seconds, 1.0);  // the input's time is kept whole
+  EXPECT_EQ(rows[2].take, "");
+
+  RunOptions options;
+  const nlohmann::json report = ReportJson({back, single}, options);
+  EXPECT_EQ(report["summary"]["clips"], 3);
+  EXPECT_EQ(report["summary"]["frames"], 86);
+  EXPECT_EQ(report["summary"]["warnings"], 1);
+  EXPECT_EQ(WrittenFiles(back, "out/loco.bvh"),
+            (std::vector<std::string>{"out/loco.jog.bvh", "out/loco.run.bvh"}));
+  EXPECT_EQ(WrittenFiles(single, "out/walk.bvh"), std::vector<std::string>{"out/walk.bvh"});
+}
+
+TEST(Batch, TakeNamesAreFileSafeAndDistinct) {
+  EXPECT_EQ(FileSafeTakeNames({"walk fast!", "walk_fast_", "walk_fast_", "", "Take 001"}),
+            (std::vector<std::string>{"walk_fast_", "walk_fast__2", "walk_fast__3", "take4",
+                                      "Take_001"}));
+  EXPECT_EQ(TakeOutputPath("out/sub/loco.bvh", "jog"), "out/sub/loco.jog.bvh");
+  Scene scene;
+  scene.clips.resize(2);
+  scene.clips[0].set_name("jog");
+  scene.clips[1].set_name("run");
+  EXPECT_EQ(SelectTakes(scene, "", "x.fbx"), (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(SelectTakes(scene, "run", "x.fbx"), std::vector<std::size_t>{1});
+  try {
+    SelectTakes(scene, "walk", "x.fbx");
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "x.fbx: no take 'walk' (takes: 'jog', 'run')");
+  }
 }
 
 TEST(Batch, RemovesOnlyStaleTemporaries) {

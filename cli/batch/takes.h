@@ -1,0 +1,35 @@
+// Every take of an input: which takes a command processes (--take NAME or all), where each one's
+// BVH output goes (BVH holds one take per file), and the per-take rows of a batch report.
+// `rigel convert`, `rigel bake` and `rigel retarget` share these (docs/formats.md, "Takes").
+#ifndef RIGEL_CLI_BATCH_TAKES_H_
+#define RIGEL_CLI_BATCH_TAKES_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/scene.h"
+
+namespace rigel::batch {
+
+// The indices of the clips (takes) of `scene` to process: all of them when `take` is empty, else
+// the one named `take`. Throws std::runtime_error "PATH: no take 'X' (takes: 'a', 'b')" when no
+// clip has that name, and "PATH: no animation" when the scene has no clip.
+std::vector<std::size_t> SelectTakes(const Scene& scene, const std::string& take,
+                                     const std::string& path);
+
+// File-safe forms of take names, one per name and all different: letters, digits, '-' and '_'
+// are kept, anything else becomes '_'; a name left with nothing becomes "takeN" (N from 1), and a
+// name equal to an earlier one (after that) gets "_N" appended.
+std::vector<std::string> FileSafeTakeNames(const std::vector<std::string>& names);
+
+// Where one take of a multi-take input goes when the output format holds one take per file:
+// DIR/STEM.bvh -> DIR/STEM.<safe take>.bvh.
+std::string TakeOutputPath(const std::string& output, const std::string& safe_take);
+
+// The names of the clips of `scene` at `indices`.
+std::vector<std::string> TakeNames(const Scene& scene, const std::vector<std::size_t>& indices);
+
+}  // namespace rigel::batch
+
+#endif  // RIGEL_CLI_BATCH_TAKES_H_
