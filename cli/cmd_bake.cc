@@ -28,7 +28,10 @@
 #include "cli/preview/preview_page.h"
 #include "cli/read_options.h"
 #include "core/clip_check.h"
+#include "core/pose.h"
+#include "core/skeleton_utils.h"
 #include "exporters/save_scene.h"
+#include "importers/bvh_reader.h"
 #include "importers/confine.h"
 #include "importers/load_scene.h"
 #include "io/file_format.h"
@@ -191,6 +194,30 @@ TakeResult RunRig(const batch::Input& input, const std::shared_ptr<Scene>& scene
   return out;
 }
 
+// Metres per unit of a baked clip's skeleton: the input's unit (stated, or estimated with the
+// input's own warning) when the clip is on the input's skeleton; otherwise (a skeleton the script
+// loaded or built) estimated from the figure's height at frame 1, with a warning in `warnings`.
+// glTF is written in metres and FBX states its unit from it (exporters/save_scene.h).
+double OutputUnit(const Scene& input, const TakeResult& result, const std::string& rig,
+                  std::vector<std::string>* warnings) {
+  if (result.skeleton == input.skeleton) return MetresPerUnitOrEstimate(input);
+  const Skeleton& skeleton = *result.skeleton;
+  if (result.clip->num_frames() == 0) return 0.0;
+  Pose pose(skeleton);
+  pose.SetFromRow(skeleton, result.clip->frame(0));
+  const Eigen::AlignedBox3d box = JointBounds(pose.world);
+  const double height = box.isEmpty() ? 0.0 : box.sizes()[GuessUpAxis(box)];
+  const double unit = EstimateBvhUnit(height);
+  warnings->push_back(
+      unit > 0 ? fmt::format("{}: the baked clip is on another skeleton than the input's; its "
+                             "length unit is estimated {} from the figure's height ({:.4g} units)",
+                             rig, UnitLabel(unit), height)
+               : fmt::format("{}: the baked clip is on another skeleton than the input's and its "
+                             "length unit cannot be estimated: written in its own units",
+                             rig));
+  return unit;
+}
+
 // Whether two skeletons are the same rig: joints, parents, channels and rest transforms.
 bool SameRig(const Skeleton& a, const Skeleton& b) {
   if (&a == &b) return true;
@@ -240,11 +267,20 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     row.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     rows.push_back(std::move(row));
   }
+  // Units: glTF in metres, FBX stating its unit (the input's, or estimated for another skeleton).
+  // Nothing silent: the input's own warnings (a guessed unit or convention) come first.
+  std::vector<std::string> unit_warnings = scene->warnings;
+  SaveOptions save;
+  save.metres_per_unit = OutputUnit(*scene, results.front(), config.rig, &unit_warnings);
+  for (const std::string& w : unit_warnings) {
+    fmt::print(stderr, "rigel bake: warning: {}\n", w);
+    rows.front().warnings.push_back(w);
+  }
   // Write: nothing unless every take baked; a failed write removes what this input wrote.
   if (!split) {
     const Skeleton& skeleton = *results.front().skeleton;
     if (!several) {
-      SaveClip(skeleton, *results.front().clip, output);
+      SaveClips(skeleton, std::span<const Clip>(results.front().clip.get(), 1), output, save);
     } else {
       std::vector<Clip> clips;
       for (std::size_t k = 0; k < results.size(); ++k) {
@@ -257,13 +293,13 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
         clips.push_back(*results[k].clip);
         clips.back().set_name(scene->clips[picked[k]].name());  // each take keeps its name
       }
-      SaveClips(skeleton, clips, output);
+      SaveClips(skeleton, clips, output, save);
     }
   } else {
     std::vector<std::string> written;
     try {
       for (std::size_t k = 0; k < results.size(); ++k) {
-        SaveClip(*results[k].skeleton, *results[k].clip, rows[k].output);
+        SaveClip(*results[k].skeleton, *results[k].clip, rows[k].output);  // BVH: no unit
         written.push_back(rows[k].output);
       }
     } catch (...) {

@@ -250,6 +250,7 @@ int Run(const RetargetArgs& a) {
     Scene out;
     out.skeleton = target.skeleton;
     out.file_unit_metres = target.file_unit_metres;
+    out.estimated_unit_metres = target.estimated_unit_metres;
     out.length_scale = target.length_scale;
     std::vector<batch::ClipReport> rows;
     std::vector<retarget::RetargetResult> results;
@@ -318,6 +319,9 @@ int Run(const RetargetArgs& a) {
                              result.metrics.ik_applied ? &result.records : nullptr, &rows[k]);
       }
     }
+    // Nothing silent: the source's own warnings (a guessed unit or convention) reach the report.
+    rows.front().warnings.insert(rows.front().warnings.begin(), source.warnings.begin(),
+                                 source.warnings.end());
     if (!several) {
       batch::ClipReport report = std::move(rows.front());
       report.output.clear();  // batch::Run fills it
