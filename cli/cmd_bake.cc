@@ -269,10 +269,23 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   }
   // Units: glTF in metres, FBX stating its unit (the input's, or estimated for another skeleton).
   // Nothing silent: the input's own warnings (a guessed unit or convention) come first.
-  std::vector<std::string> unit_warnings = scene->warnings;
+  std::vector<std::string> notes = scene->warnings;
   SaveOptions save;
-  save.metres_per_unit = OutputUnit(*scene, results.front(), config.rig, &unit_warnings);
-  for (const std::string& w : unit_warnings) {
+  save.metres_per_unit = OutputUnit(*scene, results.front(), config.rig, &notes);
+  // The input's meshes move with the baked clip when it is on the input's skeleton.
+  if (!scene->meshes.empty()) {
+    if (results.front().skeleton == scene->skeleton) {
+      save.meshes = scene->meshes;
+      for (std::string& w : DroppedBy(output, scene->meshes.size(), 1)) {
+        notes.push_back(std::move(w));
+      }
+    } else {
+      notes.push_back(fmt::format(
+          "{}: {} mesh{} of the input not written: the baked clip is on another skeleton",
+          input.path, scene->meshes.size(), scene->meshes.size() == 1 ? "" : "es"));
+    }
+  }
+  for (const std::string& w : notes) {
     fmt::print(stderr, "rigel bake: warning: {}\n", w);
     rows.front().warnings.push_back(w);
   }
@@ -299,7 +312,7 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     std::vector<std::string> written;
     try {
       for (std::size_t k = 0; k < results.size(); ++k) {
-        SaveClip(*results[k].skeleton, *results[k].clip, rows[k].output);  // BVH: no unit
+        SaveClip(*results[k].skeleton, *results[k].clip, rows[k].output);  // BVH: no unit, mesh
         written.push_back(rows[k].output);
       }
     } catch (...) {

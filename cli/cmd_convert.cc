@@ -45,6 +45,10 @@ Runner AddConvertCommand(CLI::App& app) {
         const std::vector<std::size_t> picked = batch::SelectTakes(scene, *take, *in);
         scene.clips = {std::move(scene.clips[picked.front()])};
       }
+      // Nothing silent: meshes a format cannot hold (takes are split below, and said so).
+      for (const std::string& w : DroppedBy(*out, scene.meshes.size(), 1)) {
+        fmt::print(stderr, "rigel: warning: {}\n", w);
+      }
       if (LowerExtension(*out) == ".bvh" && scene.clips.size() > 1) {
         // BVH holds one take: one file per take, <OUT stem>.<take>.bvh, named on stderr.
         std::vector<std::string> names;

@@ -57,6 +57,17 @@ nlohmann::json Describe(const Scene& scene) {
         skeleton.translation_mode(j) == TranslationMode::kReplace ? "replace" : "add";
   }
   info["translation_modes"] = translation;
+  nlohmann::json meshes = nlohmann::json::array();
+  for (const Mesh& mesh : scene.meshes) {
+    meshes.push_back(
+        {{"name", mesh.name},
+         {"material", mesh.material},
+         {"vertices", mesh.positions.size()},
+         {"triangles", mesh.triangles.size() / 3},
+         {"skin_joints", mesh.skin_joints.size()},
+         {"attached_to", mesh.attach_joint >= 0 ? skeleton.name(mesh.attach_joint) : ""}});
+  }
+  info["meshes"] = meshes;
   // How the Assimp loader (and `rigel run` scripts) are confined (docs/security.md).
   info["confinement"] = DescribeConfinement();
   return info;
@@ -108,6 +119,18 @@ void PrintHuman(const nlohmann::json& info) {
                                 replace.size() == 1 ? "" : "s", Short(replace)));
   }
   if (!parts.empty()) fmt::print("translation:     {}\n", fmt::join(parts, "; "));
+  for (const nlohmann::json& mesh : info["meshes"]) {
+    const std::size_t skin = mesh["skin_joints"].get<std::size_t>();
+    const std::string attached = mesh["attached_to"].get<std::string>();
+    fmt::print("mesh:            '{}' {} vertices, {} triangles, {}{}\n",
+               mesh["name"].get<std::string>(), mesh["vertices"].get<std::size_t>(),
+               mesh["triangles"].get<std::size_t>(),
+               skin > 0 ? fmt::format("skinned to {} joints", skin)
+                        : (attached.empty() ? "static" : "attached to '" + attached + "'"),
+               mesh["material"].get<std::string>().empty()
+                   ? ""
+                   : ", material '" + mesh["material"].get<std::string>() + "'");
+  }
   fmt::print("joint names:     {}\n",
              fmt::join(info["joint_names"].get<std::vector<std::string>>(), " "));
   fmt::print("confinement:     {}\n", info["confinement"].get<std::string>());

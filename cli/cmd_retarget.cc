@@ -252,6 +252,7 @@ int Run(const RetargetArgs& a) {
     out.file_unit_metres = target.file_unit_metres;
     out.estimated_unit_metres = target.estimated_unit_metres;
     out.length_scale = target.length_scale;
+    out.meshes = target.meshes;  // the target character's meshes move with the retargeted clip
     std::vector<batch::ClipReport> rows;
     std::vector<retarget::RetargetResult> results;
     for (std::size_t k = 0; k < picked.size(); ++k) {
@@ -319,9 +320,14 @@ int Run(const RetargetArgs& a) {
                              result.metrics.ik_applied ? &result.records : nullptr, &rows[k]);
       }
     }
-    // Nothing silent: the source's own warnings (a guessed unit or convention) reach the report.
+    // Nothing silent: the source's own warnings (a guessed unit or convention) and the target's
+    // meshes a format cannot hold reach the report.
     rows.front().warnings.insert(rows.front().warnings.begin(), source.warnings.begin(),
                                  source.warnings.end());
+    for (std::string& w : DroppedBy(out_path, out.meshes.size(), 1)) {
+      fmt::print(stderr, "rigel retarget: warning: {}\n", w);
+      rows.front().warnings.push_back(std::move(w));
+    }
     if (!several) {
       batch::ClipReport report = std::move(rows.front());
       report.output.clear();  // batch::Run fills it

@@ -50,6 +50,7 @@ bool ScaleSceneLengths(Scene& scene, double factor, std::string* error) {
       }
     }
   }
+  for (Mesh& mesh : scene.meshes) ScaleMesh(mesh, factor);
   scene.skeleton = std::move(skeleton);
   scene.length_scale *= factor;
   return true;

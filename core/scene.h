@@ -1,4 +1,4 @@
-// Scene: what an importer returns: one skeleton and its clips.
+// Scene: what an importer returns: one skeleton, its clips (takes) and the meshes it moves.
 #ifndef RIGEL_CORE_SCENE_H_
 #define RIGEL_CORE_SCENE_H_
 
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/clip.h"
+#include "core/mesh.h"
 #include "core/skeleton.h"
 
 namespace rigel {
@@ -16,6 +17,8 @@ struct Scene {
   std::shared_ptr<const Skeleton> skeleton;
   // One clip per take (BVH: one; FBX: one per animation stack).
   std::vector<Clip> clips;
+  // Meshes (FBX, glTF, DAE inputs): skinned to the skeleton, attached to a joint, or static.
+  std::vector<Mesh> meshes;
   // Where it came from (the path given to the importer).
   std::string source;
   // Non-fatal findings ("file:line: ..."), already formatted for the user.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -76,11 +77,148 @@ class BufferBuilder {
     gltf["accessors"].push_back(accessor);
     return static_cast<int>(gltf["accessors"].size()) - 1;
   }
+  // Adds raw little-endian `bytes` (count elements of `type` with `component_type`) as one view
+  // (with `target`: 34962 vertex attributes, 34963 indices; 0 none) and one accessor.
+  int AddRaw(const void* bytes, std::size_t size, int component_type, const char* type,
+             std::size_t count, int target, nlohmann::json& gltf) {
+    while (data_.size() % 4) data_.push_back('\0');
+    const std::size_t offset = data_.size();
+    data_.append(static_cast<const char*>(bytes), size);
+    nlohmann::json view = {{"buffer", 0}, {"byteOffset", offset}, {"byteLength", size}};
+    if (target != 0) view["target"] = target;
+    gltf["bufferViews"].push_back(view);
+    gltf["accessors"].push_back({{"bufferView", gltf["bufferViews"].size() - 1},
+                                 {"componentType", component_type},
+                                 {"count", count},
+                                 {"type", type}});
+    return static_cast<int>(gltf["accessors"].size()) - 1;
+  }
   std::string& data() { return data_; }
 
  private:
   std::string data_;
 };
+
+constexpr int kUnsignedShort = 5123;
+constexpr int kUnsignedInt = 5125;
+constexpr int kArrayBuffer = 34962;
+constexpr int kElementArrayBuffer = 34963;
+
+// Adds `mesh` (core/mesh.h) to `gltf`: its node (a root, or a child of its attach joint's node),
+// its primitive and, when skinned, its own skin. `scale`: metres per unit.
+void AddMesh(const Mesh& mesh, double scale, BufferBuilder& buffer, nlohmann::json& gltf,
+             std::vector<int>* scene_nodes, std::vector<std::string>* materials) {
+  // Where the geometry is expressed: world at bind (skinned, static), or the attach joint's
+  // space at bind (attached: the node follows the joint).
+  Eigen::Isometry3d to_space = Eigen::Isometry3d::Identity();
+  if (!mesh.skinned() && mesh.attach_joint >= 0) to_space = mesh.attach_bind.inverse();
+  const std::size_t n = mesh.positions.size();
+  std::vector<float> positions, normals, uvs;
+  positions.reserve(n * 3);
+  for (const Eigen::Vector3d& p : mesh.positions) {
+    const Eigen::Vector3d q = to_space * p;
+    for (int a = 0; a < 3; ++a) positions.push_back(static_cast<float>(q[a] * scale));
+  }
+  nlohmann::json attributes;
+  attributes["POSITION"] = buffer.Add(positions, "VEC3", 3, true, gltf);
+  gltf["bufferViews"].back()["target"] = kArrayBuffer;
+  if (!mesh.normals.empty()) {
+    for (const Eigen::Vector3d& v : mesh.normals) {
+      Eigen::Vector3f f = (to_space.linear() * v).cast<float>();
+      f.normalize();
+      for (int a = 0; a < 3; ++a) normals.push_back(f[a]);
+    }
+    attributes["NORMAL"] = buffer.Add(normals, "VEC3", 3, false, gltf);
+    gltf["bufferViews"].back()["target"] = kArrayBuffer;
+  }
+  if (!mesh.uvs.empty()) {
+    for (const Eigen::Vector2d& uv : mesh.uvs) {  // glTF's v runs down the image
+      uvs.push_back(static_cast<float>(uv.x()));
+      uvs.push_back(static_cast<float>(1.0 - uv.y()));
+    }
+    attributes["TEXCOORD_0"] = buffer.Add(uvs, "VEC2", 2, false, gltf);
+    gltf["bufferViews"].back()["target"] = kArrayBuffer;
+  }
+  nlohmann::json node = {{"name", mesh.name}};
+  if (mesh.skinned()) {
+    int used = 1;
+    for (const auto& w : mesh.vertex_weights) {
+      for (int k = Mesh::kMaxInfluences - 1; k >= used; --k) {
+        if (w[k] > 0) used = k + 1;
+      }
+    }
+    const int sets = used > 4 ? 2 : 1;
+    std::vector<std::uint16_t> joints(n * 4 * sets, 0);
+    std::vector<float> weights(n * 4 * sets, 0.0f);
+    for (std::size_t v = 0; v < n; ++v) {
+      // Float weights summing to 1: normalised, then the largest absorbs the rounding.
+      float total = 0;
+      for (int k = 0; k < Mesh::kMaxInfluences; ++k) total += mesh.vertex_weights[v][k];
+      float* w = &weights[v * 4 * sets];
+      std::uint16_t* j = &joints[v * 4 * sets];
+      int largest = 0;
+      float sum = 0;
+      for (int k = 0; k < 4 * sets; ++k) {
+        w[k] = total > 0 ? mesh.vertex_weights[v][k] / total : (k == 0 ? 1.0f : 0.0f);
+        if (w[k] > 0) j[k] = mesh.vertex_joints[v][k];
+        if (w[k] > w[largest]) largest = k;
+        sum += w[k];
+      }
+      w[largest] += 1.0f - sum;
+    }
+    for (int set = 0; set < sets; ++set) {
+      std::vector<std::uint16_t> set_joints(n * 4);
+      std::vector<float> set_weights(n * 4);
+      for (std::size_t v = 0; v < n; ++v) {
+        for (int k = 0; k < 4; ++k) {
+          set_joints[v * 4 + k] = joints[v * 4 * sets + set * 4 + k];
+          set_weights[v * 4 + k] = weights[v * 4 * sets + set * 4 + k];
+        }
+      }
+      attributes[fmt::format("JOINTS_{}", set)] = buffer.AddRaw(
+          set_joints.data(), set_joints.size() * 2, kUnsignedShort, "VEC4", n, kArrayBuffer, gltf);
+      attributes[fmt::format("WEIGHTS_{}", set)] = buffer.Add(set_weights, "VEC4", 4, false, gltf);
+      gltf["bufferViews"].back()["target"] = kArrayBuffer;
+    }
+    std::vector<float> ibm;
+    ibm.reserve(mesh.bind_world.size() * 16);
+    for (const Eigen::Isometry3d& bind : mesh.bind_world) {
+      Eigen::Isometry3d b = bind;
+      b.translation() *= scale;
+      const Eigen::Matrix4d m = b.inverse().matrix();
+      for (int c = 0; c < 4; ++c) {
+        for (int r = 0; r < 4; ++r) ibm.push_back(static_cast<float>(m(r, c)));
+      }
+    }
+    gltf["skins"].push_back({{"name", mesh.name + "_skin"},
+                             {"joints", mesh.skin_joints},
+                             {"inverseBindMatrices", buffer.Add(ibm, "MAT4", 16, false, gltf)}});
+    node["skin"] = gltf["skins"].size() - 1;
+  }
+  nlohmann::json primitive = {{"attributes", attributes}, {"mode", 4}};
+  if (!mesh.triangles.empty()) {
+    primitive["indices"] =
+        buffer.AddRaw(mesh.triangles.data(), mesh.triangles.size() * 4, kUnsignedInt, "SCALAR",
+                      mesh.triangles.size(), kElementArrayBuffer, gltf);
+  }
+  if (!mesh.material.empty()) {
+    auto it = std::find(materials->begin(), materials->end(), mesh.material);
+    if (it == materials->end()) {
+      materials->push_back(mesh.material);
+      it = materials->end() - 1;
+    }
+    primitive["material"] = it - materials->begin();
+  }
+  gltf["meshes"].push_back({{"name", mesh.name}, {"primitives", {primitive}}});
+  node["mesh"] = gltf["meshes"].size() - 1;
+  const int index = static_cast<int>(gltf["nodes"].size());
+  gltf["nodes"].push_back(node);
+  if (!mesh.skinned() && mesh.attach_joint >= 0) {
+    gltf["nodes"][mesh.attach_joint]["children"].push_back(index);
+  } else {
+    scene_nodes->push_back(index);
+  }
+}
 
 }  // namespace
 
@@ -149,7 +287,20 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
                     {"joints", skin_joints},
                     {"skeleton", roots.front()},
                     {"inverseBindMatrices", buffer.Add(ibm, "MAT4", 16, false, gltf)}}};
-  gltf["scenes"] = {{{"name", "Scene"}, {"nodes", roots}}};
+  std::vector<int> scene_nodes = roots;
+  std::vector<std::string> materials;
+  if (!options.meshes.empty()) gltf["meshes"] = nlohmann::json::array();
+  for (const Mesh& mesh : options.meshes) {
+    if (std::string fault = CheckMesh(skeleton, mesh); !fault.empty()) {
+      throw ExportError(name + ": " + fault);
+    }
+    AddMesh(mesh, scale, buffer, gltf, &scene_nodes, &materials);
+  }
+  if (!materials.empty()) {
+    gltf["materials"] = nlohmann::json::array();
+    for (const std::string& m : materials) gltf["materials"].push_back({{"name", m}});
+  }
+  gltf["scenes"] = {{{"name", "Scene"}, {"nodes", scene_nodes}}};
   gltf["scene"] = 0;
 
   gltf["animations"] = nlohmann::json::array();

@@ -2,7 +2,8 @@
 // a node hierarchy with a skin (so Blender imports an armature, not empties), End Sites as leaf
 // joints named "<joint>_end", one animation per clip with a LINEAR translation sampler per joint
 // that has position channels and a LINEAR rotation sampler (quaternions, sign-continuous) per
-// joint, keyed on every frame. Values are float32, as glTF stores them.
+// joint, keyed on every frame, and the meshes given (skinned, attached or static). Values are
+// float32, as glTF stores them.
 #ifndef RIGEL_EXPORTERS_GLTF_WRITER_H_
 #define RIGEL_EXPORTERS_GLTF_WRITER_H_
 
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "core/clip.h"
+#include "core/mesh.h"
 #include "core/skeleton.h"
 #include "exporters/atomic_file.h"
 
@@ -21,6 +23,10 @@ struct GltfOptions {
   // Length of one skeleton unit in metres; lengths are multiplied by it because glTF is in
   // metres. 0 (unknown, e.g. BVH) writes lengths unchanged.
   double metres_per_unit = 0.0;
+  // Meshes to write with the skeleton (core/mesh.h): a skinned mesh gets a skin of its own (its
+  // joints, inverse bind matrices from its bind pose) on a root node, an attached mesh a node
+  // under its joint's node, a static mesh a root node. Material names become glTF materials.
+  std::span<const Mesh> meshes;
 };
 
 // The file's bytes for `clips` on `skeleton`. Throws ExportError ("<name>: ...") before producing

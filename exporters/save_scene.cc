@@ -12,6 +12,22 @@ namespace rigel {
 
 std::vector<std::string> WritableExtensions() { return {".bvh", ".glb", ".gltf", ".fbx"}; }
 
+std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, std::size_t takes) {
+  std::vector<std::string> dropped;
+  const std::string ext = LowerExtension(path);
+  if (meshes > 0 && (ext == ".bvh" || ext == ".fbx")) {
+    dropped.push_back(fmt::format(
+        "{}: {} holds no mesh here: {} mesh{} not written (write .glb "
+        "to keep them)",
+        path, ext == ".bvh" ? "BVH" : "rigel's FBX writer", meshes, meshes == 1 ? "" : "es"));
+  }
+  if (takes > 1 && ext == ".bvh") {
+    dropped.push_back(
+        fmt::format("{}: BVH holds one take: {} takes need a file each", path, takes));
+  }
+  return dropped;
+}
+
 void SaveClip(const Skeleton& skeleton, const Clip& clip, const std::string& path) {
   SaveClips(skeleton, std::span<const Clip>(&clip, 1), path);
 }
@@ -32,6 +48,7 @@ void SaveClips(const Skeleton& skeleton, std::span<const Clip> clips, const std:
     GltfOptions gltf;
     gltf.binary = ext == ".glb";
     gltf.metres_per_unit = options.metres_per_unit;
+    gltf.meshes = options.meshes;
     return WriteGltf(skeleton, clips, path, gltf);
   }
   if (ext == ".fbx") {
@@ -47,6 +64,7 @@ void SaveScene(const Scene& scene, const std::string& path) {
   if (!scene.skeleton) throw ExportError(path + ": scene has no skeleton");
   SaveOptions options;
   options.metres_per_unit = MetresPerUnitOrEstimate(scene);
+  options.meshes = scene.meshes;
   SaveClips(*scene.skeleton, scene.clips, path, options);
 }
 

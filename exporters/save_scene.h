@@ -16,7 +16,15 @@ struct SaveOptions {
   // converted when this is known); FBX records it as UnitScaleFactor (centimetres per unit,
   // 1 when unknown). BVH ignores it.
   double metres_per_unit = 0.0;
+  // Meshes moved by the skeleton (core/mesh.h), written by glTF; FBX and BVH do not hold them
+  // (DroppedBy names what a format leaves out).
+  std::span<const Mesh> meshes;
 };
+
+// What writing `meshes` meshes and `takes` takes to `path` leaves out, one line each, "" when
+// nothing ("out.bvh: BVH holds no mesh: 2 meshes not written"). Callers print it as a warning and
+// put it in their report: nothing is silent.
+std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, std::size_t takes);
 
 // File extensions SaveClip/SaveScene write, lower case with the dot.
 std::vector<std::string> WritableExtensions();

@@ -3,6 +3,7 @@
 //   assimp_reader.cc     reading through Assimp, the run in order, the file unit
 //   assimp_hierarchy.cc  the node tree: helper chains, joint selection, rest poses, the skeleton
 //   assimp_sampling.cc   frame timing, sampling every clip's channels, the clips
+//   assimp_meshes.cc     meshes: geometry at bind, skin weights, rigid attachment
 // Internal to rigel_io.
 #ifndef RIGEL_IMPORTERS_ASSIMP_CONVERTER_H_
 #define RIGEL_IMPORTERS_ASSIMP_CONVERTER_H_
@@ -113,6 +114,11 @@ class Converter {
   void NoteNonuniform(int node);
   // The skeleton of the joints (position channels where has_position_), into out.skeleton.
   void BuildSkeleton(Scene& out);
+
+  // --- Meshes (assimp_meshes.cc).
+
+  // Every mesh (but Assimp's generated skeleton mesh) into out.meshes, after BuildSkeleton.
+  void ConvertMeshes(Scene& out);
 
   // --- The file (assimp_reader.cc).
 

@@ -46,6 +46,7 @@ Scene Converter::Run() {
   for (const Sampled& s : sampled) MarkAnimatedTranslations(s);
   BuildSkeleton(out);
   for (const Sampled& s : sampled) out.clips.push_back(ToClip(s, *out.skeleton));
+  ConvertMeshes(out);
   if (nonuniform_scale_) {
     warnings_.push_back(fmt::format(
         "{}: non-uniform or negative scale on '{}' (and maybe others) cannot be represented "
@@ -81,9 +82,8 @@ Scene ReadWithAssimp(const std::string& path) {
   Assimp::Importer importer;
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, true);
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_ALL_GEOMETRY_LAYERS, false);
-  // Materials and (embedded) textures are never used: not reading them saves time and memory on
-  // character files.
-  importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_MATERIALS, false);
+  // Textures are never used: not reading them saves time and memory on character files.
+  // Materials are read for their names, which meshes carry through.
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_TEXTURES, false);
   const aiScene* scene = nullptr;
   try {

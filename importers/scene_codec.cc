@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -16,7 +17,7 @@ namespace rigel {
 namespace {
 
 constexpr char kMagic[4] = {'R', 'G', 'S', 'C'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 2: meshes
 
 class Writer {
  public:
@@ -38,6 +39,26 @@ class Writer {
   }
   void Vec3(const Eigen::Vector3d& v) {
     for (int i = 0; i < 3; ++i) Pod(v[i]);
+  }
+  // A count, then the elements' bytes (trivially copyable elements).
+  template <typename T>
+  void Array(const std::vector<T>& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    Pod(static_cast<std::uint64_t>(v.size()));
+    out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  }
+  // A count, then N doubles per vector.
+  template <int N>
+  void Vectors(const std::vector<Eigen::Matrix<double, N, 1>>& v) {
+    Pod(static_cast<std::uint64_t>(v.size()));
+    for (const auto& x : v) {
+      for (int i = 0; i < N; ++i) Pod(x[i]);
+    }
+  }
+  void Isometry(const Eigen::Isometry3d& t) {
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 4; ++c) Pod(t.matrix()(r, c));
+    }
   }
   std::string Take() { return std::move(out_); }
 
@@ -82,6 +103,31 @@ class Reader {
     for (int i = 0; i < 3; ++i) v[i] = Pod<double>();
     return v;
   }
+  template <typename T>
+  std::vector<T> Array() {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const std::uint64_t n = Count((in_.size() - pos_) / sizeof(T));
+    std::vector<T> v(n);
+    if (n > 0) std::memcpy(v.data(), in_.data() + pos_, n * sizeof(T));
+    pos_ += n * sizeof(T);
+    return v;
+  }
+  template <int N>
+  std::vector<Eigen::Matrix<double, N, 1>> Vectors() {
+    const std::uint64_t n = Count((in_.size() - pos_) / (N * sizeof(double)));
+    std::vector<Eigen::Matrix<double, N, 1>> v(n);
+    for (auto& x : v) {
+      for (int i = 0; i < N; ++i) x[i] = Pod<double>();
+    }
+    return v;
+  }
+  Eigen::Isometry3d Isometry() {
+    Eigen::Isometry3d t = Eigen::Isometry3d::Identity();
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 4; ++c) t.matrix()(r, c) = Pod<double>();
+    }
+    return t;
+  }
   bool AtEnd() const { return pos_ == in_.size(); }
   [[noreturn]] void Fail(const std::string& what) const {
     throw ImportError(
@@ -107,6 +153,10 @@ std::string EncodeScene(const Scene& scene, std::string prefix) {
   if (scene.skeleton) estimate += 128 * static_cast<std::size_t>(scene.skeleton->num_joints());
   for (const Clip& clip : scene.clips)
     estimate += 64 + clip.name().size() + 8 * clip.values().size();
+  for (const Mesh& mesh : scene.meshes) {
+    estimate += 256 + mesh.positions.size() * (2 * 24 + 16 + 8 + 16) + mesh.triangles.size() * 4 +
+                mesh.bind_world.size() * 96;
+  }
   Writer w(std::move(prefix), estimate);
   w.Pod(kMagic);
   w.Pod(kVersion);
@@ -142,6 +192,22 @@ std::string EncodeScene(const Scene& scene, std::string prefix) {
     w.Pod(static_cast<std::int32_t>(clip.num_channels()));
     w.Pod(clip.frame_time());
     w.Doubles(clip.values());
+  }
+  w.Pod(static_cast<std::uint64_t>(scene.meshes.size()));
+  for (const Mesh& mesh : scene.meshes) {
+    w.String(mesh.name);
+    w.String(mesh.material);
+    w.Vectors(mesh.positions);
+    w.Vectors(mesh.normals);
+    w.Vectors(mesh.uvs);
+    w.Array(mesh.triangles);
+    w.Array(mesh.skin_joints);
+    w.Pod(static_cast<std::uint64_t>(mesh.bind_world.size()));
+    for (const Eigen::Isometry3d& b : mesh.bind_world) w.Isometry(b);
+    w.Array(mesh.vertex_joints);
+    w.Array(mesh.vertex_weights);
+    w.Pod(static_cast<std::int32_t>(mesh.attach_joint));
+    w.Isometry(mesh.attach_bind);
   }
   return w.Take();
 }
@@ -216,6 +282,25 @@ Scene DecodeScene(std::string_view bytes, const std::string& context) {
     if (!values.empty()) std::memcpy(clip.values().data(), values.data(), values.size());
     clip.set_name(std::move(name));
     scene.clips.push_back(std::move(clip));
+  }
+  const std::uint64_t num_meshes = r.Count(1u << 20);
+  for (std::uint64_t i = 0; i < num_meshes; ++i) {
+    Mesh mesh;
+    mesh.name = r.String();
+    mesh.material = r.String();
+    mesh.positions = r.Vectors<3>();
+    mesh.normals = r.Vectors<3>();
+    mesh.uvs = r.Vectors<2>();
+    mesh.triangles = r.Array<std::uint32_t>();
+    mesh.skin_joints = r.Array<int>();
+    const std::uint64_t binds = r.Count(Skeleton::kMaxJoints);
+    for (std::uint64_t b = 0; b < binds; ++b) mesh.bind_world.push_back(r.Isometry());
+    mesh.vertex_joints = r.Array<std::array<std::uint16_t, Mesh::kMaxInfluences>>();
+    mesh.vertex_weights = r.Array<std::array<float, Mesh::kMaxInfluences>>();
+    mesh.attach_joint = r.Pod<std::int32_t>();
+    mesh.attach_bind = r.Isometry();
+    if (std::string fault = CheckMesh(*scene.skeleton, mesh); !fault.empty()) r.Fail(fault);
+    scene.meshes.push_back(std::move(mesh));
   }
   if (!r.AtEnd()) r.Fail("trailing bytes");
   return scene;

@@ -1,0 +1,51 @@
+# Blender-side half of the mesh cross-check: imports a .glb/.gltf/.fbx and writes, for every mesh
+# object, its evaluated (deformed by its armature) world vertex positions on the requested clip
+# frames, as JSON: {"meshes": {name: {frame: [[x, y, z], ...]}}, "armatures": N}.
+# Usage: blender -b --factory-startup --python blender_mesh_dump.py -- IN OUT.json FPS F0 F1 ...
+import json
+import sys
+
+import bpy
+
+argv = sys.argv[sys.argv.index("--") + 1:]
+path, out_path, fps = argv[0], argv[1], float(argv[2])
+frames = [int(f) for f in argv[3:]]
+
+# Debian's Blender 3.4.1 ships a glTF add-on that uses numpy.bool, removed in NumPy 1.24.
+import numpy
+if not hasattr(numpy, "bool"):
+    numpy.bool = bool
+
+for obj in list(bpy.data.objects):
+    bpy.data.objects.remove(obj, do_unlink=True)
+scene = bpy.context.scene
+scene.render.fps = int(round(fps))
+frame_scale = scene.render.fps / fps
+if path.lower().endswith((".glb", ".gltf")):
+    bpy.ops.import_scene.gltf(filepath=path)
+else:
+    bpy.ops.import_scene.fbx(filepath=path)
+
+armatures = [o for o in scene.objects if o.type == "ARMATURE"]
+start = scene.frame_start
+if armatures and armatures[0].animation_data and armatures[0].animation_data.action:
+    start = armatures[0].animation_data.action.frame_range[0]
+result = {"armatures": len(armatures), "meshes": {}}
+for obj in scene.objects:
+    if obj.type == "MESH":
+        result["meshes"][obj.name] = {}
+for f in frames:
+    at = start + f * frame_scale
+    scene.frame_set(int(at), subframe=at - int(at))
+    bpy.context.view_layer.update()
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    for obj in scene.objects:
+        if obj.type != "MESH":
+            continue
+        evaluated = obj.evaluated_get(depsgraph)
+        mesh = evaluated.to_mesh()
+        world = evaluated.matrix_world
+        result["meshes"][obj.name][str(f)] = [list(world @ v.co) for v in mesh.vertices]
+        evaluated.to_mesh_clear()
+with open(out_path, "w") as out:
+    json.dump(result, out)
