@@ -18,8 +18,11 @@
 #include "core/euler.h"
 #include "core/pose.h"
 #include "exporters/export_check.h"
+#include "exporters/fbx_internal.h"
 
 namespace rigel {
+
+using namespace fbx_internal;  // NOLINT: the writer and its records
 
 namespace {
 
@@ -27,27 +30,6 @@ static_assert(std::endian::native == std::endian::little, "the FBX writer assume
 
 constexpr std::int64_t kKTimePerSecond = 46186158000LL;
 constexpr std::uint32_t kVersion = 7400;
-
-// One property of an FBX node record.
-using Property =
-    std::variant<std::int32_t, std::int64_t, double, bool, std::string, std::vector<float>,
-                 std::vector<double>, std::vector<std::int64_t>, std::vector<std::int32_t>>;
-
-struct Raw {
-  std::string bytes;
-};
-
-struct Element {
-  std::string name;
-  std::vector<Property> props;
-  std::vector<Raw> raw;  // 'R' properties (FileId), written after props
-  std::vector<Element> children;
-
-  Element& Add(std::string child_name, std::vector<Property> child_props = {}) {
-    children.push_back({std::move(child_name), std::move(child_props), {}, {}});
-    return children.back();
-  }
-};
 
 class Encoder {
  public:
@@ -155,28 +137,6 @@ class Encoder {
   std::string out_;
 };
 
-std::string NameClass(const std::string& name, const char* cls) {
-  std::string s = name;
-  s.push_back('\0');
-  s.push_back('\x01');
-  s += cls;
-  return s;
-}
-
-// P: name, type, label, flags, values...
-std::vector<Property> P(const char* name, const char* type, const char* label, const char* flags,
-                        std::vector<Property> values) {
-  std::vector<Property> props{std::string(name), std::string(type), std::string(label),
-                              std::string(flags)};
-  props.insert(props.end(), values.begin(), values.end());
-  return props;
-}
-
-std::vector<Property> PVec(const char* name, const char* type, const char* label, const char* flags,
-                           const Eigen::Vector3d& v) {
-  return P(name, type, label, flags, {v.x(), v.y(), v.z()});
-}
-
 // FBX RotationOrder enum of a rigel order: FBX names the axes in application order, rigel in
 // product order (rigel ZYX = Rz * Ry * Rx = FBX eEulerXYZ = 0), so FBX's name is rigel's reversed.
 std::int32_t FbxRotationOrder(EulerOrder order) {
@@ -228,8 +188,8 @@ std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
   // the height. In metres the same bone is 100 times more exact.
   const double length_scale = options.metres_per_unit > 0 ? options.metres_per_unit : 1.0;
   const double unit_scale_factor = options.metres_per_unit > 0 ? 100.0 : 1.0;
-  std::int64_t next_uid = 1000000000LL;
-  auto uid = [&next_uid]() { return next_uid++; };
+  Build build;
+  auto uid = [&build]() { return build.Uid(); };
 
   // Plans.
   std::vector<JointPlan> plans(n);
@@ -319,10 +279,10 @@ std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
     top.push_back({"References", {}, {}, {}});
   }
 
-  Element objects{"Objects", {}, {}, {}};
-  Element connections{"Connections", {}, {}, {}};
-  auto connect = [&connections](std::int64_t child, std::int64_t parent) {
-    connections.Add("C", {std::string("OO"), child, parent});
+  Element& objects = build.objects;
+  Element& connections = build.connections;
+  auto connect = [&build](std::int64_t child, std::int64_t parent) {
+    build.Connect(child, parent);
   };
   auto connect_property = [&connections](std::int64_t child, std::int64_t parent,
                                          const char* property) {
@@ -380,6 +340,12 @@ std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
     names.insert(end_name);
     add_model(end_name, length_scale * site.offset, nullptr, model_uid[site.parent]);
   }
+  for (const Mesh& mesh : options.meshes) {
+    if (std::string fault = CheckMesh(skeleton, mesh); !fault.empty()) {
+      throw ExportError(name + ": " + fault);
+    }
+  }
+  AddMeshes(skeleton, options.meshes, length_scale, model_uid, build);
 
   // Animation: one stack + layer per clip, curve nodes T (animated translation) and R per joint.
   int num_stacks = 0, num_curve_nodes = 0, num_curves = 0;
@@ -479,8 +445,10 @@ std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
     Element defs{"Definitions", {}, {}, {}};
     defs.Add("Version", {std::int32_t{100}});
     const std::vector<std::pair<const char*, int>> counts = {
-        {"GlobalSettings", 1},          {"Model", num_models},
-        {"NodeAttribute", num_models},  {"AnimationStack", num_stacks},
+        {"GlobalSettings", 1},          {"Model", num_models + build.mesh_models},
+        {"NodeAttribute", num_models},  {"Geometry", build.geometries},
+        {"Material", build.materials},  {"Deformer", build.deformers},
+        {"Pose", build.poses},          {"AnimationStack", num_stacks},
         {"AnimationLayer", num_stacks}, {"AnimationCurveNode", num_curve_nodes},
         {"AnimationCurve", num_curves}};
     int total = 0;

@@ -14,7 +14,7 @@
 // (UnitScaleFactor 100) when the skeleton's unit is known, else as they are (UnitScaleFactor 1):
 // Blender builds bones in float32 in file units, and large coordinates (centimetres) lose the
 // direction of its minimum-length (0.01) bones. GlobalSettings: Y up, Z front, X right, TimeMode
-// from the frame rate.
+// from the frame rate. Meshes (FbxOptions::meshes) are written by fbx_mesh.cc (fbx_internal.h).
 // Output is deterministic (fixed ids and time stamps).
 #ifndef RIGEL_EXPORTERS_FBX_WRITER_H_
 #define RIGEL_EXPORTERS_FBX_WRITER_H_
@@ -23,6 +23,7 @@
 #include <string>
 
 #include "core/clip.h"
+#include "core/mesh.h"
 #include "core/skeleton.h"
 #include "exporters/atomic_file.h"
 
@@ -32,6 +33,9 @@ struct FbxOptions {
   // Length of one skeleton unit in metres (> 0: lengths are written in metres; 0 = unknown: written
   // unchanged, declared as centimetres).
   double metres_per_unit = 0.0;
+  // Meshes to write with the skeleton (core/mesh.h): Model + Geometry each, skinned ones with a
+  // Skin deformer (a Cluster per joint) and a BindPose, attached ones under their joint's Model.
+  std::span<const Mesh> meshes;
 };
 
 // The FBX file's bytes. Throws ExportError ("<name>: ...") before producing anything, as

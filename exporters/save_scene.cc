@@ -15,11 +15,10 @@ std::vector<std::string> WritableExtensions() { return {".bvh", ".glb", ".gltf",
 std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, std::size_t takes) {
   std::vector<std::string> dropped;
   const std::string ext = LowerExtension(path);
-  if (meshes > 0 && (ext == ".bvh" || ext == ".fbx")) {
+  if (meshes > 0 && ext == ".bvh") {
     dropped.push_back(fmt::format(
-        "{}: {} holds no mesh here: {} mesh{} not written (write .glb "
-        "to keep them)",
-        path, ext == ".bvh" ? "BVH" : "rigel's FBX writer", meshes, meshes == 1 ? "" : "es"));
+        "{}: BVH holds no mesh: {} mesh{} not written (write .glb or .fbx to keep them)", path,
+        meshes, meshes == 1 ? "" : "es"));
   }
   if (takes > 1 && ext == ".bvh") {
     dropped.push_back(
@@ -54,6 +53,7 @@ void SaveClips(const Skeleton& skeleton, std::span<const Clip> clips, const std:
   if (ext == ".fbx") {
     FbxOptions fbx;
     fbx.metres_per_unit = options.metres_per_unit;
+    fbx.meshes = options.meshes;
     return WriteFbx(skeleton, clips, path, fbx);
   }
   throw ExportError(fmt::format("{}: unsupported output format '{}' (expected {})", path, ext,

@@ -16,7 +16,7 @@ struct SaveOptions {
   // converted when this is known); FBX records it as UnitScaleFactor (centimetres per unit,
   // 1 when unknown). BVH ignores it.
   double metres_per_unit = 0.0;
-  // Meshes moved by the skeleton (core/mesh.h), written by glTF; FBX and BVH do not hold them
+  // Meshes moved by the skeleton (core/mesh.h), written by glTF and FBX; BVH holds none
   // (DroppedBy names what a format leaves out).
   std::span<const Mesh> meshes;
 };

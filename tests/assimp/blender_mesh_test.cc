@@ -1,8 +1,9 @@
 // Meshes carried through (issue 12 item 4), checked by the real client (label "blender"): rigel
-// writes each file of the corpus that has meshes as .glb, Blender imports it and evaluates the
-// deformed meshes (armature modifier, or the bone a mesh hangs from) on three frames, and the
-// vertex positions must equal rigel's own skinning (core/mesh.h DeformMesh) of the same frames to
-// 1e-4 of the figure's height. Blender is Z-up: rigel's (x, y, z) is Blender's (x, -z, y).
+// writes each file of the corpus that has meshes as .glb and as .fbx, Blender imports it and
+// evaluates the deformed meshes (armature modifier, or the bone a mesh hangs from) on three frames,
+// and the vertex positions must equal rigel's own skinning (core/mesh.h DeformMesh) of the same
+// frames to 1e-4 of the figure's height. Blender is Z-up: rigel's (x, y, z) is Blender's (x, -z,
+// y).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
@@ -32,11 +33,11 @@ double MeshSize(const Scene& scene) {
   return box.isEmpty() ? 0.0 : box.diagonal().norm();
 }
 
-void ExpectBlenderDeformsLikeRigel(const std::string& rel) {
+void ExpectBlenderDeformsLikeRigel(const std::string& rel, const char* ext) {
   TempDir dir;
   const Scene scene = LoadScene(testing::SharedData() + "/" + rel);
   ASSERT_FALSE(scene.meshes.empty()) << rel << ": rigel imported no mesh";
-  const std::string glb = dir.file("out.glb");
+  const std::string glb = dir.file(std::string("out.") + ext);
   SaveScene(scene, glb);
   const Clip& clip = scene.clips.front();
   const std::vector<int> frames{0, clip.num_frames() / 2, clip.num_frames() - 1};
@@ -86,9 +87,9 @@ void ExpectBlenderDeformsLikeRigel(const std::string& rel) {
   }
   ::testing::Test::RecordProperty("max_rel_diff", fmt::format("{:.3g}", worst / size));
   std::printf(
-      "%s: %zu vertex positions on %zu frames (moving up to %.3g of the size), worst %.3g "
-      "of the size (%s)\n",
-      rel.c_str(), compared, frames.size(), moved / size, worst / size, worst_at.c_str());
+      "%s as .%s: %zu vertex positions on %zu frames (moving up to %.3g of the size), worst "
+      "%.3g of the size (%s)\n",
+      rel.c_str(), ext, compared, frames.size(), moved / size, worst / size, worst_at.c_str());
   EXPECT_LE(worst, 1e-4 * size) << rel << ": worst at " << worst_at;
   EXPECT_GT(moved, 0.02 * size) << rel << ": the meshes hardly move over the frames compared";
 }
@@ -96,13 +97,15 @@ void ExpectBlenderDeformsLikeRigel(const std::string& rel) {
 TEST(BlenderMesh, SkinnedMeshDeformsLikeRigel) {
   RIGEL_REQUIRE_SHARED_DATA();
   if (!HaveBlender()) GTEST_SKIP() << "blender not installed: Blender cross-check skipped";
-  ExpectBlenderDeformsLikeRigel("fbx/assimp/animation_with_skeleton.fbx");
+  ExpectBlenderDeformsLikeRigel("fbx/assimp/animation_with_skeleton.fbx", "glb");
+  ExpectBlenderDeformsLikeRigel("fbx/assimp/animation_with_skeleton.fbx", "fbx");
 }
 
 TEST(BlenderMesh, AttachedMeshMovesLikeRigel) {
   RIGEL_REQUIRE_SHARED_DATA();
   if (!HaveBlender()) GTEST_SKIP() << "blender not installed: Blender cross-check skipped";
-  ExpectBlenderDeformsLikeRigel("fbx/assimp/multiple_animations_test.fbx");
+  ExpectBlenderDeformsLikeRigel("fbx/assimp/multiple_animations_test.fbx", "glb");
+  ExpectBlenderDeformsLikeRigel("fbx/assimp/multiple_animations_test.fbx", "fbx");
 }
 
 }  // namespace

@@ -1,0 +1,82 @@
+// Internal to the FBX writer (exporters/fbx_writer.cc, fbx_mesh.cc): the node records it builds
+// before encoding them, and the property helpers both files use.
+#ifndef RIGEL_EXPORTERS_FBX_INTERNAL_H_
+#define RIGEL_EXPORTERS_FBX_INTERNAL_H_
+
+#include <Eigen/Geometry>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/mesh.h"
+#include "core/skeleton.h"
+
+namespace rigel::fbx_internal {
+
+// One property of an FBX node record.
+using Property =
+    std::variant<std::int32_t, std::int64_t, double, bool, std::string, std::vector<float>,
+                 std::vector<double>, std::vector<std::int64_t>, std::vector<std::int32_t>>;
+
+struct Raw {
+  std::string bytes;
+};
+
+struct Element {
+  std::string name;
+  std::vector<Property> props;
+  std::vector<Raw> raw;  // 'R' properties (FileId), written after props
+  std::vector<Element> children;
+
+  Element& Add(std::string child_name, std::vector<Property> child_props = {}) {
+    children.push_back({std::move(child_name), std::move(child_props), {}, {}});
+    return children.back();
+  }
+};
+
+inline std::string NameClass(const std::string& name, const char* cls) {
+  std::string s = name;
+  s.push_back('\0');
+  s.push_back('\x01');
+  s += cls;
+  return s;
+}
+
+// P: name, type, label, flags, values...
+inline std::vector<Property> P(const char* name, const char* type, const char* label,
+                               const char* flags, std::vector<Property> values) {
+  std::vector<Property> props{std::string(name), std::string(type), std::string(label),
+                              std::string(flags)};
+  props.insert(props.end(), values.begin(), values.end());
+  return props;
+}
+
+inline std::vector<Property> PVec(const char* name, const char* type, const char* label,
+                                  const char* flags, const Eigen::Vector3d& v) {
+  return P(name, type, label, flags, {v.x(), v.y(), v.z()});
+}
+
+// The objects and connections being built, with the next free uid and object counts.
+struct Build {
+  Element objects{"Objects", {}, {}, {}};
+  Element connections{"Connections", {}, {}, {}};
+  std::int64_t next_uid = 1000000000LL;
+  int geometries = 0, materials = 0, deformers = 0, poses = 0, mesh_models = 0;
+
+  std::int64_t Uid() { return next_uid++; }
+  void Connect(std::int64_t child, std::int64_t parent) {
+    connections.Add("C", {std::string("OO"), child, parent});
+  }
+};
+
+// Adds `meshes` (core/mesh.h) as Model (Mesh) + Geometry (+ Material, + Skin and Clusters and a
+// BindPose when skinned) under the root, or under their attach joint's model. `joint_model`: the
+// Model uid of every joint; `length_scale`: file lengths per unit.
+void AddMeshes(const Skeleton& skeleton, std::span<const Mesh> meshes, double length_scale,
+               const std::vector<std::int64_t>& joint_model, Build& build);
+
+}  // namespace rigel::fbx_internal
+
+#endif  // RIGEL_EXPORTERS_FBX_INTERNAL_H_
