@@ -242,7 +242,12 @@ bool SameRig(const Skeleton& a, const Skeleton& b) {
 batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
                           const BakeConfig& config) {
   using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  const auto read_start = Clock::now();
   auto scene = std::make_shared<Scene>(LoadScene(input.path, config.load));
+  const double read_seconds = since(read_start);
   if (scene->clips.empty()) throw std::runtime_error(input.path + ": no animation to bake");
   const std::vector<std::size_t> picked = batch::SelectTakes(*scene, config.take, input.path);
   const bool several = picked.size() > 1;
@@ -264,7 +269,8 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     }
     row.frames = results.back().clip->num_frames();
     row.solver = results.back().solver;
-    row.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    row.phases.script = since(start);
+    row.seconds = row.phases.script;
     rows.push_back(std::move(row));
   }
   // Units: glTF in metres, FBX stating its unit (the input's, or estimated for another skeleton).
@@ -290,6 +296,7 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     rows.front().warnings.push_back(w);
   }
   // Write: nothing unless every take baked; a failed write removes what this input wrote.
+  const auto write_start = Clock::now();
   if (!split) {
     const Skeleton& skeleton = *results.front().skeleton;
     if (!several) {
@@ -323,17 +330,30 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     fmt::print(stderr, "rigel bake: {}: {} takes, BVH holds one: a file per take ({} ...)\n",
                input.path, results.size(), rows.front().output);
   }
+  // The write time, shared out by frames (one file holds every take, or a file per take).
+  const double write_seconds = since(write_start);
+  double total_frames = 0;
+  for (const batch::ClipReport& r : rows) total_frames += r.frames;
+  for (batch::ClipReport& r : rows) {
+    r.phases.write = total_frames > 0 ? write_seconds * r.frames / total_frames : 0.0;
+    r.seconds += r.phases.write;
+  }
   for (std::size_t k = 0; k < results.size(); ++k) {
     if (config.frames_report_dir.empty()) continue;
+    const auto report_start = Clock::now();
     WriteFrames(config, *scene, input.path, rows[k].output, several && !split ? safe[k] : "",
                 *results[k].skeleton, *results[k].clip, results[k].records, &rows[k]);
+    rows[k].phases.report = since(report_start);
+    rows[k].seconds += rows[k].phases.report;
   }
   if (!several) {
     batch::ClipReport report = std::move(rows.front());
     report.output.clear();  // batch::Run fills it
+    report.phases.read = read_seconds;
     return report;
   }
   batch::ClipReport report;
+  report.phases.read = read_seconds;
   for (const batch::ClipReport& r : rows) {
     report.frames += r.frames;
     report.solver.frames += r.solver.frames;
@@ -492,11 +512,7 @@ Runner AddBakeCommand(CLI::App& app) {
         }
       }
       if (!o->preview.empty()) failed += preview::WritePreviewPages(o->preview, reports, "bake");
-      if (!o->report.empty())
-        WriteFileAtomically(o->report,
-                            batch::ReportJson(reports, run)
-                                    .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-                                "\n");
+      if (!o->report.empty()) WriteFileAtomically(o->report, batch::ReportText(reports, run));
       return failed ? kExitBadInput : kExitOk;
     } catch (const batch::UsageError& e) {
       fmt::print(stderr, "rigel bake: error: {}\n", e.what());

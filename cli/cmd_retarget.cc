@@ -235,7 +235,13 @@ int Run(const RetargetArgs& a) {
         std::filesystem::equivalent(a.target, out_path, same_ec)) {
       throw std::runtime_error(out_path + ": output would overwrite an input");
     }
+    using Clock = std::chrono::steady_clock;
+    auto since = [](Clock::time_point t) {
+      return std::chrono::duration<double>(Clock::now() - t).count();
+    };
+    const auto read_start = Clock::now();
     const Scene source = LoadScene(input.path, ApplyReadArgs(a.read));
+    const double read_seconds = since(read_start);
     for (const std::string& w : source.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
     if (source.clips.empty()) throw std::runtime_error(input.path + ": no animation");
     // Every take (or the one --take names); BVH holds one take per file (docs/formats.md).
@@ -256,7 +262,7 @@ int Run(const RetargetArgs& a) {
     std::vector<batch::ClipReport> rows;
     std::vector<retarget::RetargetResult> results;
     for (std::size_t k = 0; k < picked.size(); ++k) {
-      const auto start = std::chrono::steady_clock::now();
+      const auto start = Clock::now();
       const Clip& take = source.clips[picked[k]];
       const std::string where =
           several ? fmt::format("{} (take '{}')", input.path, take.name()) : input.path;
@@ -287,11 +293,13 @@ int Run(const RetargetArgs& a) {
       row.solver.unreachable = q.ik_unreached;
       row.extra = MetricsJson(q);
       row.extra["warnings"] = result.warnings;
-      row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      row.phases.script = since(start);  // the retarget and its clean-up
+      row.seconds = row.phases.script;
       rows.push_back(std::move(row));
       results.push_back(std::move(result));
     }
     // Write: nothing unless every take retargeted; a failed write removes what was written.
+    const auto write_start = Clock::now();
     if (!split) {
       for (retarget::RetargetResult& result : results) out.clips.push_back(result.clip);
       SaveScene(out, out_path);
@@ -312,12 +320,22 @@ int Run(const RetargetArgs& a) {
       fmt::print(stderr, "rigel retarget: {}: {} takes, BVH holds one: a file per take ({} ...)\n",
                  input.path, results.size(), rows.front().output);
     }
+    const double write_seconds = since(write_start);
+    double total_frames = 0;
+    for (const batch::ClipReport& r : rows) total_frames += r.frames;
+    for (batch::ClipReport& r : rows) {
+      r.phases.write = total_frames > 0 ? write_seconds * r.frames / total_frames : 0.0;
+      r.seconds += r.phases.write;
+    }
     if (!a.frames_report.empty()) {
       for (std::size_t k = 0; k < results.size(); ++k) {
+        const auto report_start = Clock::now();
         const retarget::RetargetResult& result = results[k];
         WriteFramesReportFor(a.frames_report, source, input.path, rows[k].output,
                              several && !split ? safe[k] : "", *out.skeleton, result.clip,
                              result.metrics.ik_applied ? &result.records : nullptr, &rows[k]);
+        rows[k].phases.report = since(report_start);
+        rows[k].seconds += rows[k].phases.report;
       }
     }
     // Nothing silent: the source's own warnings (a guessed unit or convention) and the target's
@@ -331,9 +349,11 @@ int Run(const RetargetArgs& a) {
     if (!several) {
       batch::ClipReport report = std::move(rows.front());
       report.output.clear();  // batch::Run fills it
+      report.phases.read = read_seconds;
       return report;
     }
     batch::ClipReport report;
+    report.phases.read = read_seconds;
     for (const batch::ClipReport& row : rows) {
       report.frames += row.frames;
       report.solver.frames += row.solver.frames;
@@ -352,15 +372,14 @@ int Run(const RetargetArgs& a) {
   }
   if (!a.preview.empty()) failed += preview::WritePreviewPages(a.preview, reports, "retarget");
   if (!a.report.empty()) {
-    nlohmann::json report = batch::ReportJson(reports, run);
+    nlohmann::json report = nlohmann::json::object();  // beside the standard fields (ReportText)
     report["target"] = a.target;
     report["map"] = a.map.empty() ? "automatic" : a.map;
     report["root_motion"] = std::string(retarget::RootMotionName(*root));
     report["pin_feet"] = a.pin_feet;
     report["pin_hands"] = a.pin_hands;
     try {
-      WriteFileAtomically(
-          a.report, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      WriteFileAtomically(a.report, batch::ReportText(reports, run, report));
     } catch (const std::exception& e) {
       fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
       return kExitBadInput;

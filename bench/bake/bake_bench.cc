@@ -8,9 +8,13 @@
 // Measured: `rigel bake` wall time at -j1 and -j2 (clips/min, frames/s, speed-up), and headless
 // Blender 3.4 stepping a 60-bone rig with 4 six-D IK constraints (bench/bake/blender_ik_bench.py)
 // when `blender` is installed, in the same run, as ratios; and worker processes against the
-// in-process path (BM_Bake_WorkersVsInProcess).
+// in-process path (BM_Bake_WorkersVsInProcess); where a frame's time goes (BM_Bake_Breakdown:
+// read, Lua callback, solve, write) and the peak memory of a 100- and a 10,000-clip batch
+// (BM_Bake_Memory).
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -187,6 +191,137 @@ void BM_Bake_WorkersVsInProcess(benchmark::State& state) {
   state.counters["cpu_ratio"] = fps_cpu_w / fps_cpu_t;
 }
 
+// A library of `clips` short clips (`frames` frames each, cut from 01_01 at different starts),
+// written once under the temporary folder.
+fs::path ShortLibrary(int clips, int frames) {
+  const fs::path d = fs::temp_directory_path() /
+                     ("rigel_bake_short_" + std::to_string(clips) + "x" + std::to_string(frames));
+  if (fs::exists(d / "done")) return d;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  const rigel::Scene source =
+      rigel::ReadBvh(std::string(RIGEL_SHARED_DATA) + "/cmu_cgspeed/01_01.bvh");
+  const rigel::Clip& full = source.clips[0];
+  for (int k = 0; k < clips; ++k) {
+    const int start = (k * 37) % (full.num_frames() - frames);
+    rigel::Clip clip(frames, full.num_channels(), full.frame_time());
+    for (int f = 0; f < frames; ++f) {
+      for (int c = 0; c < full.num_channels(); ++c) clip.at(f, c) = full.at(start + f, c);
+    }
+    rigel::WriteBvh(*source.skeleton, clip, (d / ("c" + std::to_string(k) + ".bvh")).string());
+  }
+  std::ofstream(d / "done") << clips;
+  return d;
+}
+
+// Runs `argv` (stderr to /dev/null), returns its wall seconds and sets *max_rss_mb to the peak
+// resident memory of it and every descendant it waited for (wait4's ru_maxrss); -1 on failure.
+double RunMeasured(const std::vector<std::string>& argv, double* max_rss_mb) {
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    if (std::freopen("/dev/null", "w", stderr) == nullptr) _exit(127);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  if (pid < 0 || wait4(pid, &status, 0, &usage) != pid) return -1;
+  *max_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? s : -1;
+}
+
+// Memory over a long batch: `rigel bake -j2` over state.range(0) short clips (10 frames), the
+// peak resident memory of the whole run (coordinator and workers) and, from the report, of the
+// coordinator and of the largest worker. Flat means the same at 100 and at 10,000 clips.
+void BM_Bake_Memory(benchmark::State& state) {
+  if (!fs::exists(RIGEL_SHARED_DATA)) {
+    state.SkipWithError("../shared/data not found: the library is cut from it");
+    return;
+  }
+  const int clips = static_cast<int>(state.range(0));
+  const fs::path lib = ShortLibrary(clips, 10);
+  const fs::path out = fs::temp_directory_path() / ("rigel_bake_mem_out_" + std::to_string(clips));
+  const fs::path report = out.string() + ".json";
+  double rss = 0, seconds = 0;
+  for (auto _ : state) {
+    fs::remove_all(out);
+    seconds = RunMeasured({RIGEL_BINARY, "bake", "--no-progress", "--rig",
+                           std::string(RIGEL_BENCH_DIR) + "/fullbody_rig.lua", "-j", "2", "--out",
+                           out.string(), "--report", report.string(), lib.string()},
+                          &rss);
+    if (seconds < 0) {
+      state.SkipWithError("rigel bake failed");
+      return;
+    }
+    state.SetIterationTime(seconds);
+  }
+  std::ifstream in(report);
+  const nlohmann::json r = nlohmann::json::parse(in);
+  state.counters["clips"] = r["summary"]["ok"].get<double>();
+  state.counters["clips_per_s"] = r["summary"]["ok"].get<double>() / seconds;
+  state.counters["peak_rss_mb"] = rss;
+  state.counters["coordinator_rss_mb"] = r["summary"]["peak_rss_mb"]["coordinator"].get<double>();
+  state.counters["worker_rss_mb"] = r["summary"]["peak_rss_mb"]["workers"].get<double>();
+  fs::remove_all(out);
+}
+
+// Where a bake's time goes, per frame, over the 200-clip library at -j1: read, script (the Lua
+// callback and the solve), write, from the report's phases; the Lua callback's share from the
+// same bake with fullbody_targets_rig.lua (the same callback, no solve). Alternating rounds,
+// medians.
+void BM_Bake_Breakdown(benchmark::State& state) {
+  if (!fs::exists(RIGEL_SHARED_DATA)) {
+    state.SkipWithError("../shared/data not found: the library is cut from it");
+    return;
+  }
+  const fs::path lib = Library();
+  std::vector<double> read, script, write, callback, wall;
+  double frames = 0;
+  for (auto _ : state) {
+    for (int round = 0; round < 3; ++round) {
+      for (const char* rig : {"fullbody_rig.lua", "fullbody_targets_rig.lua"}) {
+        const fs::path out = fs::temp_directory_path() / "rigel_bake_breakdown";
+        const fs::path report = out.string() + ".json";
+        fs::remove_all(out);
+        const double seconds =
+            TimeCommand(std::string(RIGEL_BINARY) + " bake --no-progress --rig " + RIGEL_BENCH_DIR +
+                        "/" + rig + " -j 1 --out " + out.string() + " --report " + report.string() +
+                        " " + lib.string() + " 2>/dev/null");
+        if (seconds < 0) {
+          state.SkipWithError("rigel bake failed");
+          return;
+        }
+        std::ifstream in(report);
+        const nlohmann::json s = nlohmann::json::parse(in)["summary"];
+        frames = s["frames"].get<double>();
+        const nlohmann::json& p = s["phases_s"];
+        if (std::string(rig) == "fullbody_rig.lua") {
+          read.push_back(p["read"].get<double>());
+          script.push_back(p["script"].get<double>());
+          write.push_back(p["write"].get<double>());
+          wall.push_back(seconds);
+        } else {
+          callback.push_back(p["script"].get<double>());
+        }
+      }
+    }
+    state.SetIterationTime(Median(wall));
+  }
+  const double us = 1e6 / frames;
+  state.counters["read_us_per_frame"] = Median(read) * us;
+  state.counters["script_us_per_frame"] = Median(script) * us;
+  state.counters["lua_callback_us_per_frame"] = Median(callback) * us;
+  state.counters["solve_us_per_frame"] = (Median(script) - Median(callback)) * us;
+  state.counters["write_us_per_frame"] = Median(write) * us;
+  state.counters["wall_us_per_frame"] = Median(wall) * us;
+  state.counters["lua_callback_share"] = Median(callback) / Median(script);
+}
+
 void BM_Bake_j1(benchmark::State& state) { RunBake(state, 1); }
 void BM_Bake_j2(benchmark::State& state) { RunBake(state, 2); }
 
@@ -224,6 +359,13 @@ void Blender(benchmark::State& state, const char* chains) {
 void BM_Blender_FullBodyChains(benchmark::State& state) { Blender(state, "body"); }
 void BM_Blender_LimbChains(benchmark::State& state) { Blender(state, "limb"); }
 
+BENCHMARK(BM_Bake_Breakdown)->UseManualTime()->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK(BM_Bake_Memory)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->Arg(100)
+    ->Arg(10000);
 BENCHMARK(BM_Bake_j1)->UseManualTime()->Iterations(2)->Unit(benchmark::kSecond);
 BENCHMARK(BM_Bake_j2)->UseManualTime()->Iterations(2)->Unit(benchmark::kSecond);
 BENCHMARK(BM_Bake_WorkersVsInProcess)

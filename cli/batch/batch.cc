@@ -61,7 +61,9 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
     std::fprintf(stderr, "rigel %s: removed %d partial file(s) left by an interrupted run\n",
                  options.command.c_str(), stale);
   }
-  std::vector<ClipReport> reports(inputs.size());
+  // Worker processes are forked first and would inherit (and count in their resident memory) a
+  // report per clip allocated before: then the reports come with the first finished clip.
+  std::vector<ClipReport> reports(options.processes ? 0 : inputs.size());
   std::atomic<size_t> next{0};
   std::atomic<int> done{0}, failed{0};
   std::atomic<long long> frames{0};
@@ -109,6 +111,7 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
     report.seconds = seconds;
     if (report.status == "failed") ++failed;
     frames += report.frames;
+    if (reports.size() != inputs.size()) reports.resize(inputs.size());  // processes: one thread
     reports[i] = std::move(report);
     ++done;
     if (options.progress) {

@@ -82,6 +82,12 @@ void WriteManifest(const std::string& output, const Provenance& provenance,
 // keep their files in progress.
 int RemoveStaleTemporaries(const std::vector<std::string>& outputs);
 
+// Where a clip's time went, in seconds: reading the input, running the processor's work (the rig
+// script with its solves, or the retarget), writing the outputs, and the frames report.
+struct PhaseSeconds {
+  double read = 0, script = 0, write = 0, report = 0;
+};
+
 struct ClipReport {
   std::string input;
   std::string output;
@@ -89,6 +95,7 @@ struct ClipReport {
   std::string reason;  // why it failed
   int frames = 0;
   double seconds = 0;
+  PhaseSeconds phases;
   ik::BakeSummary solver;  // solver statistics (all zero when the processor solved nothing)
   nlohmann::json extra;    // processor-specific figures (retarget quality metrics), may be null
   // What the output could not keep (e.g. takes beyond the first); also printed on stderr.
@@ -171,8 +178,15 @@ std::size_t DefaultWorkerMemoryMb(int workers);
 // "11 (SEGV)": a signal number and its abbreviation.
 std::string SignalName(int signal);
 
-// The JSON report: {"rigel_version", "command", "clips": [...], "summary": {...}}.
+// The JSON report: {"rigel_version", "command", "clips": [...], "summary": {...}}. The summary
+// sums the clips' phases ("phases_s") and gives the peak resident memory of this process and of
+// its worker processes so far ("peak_rss_mb": {"coordinator", "workers"}).
 nlohmann::json ReportJson(const std::vector<ClipReport>& reports, const RunOptions& options);
+// ReportJson's document as the text written to --report (dump with indent 2, plus a newline),
+// with the command's own fields `extra` (an object) beside the standard ones, made without
+// holding the whole document: the clip rows are dumped one by one.
+std::string ReportText(const std::vector<ClipReport>& reports, const RunOptions& options,
+                       const nlohmann::json& extra = nlohmann::json::object());
 // Merges several reports (shards) into one, clips sorted by input. Throws UsageError when a
 // report is unreadable.
 nlohmann::json MergeReports(const std::vector<std::string>& paths);

@@ -1,5 +1,6 @@
 // The JSON report of a batch: one entry per clip, a summary, and the merging of shard reports.
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +20,10 @@ nlohmann::json ClipReportJson(const ClipReport& r) {
                  {"iterations_max", r.solver.iterations_max},
                  {"frames_with_limit_hits", r.solver.frames_with_limit_hits},
                  {"frames_unreachable", r.solver.unreachable}};
+  j["phases_s"] = {{"read", r.phases.read},
+                   {"script", r.phases.script},
+                   {"write", r.phases.write},
+                   {"report", r.phases.report}};
   if (!r.extra.is_null()) j["metrics"] = r.extra;
   if (!r.warnings.empty()) j["warnings"] = r.warnings;
   if (!r.frames_report.empty()) j["frames_report"] = r.frames_report;
@@ -40,6 +45,12 @@ ClipReport ClipReportFromJson(const nlohmann::json& j) {
   if (j.contains("warnings")) r.warnings = j.at("warnings").get<std::vector<std::string>>();
   r.frames = j.value("frames", 0);
   r.seconds = j.value("seconds", 0.0);
+  if (const auto p = j.find("phases_s"); p != j.end() && p->is_object()) {
+    r.phases.read = p->value("read", 0.0);
+    r.phases.script = p->value("script", 0.0);
+    r.phases.write = p->value("write", 0.0);
+    r.phases.report = p->value("report", 0.0);
+  }
   if (j.contains("solver")) {
     const nlohmann::json& s = j.at("solver");
     r.solver.frames = s.at("frames");
@@ -79,6 +90,7 @@ std::vector<ClipReport> ReportRows(const std::vector<ClipReport>& reports) {
       row.takes.clear();
       if (i == 0) {
         row.seconds += std::max(0.0, r.seconds - take_seconds);
+        row.phases.read += r.phases.read;
         row.warnings.insert(row.warnings.begin(), r.warnings.begin(), r.warnings.end());
       }
       rows.push_back(std::move(row));
@@ -115,24 +127,59 @@ void CheckClipEntry(const nlohmann::json& c) {
   }
 }
 
-nlohmann::json Summary(const nlohmann::json& clips) {
-  int ok = 0, failed = 0, skipped = 0, warnings = 0;
-  long long frames = 0;
-  double seconds = 0;
-  for (const auto& c : clips) {
+// The summary of a report, accumulated clip row by clip row.
+class SummaryBuilder {
+ public:
+  void Add(const nlohmann::json& c) {
+    ++clips_;
     const std::string s = c.at("status");
-    ok += s == "ok";
-    failed += s == "failed";
-    skipped += s == "skipped";
+    ok_ += s == "ok";
+    failed_ += s == "failed";
+    skipped_ += s == "skipped";
     if (const auto w = c.find("warnings"); w != c.end() && w->is_array()) {
-      warnings += static_cast<int>(w->size());
+      warnings_ += static_cast<int>(w->size());
     }
-    frames += c.at("frames").get<long long>();
-    seconds += c.at("seconds").get<double>();
+    frames_ += c.at("frames").get<long long>();
+    seconds_ += c.at("seconds").get<double>();
+    if (const auto p = c.find("phases_s"); p != c.end() && p->is_object()) {
+      for (int k = 0; k < 4; ++k) {
+        const auto v = p->find(kPhases[k]);
+        if (v != p->end() && v->is_number()) phases_[k] += v->get<double>();
+      }
+    }
   }
-  return {{"clips", clips.size()}, {"ok", ok},         {"failed", failed},
-          {"skipped", skipped},    {"frames", frames}, {"clip_seconds", seconds},
-          {"warnings", warnings}};
+  nlohmann::json Result() const {
+    nlohmann::json phase_sums = nlohmann::json::object();
+    for (int k = 0; k < 4; ++k) phase_sums[kPhases[k]] = phases_[k];
+    return {{"clips", clips_},       {"ok", ok_},
+            {"failed", failed_},     {"skipped", skipped_},
+            {"frames", frames_},     {"clip_seconds", seconds_},
+            {"warnings", warnings_}, {"phases_s", phase_sums}};
+  }
+
+ private:
+  static constexpr const char* kPhases[4] = {"read", "script", "write", "report"};
+  std::size_t clips_ = 0;
+  int ok_ = 0, failed_ = 0, skipped_ = 0, warnings_ = 0;
+  long long frames_ = 0;
+  double seconds_ = 0;
+  double phases_[4] = {0, 0, 0, 0};
+};
+
+nlohmann::json Summary(const nlohmann::json& clips) {
+  SummaryBuilder summary;
+  for (const auto& c : clips) summary.Add(c);
+  return summary.Result();
+}
+
+// The peak resident memory of this process and of the children it reaped (worker processes,
+// import children), in MiB.
+nlohmann::json PeakMemory() {
+  rusage self{}, children{};
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  return {{"coordinator", static_cast<double>(self.ru_maxrss) / 1024.0},
+          {"workers", static_cast<double>(children.ru_maxrss) / 1024.0}};
 }
 
 }  // namespace
@@ -140,10 +187,52 @@ nlohmann::json Summary(const nlohmann::json& clips) {
 nlohmann::json ReportJson(const std::vector<ClipReport>& reports, const RunOptions& options) {
   nlohmann::json clips = nlohmann::json::array();
   for (const ClipReport& r : ReportRows(reports)) clips.push_back(ClipReportJson(r));
+  nlohmann::json summary = Summary(clips);
+  summary["peak_rss_mb"] = PeakMemory();
   return {{"rigel_version", options.recipe.version},
           {"command", options.command},
           {"clips", clips},
-          {"summary", Summary(clips)}};
+          {"summary", summary}};
+}
+
+std::string ReportText(const std::vector<ClipReport>& reports, const RunOptions& options,
+                       const nlohmann::json& extra) {
+  // The clip rows are dumped one at a time into the text (no document of the whole batch: the
+  // memory of a 10,000-clip report stays that of its rows), then spliced into the dump of the
+  // rest, at the place of a placeholder, with the indentation dump(2) gives an array element.
+  std::string rows = "[";
+  SummaryBuilder summary;
+  bool first = true;
+  for (const ClipReport& report : reports) {
+    for (const ClipReport& row : ReportRows({report})) {
+      const nlohmann::json j = ClipReportJson(row);
+      summary.Add(j);
+      std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+      std::string indented;
+      indented.reserve(text.size() + text.size() / 8);
+      for (const char ch : text) {
+        indented.push_back(ch);
+        if (ch == '\n') indented.append("    ");
+      }
+      rows += first ? "\n    " : ",\n    ";
+      rows += indented;
+      first = false;
+    }
+  }
+  rows += first ? "]" : "\n  ]";
+  static const std::string kPlaceholder = "\x01rigel clips\x01";
+  nlohmann::json document = extra.is_object() ? extra : nlohmann::json::object();
+  document["rigel_version"] = options.recipe.version;
+  document["command"] = options.command;
+  document["clips"] = kPlaceholder;
+  nlohmann::json s = summary.Result();
+  s["peak_rss_mb"] = PeakMemory();
+  document["summary"] = s;
+  std::string text = document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string quoted = nlohmann::json(kPlaceholder).dump();
+  const std::size_t at = text.find(quoted);
+  text.replace(at, quoted.size(), rows);
+  return text + "\n";
 }
 
 nlohmann::json MergeReports(const std::vector<std::string>& paths) {

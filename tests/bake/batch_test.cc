@@ -264,6 +264,16 @@ TEST(Batch, RunsInParallelIsolatesFailuresAndResumes) {
   EXPECT_EQ(json["summary"]["failed"], 1);
   EXPECT_EQ(json["summary"]["skipped"], 10);
   EXPECT_EQ(json["clips"][5]["reason"], inputs[5].path + ":3: broken on purpose");
+  // The streamed text is the same document, with the command's own fields beside.
+  nlohmann::json text = nlohmann::json::parse(ReportText(reports, options, {{"target", "t.bvh"}}));
+  EXPECT_EQ(text["target"], "t.bvh");
+  text.erase("target");
+  nlohmann::json dom = json;
+  text["summary"].erase("peak_rss_mb");  // measured when each is made
+  dom["summary"].erase("peak_rss_mb");
+  EXPECT_EQ(text, dom);
+  EXPECT_EQ(ReportText(reports, options).substr(0, 2), "{\n");
+  EXPECT_EQ(nlohmann::json::parse(ReportText({}, options))["clips"], nlohmann::json::array());
 }
 
 TEST(Batch, MergesShardReports) {
