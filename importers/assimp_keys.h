@@ -18,17 +18,31 @@ struct KeyTrack {
   const Key* keys = nullptr;
   unsigned count = 0;
   unsigned next = 0;
+  // Ticks within which a frame takes a key exactly (see Reset).
+  double snap = 0;
 
-  void Reset(const Key* k, unsigned n) {
+  // Points the track at `n` keys sampled every `ticks_per_frame` ticks. A list keyed on frames
+  // (every key within 1% of a frame of one) snaps: a frame that falls on a key takes it exactly,
+  // so a clip keyed on every frame at a rate that is not a whole number (BVH's "Frame Time:
+  // .0083333") or stored as float seconds (glTF) survives being resampled at the snapped rate. A
+  // list keyed between frames (ProAnimationBank's jog: keys 0.005 frame before a frame, a quarter
+  // frame apart) does not: its frames are interpolated, as Blender and the FBX SDK do, not moved
+  // onto the nearest key.
+  void Reset(const Key* k, unsigned n, double ticks_per_frame) {
     keys = k;
     count = n;
     next = 0;
+    const double tolerance = 0.01 * ticks_per_frame;
+    snap = tolerance;
+    for (unsigned i = 0; i < n && snap > 0; ++i) {
+      const double frames = k[i].mTime / ticks_per_frame;
+      if (std::abs(frames - std::round(frames)) * ticks_per_frame > tolerance) snap = 0;
+    }
   }
   // Moves to time `t`; returns false when there are no keys. Sets *at to the key within `snap`
-  // ticks of `t` (frames that fall on a key take it exactly: a clip keyed on every frame at a rate
-  // that is not a whole number, BVH's "Frame Time: .0083333", then survives being resampled at
-  // the snapped rate), else *at = -1 and *lo, *hi, *a to the keys around `t` and the blend.
-  bool Seek(double t, double snap, int* at, int* lo, int* hi, double* a) {
+  // ticks of `t`, else *at = -1 and *lo, *hi, *a to the keys around `t` and the blend (before the
+  // first key or after the last, *at is that key).
+  bool Seek(double t, int* at, int* lo, int* hi, double* a) {
     if (count == 0) return false;
     while (next < count && keys[next].mTime <= t) ++next;
     const int i = static_cast<int>(next);
@@ -61,11 +75,11 @@ bool AllKeysEqual(const Key* keys, unsigned count) {
 
 inline Eigen::Vector3d ToVector(const aiVector3D& v) { return Eigen::Vector3d(v.x, v.y, v.z); }
 
-inline Eigen::Vector3d SampleVector(KeyTrack<aiVectorKey>& track, double t, double snap,
+inline Eigen::Vector3d SampleVector(KeyTrack<aiVectorKey>& track, double t,
                                     const Eigen::Vector3d& fallback) {
   int at, lo = 0, hi = 0;
   double a = 0;
-  if (!track.Seek(t, snap, &at, &lo, &hi, &a)) return fallback;
+  if (!track.Seek(t, &at, &lo, &hi, &a)) return fallback;
   if (at >= 0) return ToVector(track.keys[at].mValue);
   return (1.0 - a) * ToVector(track.keys[lo].mValue) + a * ToVector(track.keys[hi].mValue);
 }
@@ -79,11 +93,11 @@ inline Eigen::Quaterniond Normalized(const Eigen::Quaterniond& q) {
   return Eigen::Quaterniond(q.w() * f, q.x() * f, q.y() * f, q.z() * f);
 }
 
-inline Eigen::Quaterniond SampleRotation(KeyTrack<aiQuatKey>& track, double t, double snap,
+inline Eigen::Quaterniond SampleRotation(KeyTrack<aiQuatKey>& track, double t,
                                          const Eigen::Quaterniond& fallback) {
   int at, lo = 0, hi = 0;
   double a = 0;
-  if (!track.Seek(t, snap, &at, &lo, &hi, &a)) return fallback;
+  if (!track.Seek(t, &at, &lo, &hi, &a)) return fallback;
   auto q = [&](int k) {
     const aiQuaternion& v = track.keys[k].mValue;
     return Normalized(Eigen::Quaterniond(v.w, v.x, v.y, v.z));
@@ -158,14 +172,14 @@ inline double UniformScale(const Eigen::Vector3d& sv) {
 }
 
 // The local transform of `e` at `tick`.
-inline void SampleLocal(Animated& e, double tick, double snap, Xform* x) {
-  x->o = SampleVector(e.position, tick, snap, e.fallback_t);
-  x->q = SampleRotation(e.rotation, tick, snap, e.fallback_q);
+inline void SampleLocal(Animated& e, double tick, Xform* x) {
+  x->o = SampleVector(e.position, tick, e.fallback_t);
+  x->q = SampleRotation(e.rotation, tick, e.fallback_q);
   if (e.scaling.count == 0 && e.fixed.s > 0) {  // constant uniform scale, decided once
     x->s = e.fixed.s;
     return;
   }
-  const Eigen::Vector3d sv = SampleVector(e.scaling, tick, snap, e.fallback_s);
+  const Eigen::Vector3d sv = SampleVector(e.scaling, tick, e.fallback_s);
   x->s = UniformScale(sv);
   if (x->s == 0) x->m = x->q.toRotationMatrix() * sv.asDiagonal();
 }

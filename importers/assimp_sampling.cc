@@ -154,25 +154,25 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
       if (AllKeysEqual(ch->mPositionKeys, ch->mNumPositionKeys)) {
         e.fallback_t = ToVector(ch->mPositionKeys[0].mValue);
       } else {
-        e.position.Reset(ch->mPositionKeys, ch->mNumPositionKeys);
+        e.position.Reset(ch->mPositionKeys, ch->mNumPositionKeys, timing.ticks_per_frame);
       }
       if (AllKeysEqual(ch->mRotationKeys, ch->mNumRotationKeys)) {
         const aiQuaternion& v = ch->mRotationKeys[0].mValue;
         e.fallback_q = Eigen::Quaterniond(v.w, v.x, v.y, v.z).normalized();
       } else {
-        e.rotation.Reset(ch->mRotationKeys, ch->mNumRotationKeys);
+        e.rotation.Reset(ch->mRotationKeys, ch->mNumRotationKeys, timing.ticks_per_frame);
       }
       if (AllKeysEqual(ch->mScalingKeys, ch->mNumScalingKeys)) {
         e.fallback_s = ToVector(ch->mScalingKeys[0].mValue);
       } else {
-        e.scaling.Reset(ch->mScalingKeys, ch->mNumScalingKeys);
+        e.scaling.Reset(ch->mScalingKeys, ch->mNumScalingKeys, timing.ticks_per_frame);
       }
       // The channel's scale is sampled, unless it is constant and uniform.
       e.fixed.s = e.scaling.count == 0 ? UniformScale(e.fallback_s) : 0.0;
       if (e.position.count == 0 && e.rotation.count == 0 && e.scaling.count == 0) {
         // Constant channel: a static node with the channel's transform.
         Xform x;
-        SampleLocal(e, 0, 0, &x);
+        SampleLocal(e, 0, &x);
         e.fixed = x;
         e.channel = nullptr;
       }
@@ -214,7 +214,6 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
   std::vector<double> cached_scale(num_joints, 0.0);
   std::vector<Eigen::Quaterniond> world(static_cast<std::size_t>(num_slots) * kBlock);
   std::vector<Eigen::Vector3d> previous(num_joints, Eigen::Vector3d::Zero());
-  const double snap = 0.01 * timing.ticks_per_frame;
   for (int first = 0; first < timing.frames; first += kBlock) {
     const int count = std::min(kBlock, timing.frames - first);
     for (Animated& e : evaluate) {
@@ -225,7 +224,7 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
         Xform local_sample;
         const Xform* local = &e.fixed;
         if (e.channel) {
-          SampleLocal(e, (first + b) * timing.ticks_per_frame, snap, &local_sample);
+          SampleLocal(e, (first + b) * timing.ticks_per_frame, &local_sample);
           local = &local_sample;
         }
         if (gp) {
