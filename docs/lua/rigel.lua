@@ -377,6 +377,7 @@ function Pose:release() end
 ---@field svd_threshold? number
 ---@field preferred_power? integer even, >= 2
 ---@field preferred_step? number
+---@field ik_blend? number IK/FK blend of the stage's effectors, 0..1 (default 1)
 
 ---@class rigel.SolveReport
 ---@field status rigel.Status
@@ -457,13 +458,30 @@ function Rig:effector(joint, options) end
 ---@overload fun(self: rigel.Rig, effector: string|integer, x: number, y: number, z: number, orientation?: rigel.QuatLike): rigel.Rig
 function Rig:target(effector, position, orientation) end
 ---@param effector string|integer
----@return rigel.vec3 position, rigel.quat orientation, number blend
+---@return rigel.vec3 position, rigel.quat orientation, number frame_weight, number ik_blend
 function Rig:get_target(effector) end
----This frame's weight factor (0 switches the effector off).
+---This frame's least-squares weight factor (0 switches the effector off; otherwise only its share
+---against other effectors changes). Not a blend: see Rig:ik_blend.
+---@param effector string|integer
+---@param weight number
+---@return rigel.Rig self
+function Rig:frame_weight(effector, weight) end
+---Alias of Rig:frame_weight (its older name).
 ---@param effector string|integer
 ---@param weight number
 ---@return rigel.Rig self
 function Rig:blend(effector, weight) end
+---This frame's IK/FK blend of the effector's chain (Maya's ikBlend): 0 = the animated pose,
+---1 = the solve; rotations slerped per joint, positions lerped. Not for poles.
+---@param effector string|integer
+---@param blend number 0..1
+---@return rigel.Rig self
+function Rig:ik_blend(effector, blend) end
+---The IK/FK blend of every effector of a stage (1-based), multiplying theirs.
+---@param stage integer
+---@param blend number 0..1
+---@return rigel.Rig self
+function Rig:stage_ik_blend(stage, blend) end
 ---@param effector string|integer
 ---@param weight number
 ---@return rigel.Rig self
