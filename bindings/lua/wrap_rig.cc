@@ -432,6 +432,20 @@ int w_Rig_constraint(lua_State* L) {
   return 1;
 }
 
+int w_Rig_twist(lua_State* L) {
+  // rig:twist{driver = j, joints = {...}, weights = {...}, axis = v, reference = j} -> handle:
+  // rig:constraint("twist", options), the driver's twist shared over twist joints.
+  RigBox* box = CheckRig(L, 1);
+  CheckMaxArgs(L, 2);
+  CheckUnlocked(L, box->state.get(), "rig:twist", "rig");
+  RigState& state = *box->state;
+  const int handle = AddTwist(L, 2, state.rig.skeleton(),
+                              static_cast<int>(state.rig.stages.size()) - 1, &state.constraints);
+  state.constraint_state.Reset();
+  lua_pushinteger(L, handle);
+  return 1;
+}
+
 int w_Rig_set_influence(lua_State* L) {
   // rig:set_influence(handle, w) -> rig: a constraint's influence (0..1), e.g. keyed per frame.
   RigBox* box = CheckRig(L, 1);
@@ -512,6 +526,7 @@ const luaL_Reg kRigMethods[] = {{"effector", w_Rig_effector},
                                 {"solve", w_Rig_solve},
                                 {"constraint", w_Rig_constraint},
                                 {"constraints", w_Rig_constraints},
+                                {"twist", w_Rig_twist},
                                 {"set_influence", w_Rig_set_influence},
                                 {"bake", w_Rig_bake},
                                 {nullptr, nullptr}};

@@ -420,8 +420,8 @@ function BakeSummary:records() end
 ---@field target rigel.JointRef
 
 ---@class rigel.ConstraintOptions
----@field joint rigel.JointRef the constrained joint
----@field target? rigel.JointRef required except for limit_rotation
+---@field joint? rigel.JointRef the constrained joint (every kind but twist)
+---@field target? rigel.JointRef required except for limit_rotation and twist
 ---@field influence? number 0..1, default 1
 ---@field after_stage? integer 1-based stage the constraint follows; 0 = before any stage
 ---@field maintain_offset? boolean parent (default true), point, orient (default false)
@@ -437,6 +437,11 @@ function BakeSummary:records() end
 ---@field max? rigel.Vec3Like limit_rotation: degrees per axis
 ---@field distance? number limit_distance: radius (default: the first frame's distance)
 ---@field limit? "inside"|"outside"|"surface" limit_distance (default "inside")
+---@field driver? rigel.JointRef twist: the joint whose twist is shared out
+---@field joints? rigel.JointRef[] twist: the twist joints
+---@field weights? number[] twist: each twist joint's share, 0..1 (default i / (n + 1))
+---@field axis? rigel.Vec3Like twist: axis in the reference joint's space (default the bone axis)
+---@field reference? rigel.JointRef twist: default the nearest joint above driver and twist joints
 
 ---@class rigel.Rig
 ---@field skeleton rigel.Skeleton
@@ -538,10 +543,15 @@ function Rig:effectors() end
 function Rig:solve(pose, frame) end
 ---Declares a constraint (docs/constraints.md); returns its handle (1-based index). It runs after
 ---the stages declared so far (before any stage when none), or after options.after_stage.
----@param kind "parent"|"point"|"orient"|"aim"|"copy_location"|"copy_rotation"|"limit_rotation"|"limit_distance"
+---@param kind "parent"|"point"|"orient"|"aim"|"copy_location"|"copy_rotation"|"limit_rotation"|"limit_distance"|"twist"
 ---@param options rigel.ConstraintOptions
 ---@return integer
 function Rig:constraint(kind, options) end
+---Twist distribution: rig:constraint("twist", options), the driver's twist about its bone axis
+---shared over the twist joints by weight (docs/constraints.md). Returns the handle.
+---@param options rigel.ConstraintOptions driver, joints, weights, axis, reference, influence
+---@return integer
+function Rig:twist(options) end
 ---Sets a constraint's influence (e.g. keyed per frame from a bake callback).
 ---@param handle integer
 ---@param influence number 0..1
