@@ -127,6 +127,8 @@ std::vector<std::pair<const char*, constraints::Constraint>> Jobs(const Fixture&
                                                        .max = Eigen::Vector3d::Constant(0.01)}},
       {"BM_LimitDistance",
        cs::LimitDistanceConstraint{.joint = f.prop, .target = f.tip, .distance = 0.5}},
+      {"BM_LimitLocation",
+       cs::LimitLocationConstraint{.joint = f.prop, .max = Eigen::Vector3d(0.1, -0.5, 0.1)}},
       {"BM_Twist",
        cs::TwistConstraint{.driver = f.skeleton->FindJoint("j40"),
                            .joints = {f.skeleton->FindJoint("j36"), f.skeleton->FindJoint("j38")},

@@ -2,6 +2,9 @@
 // degrees, positions in skeleton units, frames 1-based (docs/constraints.md).
 #include "bindings/lua/wrap_constraint.h"
 
+#include <cmath>
+#include <limits>
+
 #include "bindings/lua/boxes.h"
 #include "bindings/lua/fields.h"
 #include "core/euler.h"
@@ -10,10 +13,12 @@ namespace rigel::lua {
 
 namespace {
 
-const char* const kKinds[] = {"parent",        "point",         "orient",         "aim",
-                              "copy_location", "copy_rotation", "limit_rotation", "limit_distance",
-                              "twist",         nullptr};
+const char* const kKinds[] = {"parent",        "point",          "orient",         "aim",
+                              "copy_location", "copy_rotation",  "limit_rotation", "limit_distance",
+                              "twist",         "limit_location", nullptr};
+constexpr int kLimitRotationKind = 6;
 constexpr int kTwistKind = 8;
+constexpr int kLimitLocationKind = 9;
 
 // Accepted options per kind (common ones first).
 #define RIGEL_COMMON "joint", "target", "influence", "after_stage"
@@ -27,14 +32,46 @@ const char* const kLimitRotationOptions[] = {"joint", "influence", "after_stage"
 const char* const kLimitDistanceOptions[] = {RIGEL_COMMON, "distance", "limit", nullptr};
 const char* const kTwistOptions[] = {"driver",    "joints",    "weights",     "axis",
                                      "reference", "influence", "after_stage", nullptr};
+const char* const kLimitLocationOptions[] = {"joint", "influence", "after_stage", "min",
+                                             "max",   "space",     nullptr};
 #undef RIGEL_COMMON
 const char* const* const kOptionsByKind[] = {
-    kParentOptions, kPointOptions,         kPointOptions,         kAimOptions,  kCopyOptions,
-    kCopyOptions,   kLimitRotationOptions, kLimitDistanceOptions, kTwistOptions};
+    kParentOptions, kPointOptions,        kPointOptions,         kAimOptions,
+    kCopyOptions,   kCopyOptions,         kLimitRotationOptions, kLimitDistanceOptions,
+    kTwistOptions,  kLimitLocationOptions};
 
 const char* const kUpTypes[] = {"world", "object", "object_rotation", nullptr};
 const char* const kModes[] = {"replace", "add", nullptr};
 const char* const kLimits[] = {"inside", "outside", "surface", nullptr};
+const char* const kSpaces[] = {"world", "local", nullptr};
+
+// Field `field` of limit_location: per-axis bounds as {x = ..., y = ..., z = ...} or {x, y, z};
+// an absent axis (or field) is unbounded, i.e. `fallback` (-inf for min, +inf for max).
+Eigen::Vector3d BoundsField(lua_State* L, int arg, const char* field, double fallback) {
+  Eigen::Vector3d v = Eigen::Vector3d::Constant(fallback);
+  if (!HasField(L, arg, field)) return v;
+  lua_getfield(L, arg, field);
+  const int table = lua_gettop(L);
+  if (lua_type(L, table) != LUA_TTABLE) FieldError(L, arg, field, "table of x, y, z bounds");
+  static const char* const kXyz[] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a) {
+    lua_getfield(L, table, kXyz[a]);
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      lua_rawgeti(L, table, a + 1);
+    }
+    if (!lua_isnil(L, -1)) {
+      if (lua_type(L, -1) != LUA_TNUMBER || !std::isfinite(lua_tonumber(L, -1))) {
+        luaL_argerror(L, arg,
+                      lua_pushfstring(L, "field '%s'.%s: finite number expected", field, kXyz[a]));
+      }
+      v[a] = lua_tonumber(L, -1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
 
 // A required joint field.
 int RequiredJoint(lua_State* L, int arg, const char* field, const Skeleton& s) {
@@ -199,7 +236,9 @@ int AddConstraintOfKind(lua_State* L, int kind, int opt, const Skeleton& s, int 
     return Append(L, opt, s, entry, stack);
   }
   const int joint = RequiredJoint(L, opt, "joint", s);
-  const int target = kind == 6 ? -1 : RequiredJoint(L, opt, "target", s);
+  const int target = kind == kLimitRotationKind || kind == kLimitLocationKind
+                         ? -1
+                         : RequiredJoint(L, opt, "target", s);
   const double influence = InfluenceField(L, opt);
   switch (kind) {
     case 0: {
@@ -249,6 +288,14 @@ int AddConstraintOfKind(lua_State* L, int kind, int opt, const Skeleton& s, int 
       c.axes = AxesField(L, opt, constraints::kAllAxes);
       c.min = Vec3Field(L, opt, "min", Eigen::Vector3d::Zero()) * kRadPerDeg;
       c.max = Vec3Field(L, opt, "max", Eigen::Vector3d::Zero()) * kRadPerDeg;
+      entry.constraint = c;
+      break;
+    }
+    case kLimitLocationKind: {
+      auto c = Common<constraints::LimitLocationConstraint>(joint, target, influence);
+      c.min = BoundsField(L, opt, "min", -std::numeric_limits<double>::infinity());
+      c.max = BoundsField(L, opt, "max", std::numeric_limits<double>::infinity());
+      c.space = static_cast<constraints::Space>(OptionField(L, opt, "space", kSpaces, 0));
       entry.constraint = c;
       break;
     }

@@ -24,7 +24,8 @@ std::string_view KindName(const Constraint& constraint) {
                  [](const CopyRotationConstraint&) { return std::string_view("copy_rotation"); },
                  [](const LimitRotationConstraint&) { return std::string_view("limit_rotation"); },
                  [](const LimitDistanceConstraint&) { return std::string_view("limit_distance"); },
-                 [](const TwistConstraint&) { return std::string_view("twist"); }},
+                 [](const TwistConstraint&) { return std::string_view("twist"); },
+                 [](const LimitLocationConstraint&) { return std::string_view("limit_location"); }},
       constraint);
 }
 

@@ -14,6 +14,7 @@
 #include "core/constraints/copy_location.h"
 #include "core/constraints/copy_rotation.h"
 #include "core/constraints/limit_distance.h"
+#include "core/constraints/limit_location.h"
 #include "core/constraints/limit_rotation.h"
 #include "core/constraints/orient.h"
 #include "core/constraints/parent.h"
@@ -23,12 +24,14 @@
 namespace rigel::constraints {
 
 // Any constraint job.
-using Constraint = std::variant<ParentConstraint, PointConstraint, OrientConstraint, AimConstraint,
-                                CopyLocationConstraint, CopyRotationConstraint,
-                                LimitRotationConstraint, LimitDistanceConstraint, TwistConstraint>;
+using Constraint =
+    std::variant<ParentConstraint, PointConstraint, OrientConstraint, AimConstraint,
+                 CopyLocationConstraint, CopyRotationConstraint, LimitRotationConstraint,
+                 LimitDistanceConstraint, TwistConstraint, LimitLocationConstraint>;
 
 // "parent", "point", "orient", "aim", "copy_location", "copy_rotation", "limit_rotation",
-// "limit_distance", "twist": the kind of `constraint` (the names rig:constraint accepts).
+// "limit_distance", "twist", "limit_location": the kind of `constraint` (the names rig:constraint
+// accepts).
 std::string_view KindName(const Constraint& constraint);
 
 // The constrained joint of `constraint` (a twist's first twist joint, -1 when it has none).

@@ -421,7 +421,7 @@ function BakeSummary:records() end
 
 ---@class rigel.ConstraintOptions
 ---@field joint? rigel.JointRef the constrained joint (every kind but twist)
----@field target? rigel.JointRef required except for limit_rotation and twist
+---@field target? rigel.JointRef required except for limit_rotation, limit_location and twist
 ---@field influence? number 0..1, default 1
 ---@field after_stage? integer 1-based stage the constraint follows; 0 = before any stage
 ---@field maintain_offset? boolean parent (default true), point, orient (default false)
@@ -433,8 +433,9 @@ function BakeSummary:records() end
 ---@field up_target? rigel.JointRef aim: for "object" and "object_rotation"
 ---@field up? rigel.Vec3Like aim: world up ("world") or up in up_target's space (default +Y)
 ---@field mode? "replace"|"add" copy_location, copy_rotation (default "replace")
----@field min? rigel.Vec3Like limit_rotation: degrees per axis (x, y, z)
----@field max? rigel.Vec3Like limit_rotation: degrees per axis
+---@field min? rigel.Vec3Like limit_rotation: degrees per axis (x, y, z); limit_location: {x=, y=, z=} bounds (absent axis: unbounded)
+---@field max? rigel.Vec3Like limit_rotation: degrees per axis; limit_location: as min
+---@field space? "world"|"local" limit_location (default "world")
 ---@field distance? number limit_distance: radius (default: the first frame's distance)
 ---@field limit? "inside"|"outside"|"surface" limit_distance (default "inside")
 ---@field driver? rigel.JointRef twist: the joint whose twist is shared out
@@ -543,7 +544,7 @@ function Rig:effectors() end
 function Rig:solve(pose, frame) end
 ---Declares a constraint (docs/constraints.md); returns its handle (1-based index). It runs after
 ---the stages declared so far (before any stage when none), or after options.after_stage.
----@param kind "parent"|"point"|"orient"|"aim"|"copy_location"|"copy_rotation"|"limit_rotation"|"limit_distance"|"twist"
+---@param kind "parent"|"point"|"orient"|"aim"|"copy_location"|"copy_rotation"|"limit_rotation"|"limit_distance"|"limit_location"|"twist"
 ---@param options rigel.ConstraintOptions
 ---@return integer
 function Rig:constraint(kind, options) end

@@ -20,6 +20,7 @@ using constraints::Constraint;
 using constraints::CopyLocationConstraint;
 using constraints::CopyRotationConstraint;
 using constraints::LimitDistanceConstraint;
+using constraints::LimitLocationConstraint;
 using constraints::LimitRotationConstraint;
 using constraints::OrientConstraint;
 using constraints::ParentConstraint;
@@ -194,6 +195,32 @@ std::vector<ValidityCase> Cases() {
        "influence must be in [0, 1]"},
   };
   cases.insert(cases.end(), twist_rows.begin(), twist_rows.end());
+  // Limit location: the prop (three position channels) under a ceiling.
+  LimitLocationConstraint limit_location;
+  limit_location.joint = kProp;
+  limit_location.max.y() = 1;
+  const std::vector<ValidityCase> limit_location_rows = {
+      {"limit_location_valid", limit_location, true, ""},
+      {"limit_location_no_bound", LimitLocationConstraint{.joint = kProp}, false,
+       "limit_location: no bound given"},
+      {"limit_location_min_above_max", With(limit_location, [](auto& c) { c.min.y() = 2; }), false,
+       "min > max on axis y"},
+      {"limit_location_nan", With(limit_location, [](auto& c) { c.min.x() = std::nan(""); }), false,
+       "bound on axis x is NaN"},
+      {"limit_location_influence", With(limit_location, [](auto& c) { c.influence = -1; }), false,
+       "influence must be in [0, 1]"},
+      {"limit_location_world_needs_position_channels",
+       With(limit_location, [](auto& c) { c.joint = kOther; }), false,
+       "limit_location: joint 'other' has no Xposition channel"},
+      {"limit_location_local_needs_the_bounded_channel",
+       With(limit_location,
+            [](auto& c) {
+              c.joint = kOther;
+              c.space = constraints::Space::kLocal;
+            }),
+       false, "has no Yposition channel"},
+  };
+  cases.insert(cases.end(), limit_location_rows.begin(), limit_location_rows.end());
   return cases;
 }
 

@@ -240,4 +240,45 @@ t.run({
       { driver = "RightHand", joints = { "RightForeArmTwist3" } })
     t.eq(rig.num_constraints, 1, "failed declarations add nothing")
   end,
+  limit_location = function()
+    -- A world ceiling on the prop: each baked frame's prop height is min(height, ceiling), its x
+    -- and z unchanged. Then local bounds on its position channels, and influence.
+    local clip, rig = load()
+    local heights = {}
+    for f = 1, clip.num_frames do heights[f] = clip:pose(f):world_position("Prop").y end
+    local ceiling = (math.min(table.unpack(heights)) + math.max(table.unpack(heights))) / 2
+    rig:constraint("limit_location", { joint = "Prop", max = { y = ceiling } })
+    t.eq(rig:constraints()[1].kind, "limit_location", "listed")
+    local baked = rig:bake(clip)
+    local clamped = 0
+    for f = 1, clip.num_frames do
+      local was, got = clip:pose(f):world_position("Prop"), baked:pose(f):world_position("Prop")
+      t.near(got.y, math.min(was.y, ceiling), TOL, "frame " .. f .. ": under the ceiling")
+      t.near(got.x, was.x, TOL, "frame " .. f .. ": x kept")
+      t.near(got.z, was.z, TOL, "frame " .. f .. ": z kept")
+      if was.y > ceiling then clamped = clamped + 1 end
+    end
+    t.ok(clamped > 0 and clamped < clip.num_frames, "some frames clamped, some not")
+    local pose = clip:pose(1)
+    local x = pose:get("Prop", "Xposition")
+    local loc = rigel.rig(clip.skeleton)
+    local h = loc:constraint("limit_location", { joint = "Prop", space = "local",
+      min = { x + 2 }, influence = 0.5 })
+    loc:solve(pose)
+    t.near(pose:get("Prop", "Xposition"), x + 1, TOL, "local min on the channel, half influence")
+    loc:set_influence(h, 1)
+    pose = clip:pose(1)
+    loc:solve(pose)
+    t.near(pose:get("Prop", "Xposition"), x + 2, TOL, "full influence")
+    t.raises("limit_location: no bound given", "a bound is needed", rig.constraint, rig,
+      "limit_location", { joint = "Prop" })
+    t.raises("min > max on axis z", "bounds ordered", rig.constraint, rig, "limit_location",
+      { joint = "Prop", min = { z = 2 }, max = { z = 1 } })
+    t.raises("field 'space': invalid value 'parent', expected one of: world, local", "spaces listed",
+      rig.constraint, rig, "limit_location", { joint = "Prop", max = { 1, 1, 1 }, space = "parent" })
+    t.raises("field 'max'.y: finite number expected", "bounds are numbers", rig.constraint, rig,
+      "limit_location", { joint = "Prop", max = { y = "up" } })
+    t.raises("has no Xposition channel", "channels checked", rig.constraint, rig,
+      "limit_location", { joint = "Head", max = { y = 1 } })
+  end,
 })
