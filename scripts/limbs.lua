@@ -1,4 +1,4 @@
---- Limb helpers: two-bone legs with a pole from the knee's bend, arm chains, spine
+--- Limb helpers: two-bone legs with a pole from the knee's bend, arm chains, twist and spine
 --- distribution, look-at heads. Each adds effectors and solver stages to a rigel.Rig and
 --- returns a handle whose :set(...) places this frame's targets.
 ---
@@ -69,10 +69,19 @@ function M.arm_chain(rig, options)
   return handle
 end
 
---- Spreads a rotation over a chain of joints: each joint's local rotation turns by an equal
---- share of `rotation` (a quat), so a spine bends smoothly instead of at one joint.
---- Needs three rotation channels on every joint.
+--- Twist distribution, or a rotation spread over a chain.
+---
+--- limbs.distribute(rig, options) is rig:twist(options) (docs/constraints.md): the driver's twist
+--- about its bone axis shared over twist joints by weight, evaluated by rig:solve and rig:bake;
+--- returns the constraint's handle.
+---   limbs.distribute(rig, { driver = "RightHand", joints = { "RightForeArmTwist1",
+---     "RightForeArmTwist2" }, weights = { 0.33, 0.66 } })
+---
+--- limbs.distribute(pose, joints, rotation) spreads a rotation over a chain of joints on a pose:
+--- each joint's local rotation turns by an equal share of `rotation` (a quat), so a spine bends
+--- smoothly instead of at one joint. Needs three rotation channels on every joint.
 function M.distribute(pose, joints, rotation)
+  if type(joints) == "table" and joints.driver ~= nil then return pose:twist(joints) end
   local share = rigel.quat():slerp(rotation, 1 / #joints)
   for _, joint in ipairs(joints) do
     pose:set_local_rotation(joint, pose:local_rotation(joint) * share)

@@ -3,8 +3,13 @@
 // joint 30 (the write-back refreshes the world transforms of the 31 joints after it); position
 // kinds constrain the prop (last joint). Each iteration restores the frame's channels and world
 // transforms first (a copy, measured alone as BM_RestorePose), as a bake starts each frame anew.
+// BM_Twist shares j40's twist over j36 and j38 (between j35, the reference, and the driver, which
+// keeps its world rotation). The IK/FK blend: BM_IkFkBlend is the job alone (j30..j59 at 0.5 from
+// the frame towards another pose), BM_Solve / BM_SolveIkFkBlend a warm two-bone solve of the limb
+// j57-j58-j59 at ik_blend 1 and 0.5: their difference is the blend's cost inside ik::Solve.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
@@ -12,6 +17,8 @@
 #include <vector>
 
 #include "core/constraints/stack.h"
+#include "core/ik/ik_fk_blend.h"
+#include "core/ik/solve.h"
 #include "core/pose.h"
 #include "core/raw_skeleton.h"
 #include "core/skeleton_builder.h"
@@ -120,8 +127,64 @@ std::vector<std::pair<const char*, constraints::Constraint>> Jobs(const Fixture&
                                                        .max = Eigen::Vector3d::Constant(0.01)}},
       {"BM_LimitDistance",
        cs::LimitDistanceConstraint{.joint = f.prop, .target = f.tip, .distance = 0.5}},
+      {"BM_LimitLocation",
+       cs::LimitLocationConstraint{.joint = f.prop, .max = Eigen::Vector3d(0.1, -0.5, 0.1)}},
+      {"BM_Twist",
+       cs::TwistConstraint{.driver = f.skeleton->FindJoint("j40"),
+                           .joints = {f.skeleton->FindJoint("j36"), f.skeleton->FindJoint("j38")},
+                           .weights = {0.33, 0.66}}},
   };
 }
+
+void BM_IkFkBlend(benchmark::State& st) {
+  const Fixture& f = F();
+  Pose ik = f.frame;
+  for (size_t c = 0; c < ik.channels.size(); ++c) ik.channels[c] += 0.2 * std::sin(double(c));
+  std::vector<double> weights(f.skeleton->num_joints(), 1.0);
+  for (int j = f.mid; j <= f.tip; ++j) weights[j] = 0.5;
+  std::vector<double> out(ik.channels.size());
+  const ik::IkFkBlendJob job{.skeleton = f.skeleton.get(),
+                             .fk = f.frame.channels,
+                             .ik = ik.channels,
+                             .weights = weights,
+                             .output = out};
+  for (auto _ : st) {
+    const bool ok = job.Run();
+    benchmark::DoNotOptimize(ok);
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+BENCHMARK(BM_IkFkBlend);
+
+// A warm two-bone solve of the limb j57-j58-j59 towards a point off the tip, at IK/FK blend
+// `blend`.
+void SolveChain(benchmark::State& st, double blend) {
+  const Fixture& f = F();
+  ik::Rig rig(f.skeleton);
+  rig.AddTask({.joint = f.tip});
+  ik::Stage stage;
+  stage.method = ik::Method::kTwoBone;
+  stage.upper = f.skeleton->FindJoint("j57");
+  stage.lower = f.skeleton->FindJoint("j58");
+  rig.stages.push_back(stage);
+  std::vector<ik::Target> targets(1);
+  targets[0].position = f.frame.world[f.tip].translation() + Eigen::Vector3d(-0.02, -0.02, 0.01);
+  targets[0].ik_blend = blend;
+  ik::Workspace ws;
+  ik::SolveReport report;
+  Pose pose = f.frame;
+  for (auto _ : st) {
+    pose.channels = f.frame.channels;
+    const bool ok = ik::Solve(rig, targets, pose, ws, &report);
+    benchmark::DoNotOptimize(ok);
+    benchmark::DoNotOptimize(pose.channels.data());
+  }
+  if (report.status != ik::Status::kConverged) st.SkipWithError("the limb did not reach");
+}
+void BM_Solve(benchmark::State& st) { SolveChain(st, 1.0); }
+void BM_SolveIkFkBlend(benchmark::State& st) { SolveChain(st, 0.5); }
+BENCHMARK(BM_Solve);
+BENCHMARK(BM_SolveIkFkBlend);
 
 }  // namespace
 }  // namespace rigel

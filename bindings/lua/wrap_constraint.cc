@@ -2,6 +2,9 @@
 // degrees, positions in skeleton units, frames 1-based (docs/constraints.md).
 #include "bindings/lua/wrap_constraint.h"
 
+#include <cmath>
+#include <limits>
+
 #include "bindings/lua/boxes.h"
 #include "bindings/lua/fields.h"
 #include "core/euler.h"
@@ -10,9 +13,12 @@ namespace rigel::lua {
 
 namespace {
 
-const char* const kKinds[] = {"parent",        "point",         "orient",         "aim",
-                              "copy_location", "copy_rotation", "limit_rotation", "limit_distance",
-                              nullptr};
+const char* const kKinds[] = {"parent",        "point",          "orient",         "aim",
+                              "copy_location", "copy_rotation",  "limit_rotation", "limit_distance",
+                              "twist",         "limit_location", nullptr};
+constexpr int kLimitRotationKind = 6;
+constexpr int kTwistKind = 8;
+constexpr int kLimitLocationKind = 9;
 
 // Accepted options per kind (common ones first).
 #define RIGEL_COMMON "joint", "target", "influence", "after_stage"
@@ -24,14 +30,48 @@ const char* const kCopyOptions[] = {RIGEL_COMMON, "mode", "axes", nullptr};
 const char* const kLimitRotationOptions[] = {"joint", "influence", "after_stage", "axes",
                                              "min",   "max",       nullptr};
 const char* const kLimitDistanceOptions[] = {RIGEL_COMMON, "distance", "limit", nullptr};
+const char* const kTwistOptions[] = {"driver",    "joints",    "weights",     "axis",
+                                     "reference", "influence", "after_stage", nullptr};
+const char* const kLimitLocationOptions[] = {"joint", "influence", "after_stage", "min",
+                                             "max",   "space",     nullptr};
 #undef RIGEL_COMMON
 const char* const* const kOptionsByKind[] = {
-    kParentOptions, kPointOptions, kPointOptions,         kAimOptions,
-    kCopyOptions,   kCopyOptions,  kLimitRotationOptions, kLimitDistanceOptions};
+    kParentOptions, kPointOptions,        kPointOptions,         kAimOptions,
+    kCopyOptions,   kCopyOptions,         kLimitRotationOptions, kLimitDistanceOptions,
+    kTwistOptions,  kLimitLocationOptions};
 
 const char* const kUpTypes[] = {"world", "object", "object_rotation", nullptr};
 const char* const kModes[] = {"replace", "add", nullptr};
 const char* const kLimits[] = {"inside", "outside", "surface", nullptr};
+const char* const kSpaces[] = {"world", "local", nullptr};
+
+// Field `field` of limit_location: per-axis bounds as {x = ..., y = ..., z = ...} or {x, y, z};
+// an absent axis (or field) is unbounded, i.e. `fallback` (-inf for min, +inf for max).
+Eigen::Vector3d BoundsField(lua_State* L, int arg, const char* field, double fallback) {
+  Eigen::Vector3d v = Eigen::Vector3d::Constant(fallback);
+  if (!HasField(L, arg, field)) return v;
+  lua_getfield(L, arg, field);
+  const int table = lua_gettop(L);
+  if (lua_type(L, table) != LUA_TTABLE) FieldError(L, arg, field, "table of x, y, z bounds");
+  static const char* const kXyz[] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a) {
+    lua_getfield(L, table, kXyz[a]);
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      lua_rawgeti(L, table, a + 1);
+    }
+    if (!lua_isnil(L, -1)) {
+      if (lua_type(L, -1) != LUA_TNUMBER || !std::isfinite(lua_tonumber(L, -1))) {
+        luaL_argerror(L, arg,
+                      lua_pushfstring(L, "field '%s'.%s: finite number expected", field, kXyz[a]));
+      }
+      v[a] = lua_tonumber(L, -1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
 
 // A required joint field.
 int RequiredJoint(lua_State* L, int arg, const char* field, const Skeleton& s) {
@@ -106,17 +146,99 @@ int PushSwitches(lua_State* L, int arg, const Skeleton& s) {
   return n;
 }
 
+// The twist options: driver, joints (a list), weights (a list, default i / (n + 1) in list order),
+// axis, reference, influence. The lists are checked and pushed on the Lua stack (joint, weight
+// pairs) before any C++ container holds them; returns the twist with its lists still empty and
+// the number of pairs pushed in *count.
+constraints::TwistConstraint PushTwist(lua_State* L, int opt, const Skeleton& s, int* count) {
+  constraints::TwistConstraint c;
+  c.driver = RequiredJoint(L, opt, "driver", s);
+  c.influence = InfluenceField(L, opt);
+  c.reference = JointField(L, opt, "reference", s);
+  c.axis = Vec3Field(L, opt, "axis", Eigen::Vector3d::Zero());
+  if (!HasField(L, opt, "joints")) FieldError(L, opt, "joints", "list of joints");
+  lua_getfield(L, opt, "joints");
+  const int joints = lua_gettop(L);
+  if (lua_type(L, joints) != LUA_TTABLE) FieldError(L, opt, "joints", "list of joints");
+  const int n = static_cast<int>(luaL_len(L, joints));
+  if (n == 0) luaL_argerror(L, opt, "field 'joints' is empty");
+  int weights = 0;
+  if (HasField(L, opt, "weights")) {
+    lua_getfield(L, opt, "weights");
+    weights = lua_gettop(L);
+    if (lua_type(L, weights) != LUA_TTABLE) FieldError(L, opt, "weights", "list of numbers");
+    if (luaL_len(L, weights) != n) {
+      luaL_argerror(L, opt,
+                    lua_pushfstring(L, "field 'weights' has %d entries for %d joints",
+                                    static_cast<int>(luaL_len(L, weights)), n));
+    }
+  }
+  luaL_checkstack(L, 2 * n + 4, "too many twist joints");
+  const int base = lua_gettop(L);
+  for (int i = 1; i <= n; ++i) {
+    lua_rawgeti(L, joints, i);
+    const int item = lua_gettop(L);
+    if (lua_type(L, item) != LUA_TSTRING && lua_type(L, item) != LUA_TNUMBER) {
+      luaL_argerror(L, opt,
+                    lua_pushfstring(L, "field 'joints'[%d]: joint name or index expected", i));
+    }
+    const int joint = CheckJoint(L, item, s);
+    double weight = static_cast<double>(i) / (n + 1);
+    if (weights != 0) {
+      lua_rawgeti(L, weights, i);
+      if (lua_type(L, -1) != LUA_TNUMBER) {
+        luaL_argerror(L, opt, lua_pushfstring(L, "field 'weights'[%d]: number expected", i));
+      }
+      weight = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    lua_pushinteger(L, joint);
+    lua_pushnumber(L, weight);
+  }
+  // Keep only the pairs: drop the lists below them.
+  for (int k = base; k >= joints; --k) lua_remove(L, joints);
+  *count = n;
+  return c;
+}
+
 }  // namespace
 
 int AddConstraint(lua_State* L, int kind_arg, int opt, const Skeleton& s, int default_after_stage,
                   constraints::Stack* stack) {
-  const int kind = CheckOption(L, kind_arg, "constraint kind", kKinds);
+  return AddConstraintOfKind(L, CheckOption(L, kind_arg, "constraint kind", kKinds), opt, s,
+                             default_after_stage, stack);
+}
+
+int AddTwist(lua_State* L, int opt, const Skeleton& s, int default_after_stage,
+             constraints::Stack* stack) {
+  return AddConstraintOfKind(L, kTwistKind, opt, s, default_after_stage, stack);
+}
+
+int AddConstraintOfKind(lua_State* L, int kind, int opt, const Skeleton& s, int default_after_stage,
+                        constraints::Stack* stack) {
   CheckTable(L, opt);
   CheckOptionKeys(L, opt, kOptionsByKind[kind]);
   constraints::Entry entry;
   entry.after_stage = IntegerField(L, opt, "after_stage", default_after_stage + 1, 0, 1 << 20) - 1;
+  if (kind == kTwistKind) {
+    int n = 0;
+    entry.constraint = PushTwist(L, opt, s, &n);
+    catch_exceptions(L, [&] {
+      auto& twist = std::get<constraints::TwistConstraint>(entry.constraint);
+      const int top = lua_gettop(L);
+      for (int i = 0; i < n; ++i) {
+        twist.joints.push_back(static_cast<int>(lua_tointeger(L, top - 2 * n + 1 + 2 * i)));
+        twist.weights.push_back(lua_tonumber(L, top - 2 * n + 2 + 2 * i));
+      }
+    });
+    lua_pop(L, 2 * n);
+    return Append(L, opt, s, entry, stack);
+  }
   const int joint = RequiredJoint(L, opt, "joint", s);
-  const int target = kind == 6 ? -1 : RequiredJoint(L, opt, "target", s);
+  const int target = kind == kLimitRotationKind || kind == kLimitLocationKind
+                         ? -1
+                         : RequiredJoint(L, opt, "target", s);
   const double influence = InfluenceField(L, opt);
   switch (kind) {
     case 0: {
@@ -169,6 +291,14 @@ int AddConstraint(lua_State* L, int kind_arg, int opt, const Skeleton& s, int de
       entry.constraint = c;
       break;
     }
+    case kLimitLocationKind: {
+      auto c = Common<constraints::LimitLocationConstraint>(joint, target, influence);
+      c.min = BoundsField(L, opt, "min", -std::numeric_limits<double>::infinity());
+      c.max = BoundsField(L, opt, "max", std::numeric_limits<double>::infinity());
+      c.space = static_cast<constraints::Space>(OptionField(L, opt, "space", kSpaces, 0));
+      entry.constraint = c;
+      break;
+    }
     default: {
       auto c = Common<constraints::LimitDistanceConstraint>(joint, target, influence);
       c.distance = NumberField(L, opt, "distance", -1.0);
@@ -180,6 +310,11 @@ int AddConstraint(lua_State* L, int kind_arg, int opt, const Skeleton& s, int de
       break;
     }
   }
+  return Append(L, opt, s, entry, stack);
+}
+
+int Append(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry,
+           constraints::Stack* stack) {
   // Validated, then appended; the C++ objects are gone before an error is raised.
   bool ok = false;
   catch_exceptions(L, [&] {

@@ -15,6 +15,19 @@ namespace rigel::lua {
 int AddConstraint(lua_State* L, int kind_arg, int opt_arg, const Skeleton& skeleton,
                   int default_after_stage, constraints::Stack* stack);
 
+// AddConstraint of a twist (rig:twist): the options table at `opt_arg`.
+int AddTwist(lua_State* L, int opt_arg, const Skeleton& skeleton, int default_after_stage,
+             constraints::Stack* stack);
+
+// AddConstraint of the kind at index `kind` of the kind names.
+int AddConstraintOfKind(lua_State* L, int kind, int opt_arg, const Skeleton& skeleton,
+                        int default_after_stage, constraints::Stack* stack);
+
+// Validates `entry` and appends it to `stack` (then `entry` is left empty); returns its 1-based
+// index, or raises the Validate error as an argument error on `opt_arg` (`stack` unchanged).
+int Append(lua_State* L, int opt_arg, const Skeleton& skeleton, constraints::Entry& entry,
+           constraints::Stack* stack);
+
 }  // namespace rigel::lua
 
 #endif  // RIGEL_BINDINGS_LUA_WRAP_CONSTRAINT_H_

@@ -173,30 +173,69 @@ int w_Rig_target(lua_State* L) {
 }
 
 int w_Rig_get_target(lua_State* L) {
-  // rig:get_target(effector) -> position (vec3), orientation (quat), blend weight
+  // rig:get_target(effector) -> position (vec3), orientation (quat), frame weight, ik blend
   RigBox* box = CheckRig(L, 1);
   const int e = CheckEffector(L, 2, *box->state);
   const ik::Target& target = box->state->targets[e];
   PushVec3(L, target.position);
   PushQuat(L, target.orientation);
   lua_pushnumber(L, target.weight);
-  return 3;
+  lua_pushnumber(L, target.ik_blend);
+  return 4;
 }
 
-// rig:blend(effector, w) -> rig: this frame's weight factor (0 switches the effector off).
+// rig:frame_weight(effector, w) -> rig (alias rig:blend): this frame's weight factor, which
+// multiplies the effector's own weight (0 switches the effector off; otherwise only its share
+// against the other effectors changes).
 // rig:set_weight(effector, w) -> rig: the effector's own weight.
-int SetWeight(lua_State* L, bool blend) {
+int SetWeight(lua_State* L, bool frame) {
   RigBox* box = CheckRig(L, 1);
   const int e = CheckEffector(L, 2, *box->state);
   const double w = CheckFinite(L, 3);
   CheckMaxArgs(L, 3);
-  if (w < 0) luaL_argerror(L, 3, blend ? "blend weight must be >= 0" : "weight must be >= 0");
-  (blend ? box->state->targets[e].weight : box->state->rig.tasks[e].weight) = w;
+  if (w < 0) luaL_argerror(L, 3, frame ? "frame weight must be >= 0" : "weight must be >= 0");
+  (frame ? box->state->targets[e].weight : box->state->rig.tasks[e].weight) = w;
   lua_settop(L, 1);
   return 1;
 }
-int w_Rig_blend(lua_State* L) { return SetWeight(L, /*blend=*/true); }
-int w_Rig_set_weight(lua_State* L) { return SetWeight(L, /*blend=*/false); }
+int w_Rig_frame_weight(lua_State* L) { return SetWeight(L, /*frame=*/true); }
+int w_Rig_set_weight(lua_State* L) { return SetWeight(L, /*frame=*/false); }
+
+// An IK/FK blend in [0, 1] at `arg`.
+double CheckIkBlend(lua_State* L, int arg) {
+  const double w = CheckFinite(L, arg);
+  if (w < 0 || w > 1) luaL_argerror(L, arg, "ik blend must be in [0, 1] (0 = FK, 1 = IK)");
+  return w;
+}
+
+int w_Rig_ik_blend(lua_State* L) {
+  // rig:ik_blend(effector, w) -> rig: this frame's IK/FK blend of the effector's chain (Maya's
+  // ikBlend): 0 = the animated pose, 1 = the solve, between = rotations slerped per joint.
+  RigBox* box = CheckRig(L, 1);
+  const int e = CheckEffector(L, 2, *box->state);
+  const double w = CheckIkBlend(L, 3);
+  CheckMaxArgs(L, 3);
+  if (box->state->rig.tasks[e].type == ik::TaskType::kPole) {
+    luaL_argerror(L, 2, "a pole follows its limb: blend the limb's position effector");
+  }
+  box->state->targets[e].ik_blend = w;
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Rig_stage_ik_blend(lua_State* L) {
+  // rig:stage_ik_blend(stage, w) -> rig: the IK/FK blend of every effector of a stage (1-based),
+  // multiplying each effector's own.
+  RigBox* box = CheckRig(L, 1);
+  const int n = static_cast<int>(box->state->rig.stages.size());
+  if (n == 0) luaL_argerror(L, 2, "the rig has no stages");
+  const int i = static_cast<int>(CheckIntegerIn(L, 2, 1, n, "stage")) - 1;
+  const double w = CheckIkBlend(L, 3);
+  CheckMaxArgs(L, 3);
+  box->state->rig.stages[i].ik_blend = w;
+  lua_settop(L, 1);
+  return 1;
+}
 
 int w_Rig_set_priority(lua_State* L) {
   RigBox* box = CheckRig(L, 1);
@@ -301,7 +340,7 @@ const char* const kStageOptions[] = {
     "method",          "effectors",      "chain_root",      "upper",          "lower",
     "max_iterations",  "tolerance",      "angle_tolerance", "stall_fraction", "stall_iterations",
     "max_step",        "lambda",         "lambda_min",      "lambda_max",     "svd_threshold",
-    "preferred_power", "preferred_step", "restarts",        nullptr};
+    "preferred_power", "preferred_step", "restarts",        "ik_blend",       nullptr};
 
 int w_Rig_stage(lua_State* L) {
   // rig:stage{method = "dls_adaptive", effectors = {...}, chain_root = joint, ...} -> index
@@ -334,6 +373,10 @@ int w_Rig_stage(lua_State* L) {
   st.preferred_power = IntegerField(L, 2, "preferred_power", st.preferred_power, 2, 64);
   st.preferred_step = NumberField(L, 2, "preferred_step", st.preferred_step);
   st.restarts = IntegerField(L, 2, "restarts", st.restarts, 0, 1000000);
+  stage.ik_blend = NumberField(L, 2, "ik_blend", stage.ik_blend);
+  if (!(stage.ik_blend >= 0 && stage.ik_blend <= 1)) {
+    luaL_argerror(L, 2, "field 'ik_blend' must be in [0, 1] (0 = FK, 1 = IK)");
+  }
   // Effectors by name: validated now, stored as task indices.
   int count = 0;
   if (HasField(L, 2, "effectors")) {
@@ -384,6 +427,20 @@ int w_Rig_constraint(lua_State* L) {
   const int handle =
       AddConstraint(L, 2, 3, state.rig.skeleton(), static_cast<int>(state.rig.stages.size()) - 1,
                     &state.constraints);
+  state.constraint_state.Reset();
+  lua_pushinteger(L, handle);
+  return 1;
+}
+
+int w_Rig_twist(lua_State* L) {
+  // rig:twist{driver = j, joints = {...}, weights = {...}, axis = v, reference = j} -> handle:
+  // rig:constraint("twist", options), the driver's twist shared over twist joints.
+  RigBox* box = CheckRig(L, 1);
+  CheckMaxArgs(L, 2);
+  CheckUnlocked(L, box->state.get(), "rig:twist", "rig");
+  RigState& state = *box->state;
+  const int handle = AddTwist(L, 2, state.rig.skeleton(),
+                              static_cast<int>(state.rig.stages.size()) - 1, &state.constraints);
   state.constraint_state.Reset();
   lua_pushinteger(L, handle);
   return 1;
@@ -450,7 +507,10 @@ void DescribeRig(lua_State* L, const RigBox& box) {
 const luaL_Reg kRigMethods[] = {{"effector", w_Rig_effector},
                                 {"target", w_Rig_target},
                                 {"get_target", w_Rig_get_target},
-                                {"blend", w_Rig_blend},
+                                {"frame_weight", w_Rig_frame_weight},
+                                {"blend", w_Rig_frame_weight},
+                                {"ik_blend", w_Rig_ik_blend},
+                                {"stage_ik_blend", w_Rig_stage_ik_blend},
                                 {"set_weight", w_Rig_set_weight},
                                 {"set_priority", w_Rig_set_priority},
                                 {"limit", w_Rig_limit},
@@ -466,6 +526,7 @@ const luaL_Reg kRigMethods[] = {{"effector", w_Rig_effector},
                                 {"solve", w_Rig_solve},
                                 {"constraint", w_Rig_constraint},
                                 {"constraints", w_Rig_constraints},
+                                {"twist", w_Rig_twist},
                                 {"set_influence", w_Rig_set_influence},
                                 {"bake", w_Rig_bake},
                                 {nullptr, nullptr}};

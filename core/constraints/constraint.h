@@ -3,11 +3,12 @@
 // masks and the world Euler angles that per-axis rotation masks act on.
 //
 // A constraint job (parent.h, point.h, orient.h, aim.h, copy_location.h, copy_rotation.h,
-// limit_rotation.h, limit_distance.h) reads a Pose whose world transforms are up to date, computes
-// the constrained world transform of its joint, blends it with the unconstrained one by its
-// influence (slerp for rotation, lerp for position), writes the joint's channels and updates the
-// world transforms it changed. Jobs are plain data (they are stored in a Stack, stack.h):
-// Validate(skeleton) checks them, Run(skeleton, pose, frame, state) applies them.
+// limit_rotation.h, limit_distance.h, limit_location.h, twist.h) reads a Pose whose world
+// transforms are up to date, computes the constrained world transform of its joint, blends it with
+// the unconstrained one by its influence (slerp for rotation, lerp for position), writes the
+// joint's channels and updates the world transforms it changed. Jobs are plain data (they are
+// stored in a Stack, stack.h): Validate(skeleton) checks them, Run(skeleton, pose, frame, state)
+// applies them.
 #ifndef RIGEL_CORE_CONSTRAINTS_CONSTRAINT_H_
 #define RIGEL_CORE_CONSTRAINTS_CONSTRAINT_H_
 
@@ -44,6 +45,8 @@ struct State {
   int target = -1;
   // Limit distance: the captured distance when the job's distance is < 0.
   double distance = 0;
+  // Twist: the previous frame's driver twist (radians), which the next one is unwrapped near.
+  double twist = 0;
 
   void Reset() { *this = State(); }
 };

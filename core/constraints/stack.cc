@@ -23,12 +23,17 @@ std::string_view KindName(const Constraint& constraint) {
                  [](const CopyLocationConstraint&) { return std::string_view("copy_location"); },
                  [](const CopyRotationConstraint&) { return std::string_view("copy_rotation"); },
                  [](const LimitRotationConstraint&) { return std::string_view("limit_rotation"); },
-                 [](const LimitDistanceConstraint&) { return std::string_view("limit_distance"); }},
+                 [](const LimitDistanceConstraint&) { return std::string_view("limit_distance"); },
+                 [](const TwistConstraint&) { return std::string_view("twist"); },
+                 [](const LimitLocationConstraint&) { return std::string_view("limit_location"); }},
       constraint);
 }
 
 int ConstrainedJoint(const Constraint& constraint) {
-  return std::visit([](const auto& c) { return c.joint; }, constraint);
+  return std::visit(
+      Overloaded{[](const TwistConstraint& c) { return c.joints.empty() ? -1 : c.joints.front(); },
+                 [](const auto& c) { return c.joint; }},
+      constraint);
 }
 
 bool Stack::Validate(const Skeleton& skeleton, std::string* error) const {

@@ -14,23 +14,27 @@
 #include "core/constraints/copy_location.h"
 #include "core/constraints/copy_rotation.h"
 #include "core/constraints/limit_distance.h"
+#include "core/constraints/limit_location.h"
 #include "core/constraints/limit_rotation.h"
 #include "core/constraints/orient.h"
 #include "core/constraints/parent.h"
 #include "core/constraints/point.h"
+#include "core/constraints/twist.h"
 
 namespace rigel::constraints {
 
 // Any constraint job.
-using Constraint = std::variant<ParentConstraint, PointConstraint, OrientConstraint, AimConstraint,
-                                CopyLocationConstraint, CopyRotationConstraint,
-                                LimitRotationConstraint, LimitDistanceConstraint>;
+using Constraint =
+    std::variant<ParentConstraint, PointConstraint, OrientConstraint, AimConstraint,
+                 CopyLocationConstraint, CopyRotationConstraint, LimitRotationConstraint,
+                 LimitDistanceConstraint, TwistConstraint, LimitLocationConstraint>;
 
 // "parent", "point", "orient", "aim", "copy_location", "copy_rotation", "limit_rotation",
-// "limit_distance": the kind of `constraint` (the names rig:constraint accepts).
+// "limit_distance", "twist", "limit_location": the kind of `constraint` (the names rig:constraint
+// accepts).
 std::string_view KindName(const Constraint& constraint);
 
-// The constrained joint of `constraint`.
+// The constrained joint of `constraint` (a twist's first twist joint, -1 when it has none).
 int ConstrainedJoint(const Constraint& constraint);
 
 // One declared constraint.

@@ -70,6 +70,8 @@ void PlanWorkspace(const Rig& rig, Workspace::Impl& w) {
     w.stage_keys.emplace_back(st.method, st.tasks, st.chain_root, st.upper, st.lower);
   }
   w.locked = rig.locked;
+  w.fk_channels.assign(s.num_channels(), 0.0);
+  w.joint_blend.assign(nj, 1.0);
   w.relaxed.assign(nj, 0);
   for (int j = 0; j < nj; ++j) w.relaxed[j] = rig.strength[j] == 0.0 ? 1 : 0;
   w.rot.assign(nj, Eigen::Matrix3d::Identity());

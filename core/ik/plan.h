@@ -139,6 +139,10 @@ struct Workspace::Impl {
   };
   std::vector<IterativePole> poles;
   std::vector<Target> pole_targets;
+  // IK/FK blend (core/ik/ik_fk_blend.h): the channels a solve started from and the per-joint
+  // weights, sized by Prepare.
+  std::vector<double> fk_channels;
+  std::vector<double> joint_blend;
 };
 
 }  // namespace rigel::ik

@@ -85,8 +85,16 @@ struct Target {
   Eigen::Vector3d position = Eigen::Vector3d::Zero();
   // kOrientation/kPose: the effector frame's world rotation. Unit length. Default identity.
   Eigen::Quaterniond orientation = Eigen::Quaterniond::Identity();
-  // Per-frame blend, multiplies Task::weight (0 switches the task off this frame). Default 1.
+  // Per-frame weight factor, multiplies Task::weight (0 switches the task off this frame; any
+  // other value only rescales the task's rows against the others, so a lone effector still
+  // reaches its target in full). Default 1.
   double weight = 1.0;
+  // Per-frame IK/FK blend of the effector's chain, in [0, 1]: after the solve, the joints that
+  // move the effector are interpolated from the pose the solve started from (the animated, FK
+  // pose: 0) to the solved one (1), rotations slerped per joint and translations lerped
+  // (core/ik/ik_fk_blend.h). Ignored on kPole tasks (a pole follows its limb's effector).
+  // Default 1 (full IK).
+  double ik_blend = 1.0;
 };
 
 // How a stage computes its steps.
@@ -173,6 +181,9 @@ struct Stage {
   // nearest ancestor of lower with three rotation channels.
   int upper = -1;
   int lower = -1;
+  // IK/FK blend of every effector this stage solves, in [0, 1]; multiplies Target::ik_blend
+  // (core/ik/ik_fk_blend.h). Default 1 (full IK).
+  double ik_blend = 1.0;
   Settings settings;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/ik/ik_fk_blend.h"
 #include "core/ik/plan.h"
 #include "core/ik/report.h"
 #include "core/ik/stage_fk.h"
@@ -166,10 +167,13 @@ bool Solve(const Rig& rig, std::span<const Target> targets, Pose& pose, Workspac
   if (!workspace.IsPreparedFor(rig) && !workspace.Prepare(rig, &error)) return invalid(error);
   if (!ValidateFrame(rig, targets, pose, &error)) return invalid(error);
   const Skeleton& s = rig.skeleton();
+  Workspace::Impl& w = workspace.impl();
+  // The animated pose, kept for the IK/FK blend (before the limits act on it).
+  const bool blend = internal::WantsIkFkBlend(rig, targets);
+  if (blend) std::copy(pose.channels.begin(), pose.channels.end(), w.fk_channels.begin());
   for (int c = 0; c < s.num_channels(); ++c) {
     pose.channels[c] = std::clamp(pose.channels[c], rig.min[c], rig.max[c]);
   }
-  Workspace::Impl& w = workspace.impl();
   w.restarts = 0;
   const std::span<const Target> aimed = AimPoles(rig, targets, pose, w);
   int iterations = 0;
@@ -203,6 +207,19 @@ bool Solve(const Rig& rig, std::span<const Target> targets, Pose& pose, Workspac
       report->message += " stopped above tolerance";
     }
     internal::FillReport(rig, targets, pose, w, report);
+  }
+  if (blend) {
+    // The report describes the solve; the blend then moves the chains back towards the animation.
+    internal::IkFkJointWeights(rig, targets, w, w.joint_blend);
+    int first = s.num_joints();
+    IkFkBlendJob job{.skeleton = &s,
+                     .fk = w.fk_channels,
+                     .ik = pose.channels,
+                     .weights = w.joint_blend,
+                     .output = pose.channels,
+                     .first_changed = &first};
+    job.Run();
+    if (first < s.num_joints()) pose.UpdateWorld(s, first);
   }
   return true;
 }

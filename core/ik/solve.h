@@ -117,7 +117,9 @@ struct CcdJob {
 // the pose unchanged) when the rig, targets or pose are invalid. Otherwise returns true and fills
 // the report: status is kConverged when every task is within its stage's tolerance, kUnreachable
 // if a stage stopped at a least-squares minimum above tolerance (or two-bone's reach failed),
-// kNotConverged otherwise.
+// kNotConverged otherwise. When a stage's or a target's ik_blend is below 1, the answer is then
+// blended joint by joint back towards the channels `pose` came in with (the animated pose, before
+// the limits act on it: core/ik/ik_fk_blend.h); the report describes the solve before the blend.
 bool Solve(const Rig& rig, std::span<const Target> targets, Pose& pose, Workspace& workspace,
            SolveReport* report = nullptr);
 

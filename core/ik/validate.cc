@@ -95,6 +95,9 @@ bool ValidateRig(const Rig& rig, std::string* error) {
         !Finite(x.max_step) || !Finite(x.preferred_step) || !(x.svd_threshold >= 0)) {
       return Fail(error, where + ": settings out of range");
     }
+    if (!(st.ik_blend >= 0 && st.ik_blend <= 1)) {
+      return Fail(error, where + ": ik_blend must be in [0, 1]");
+    }
   }
   return true;
 }
@@ -118,10 +121,19 @@ bool ValidateFrame(const Rig& rig, std::span<const Target> targets, const Pose& 
         t.weight < 0) {
       return Fail(error, "target " + std::to_string(i) + ": not finite or negative weight");
     }
+    if (!(t.ik_blend >= 0 && t.ik_blend <= 1)) {
+      return Fail(error, "target " + std::to_string(i) + ": ik_blend must be in [0, 1]");
+    }
     const TaskType type = rig.tasks[i].type;
     if ((type == TaskType::kOrientation || type == TaskType::kPose) &&
         std::abs(t.orientation.norm() - 1.0) > 1e-6) {
       return Fail(error, "target " + std::to_string(i) + ": orientation not unit length");
+    }
+  }
+  // Keyed per frame (rig:stage_ik_blend), so checked per frame too.
+  for (size_t i = 0; i < rig.stages.size(); ++i) {
+    if (!(rig.stages[i].ik_blend >= 0 && rig.stages[i].ik_blend <= 1)) {
+      return Fail(error, "stage " + std::to_string(i) + ": ik_blend must be in [0, 1]");
     }
   }
   for (size_t c = 0; c < pose.channels.size(); ++c) {

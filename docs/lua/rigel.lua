@@ -377,6 +377,7 @@ function Pose:release() end
 ---@field svd_threshold? number
 ---@field preferred_power? integer even, >= 2
 ---@field preferred_step? number
+---@field ik_blend? number IK/FK blend of the stage's effectors, 0..1 (default 1)
 
 ---@class rigel.SolveReport
 ---@field status rigel.Status
@@ -419,8 +420,8 @@ function BakeSummary:records() end
 ---@field target rigel.JointRef
 
 ---@class rigel.ConstraintOptions
----@field joint rigel.JointRef the constrained joint
----@field target? rigel.JointRef required except for limit_rotation
+---@field joint? rigel.JointRef the constrained joint (every kind but twist)
+---@field target? rigel.JointRef required except for limit_rotation, limit_location and twist
 ---@field influence? number 0..1, default 1
 ---@field after_stage? integer 1-based stage the constraint follows; 0 = before any stage
 ---@field maintain_offset? boolean parent (default true), point, orient (default false)
@@ -432,10 +433,16 @@ function BakeSummary:records() end
 ---@field up_target? rigel.JointRef aim: for "object" and "object_rotation"
 ---@field up? rigel.Vec3Like aim: world up ("world") or up in up_target's space (default +Y)
 ---@field mode? "replace"|"add" copy_location, copy_rotation (default "replace")
----@field min? rigel.Vec3Like limit_rotation: degrees per axis (x, y, z)
----@field max? rigel.Vec3Like limit_rotation: degrees per axis
+---@field min? rigel.Vec3Like limit_rotation: degrees per axis (x, y, z); limit_location: {x=, y=, z=} bounds (absent axis: unbounded)
+---@field max? rigel.Vec3Like limit_rotation: degrees per axis; limit_location: as min
+---@field space? "world"|"local" limit_location (default "world")
 ---@field distance? number limit_distance: radius (default: the first frame's distance)
 ---@field limit? "inside"|"outside"|"surface" limit_distance (default "inside")
+---@field driver? rigel.JointRef twist: the joint whose twist is shared out
+---@field joints? rigel.JointRef[] twist: the twist joints
+---@field weights? number[] twist: each twist joint's share, 0..1 (default i / (n + 1))
+---@field axis? rigel.Vec3Like twist: axis in the reference joint's space (default the bone axis)
+---@field reference? rigel.JointRef twist: default the nearest joint above driver and twist joints
 
 ---@class rigel.Rig
 ---@field skeleton rigel.Skeleton
@@ -457,13 +464,30 @@ function Rig:effector(joint, options) end
 ---@overload fun(self: rigel.Rig, effector: string|integer, x: number, y: number, z: number, orientation?: rigel.QuatLike): rigel.Rig
 function Rig:target(effector, position, orientation) end
 ---@param effector string|integer
----@return rigel.vec3 position, rigel.quat orientation, number blend
+---@return rigel.vec3 position, rigel.quat orientation, number frame_weight, number ik_blend
 function Rig:get_target(effector) end
----This frame's weight factor (0 switches the effector off).
+---This frame's least-squares weight factor (0 switches the effector off; otherwise only its share
+---against other effectors changes). Not a blend: see Rig:ik_blend.
+---@param effector string|integer
+---@param weight number
+---@return rigel.Rig self
+function Rig:frame_weight(effector, weight) end
+---Alias of Rig:frame_weight (its older name).
 ---@param effector string|integer
 ---@param weight number
 ---@return rigel.Rig self
 function Rig:blend(effector, weight) end
+---This frame's IK/FK blend of the effector's chain (Maya's ikBlend): 0 = the animated pose,
+---1 = the solve; rotations slerped per joint, positions lerped. Not for poles.
+---@param effector string|integer
+---@param blend number 0..1
+---@return rigel.Rig self
+function Rig:ik_blend(effector, blend) end
+---The IK/FK blend of every effector of a stage (1-based), multiplying theirs.
+---@param stage integer
+---@param blend number 0..1
+---@return rigel.Rig self
+function Rig:stage_ik_blend(stage, blend) end
 ---@param effector string|integer
 ---@param weight number
 ---@return rigel.Rig self
@@ -520,10 +544,15 @@ function Rig:effectors() end
 function Rig:solve(pose, frame) end
 ---Declares a constraint (docs/constraints.md); returns its handle (1-based index). It runs after
 ---the stages declared so far (before any stage when none), or after options.after_stage.
----@param kind "parent"|"point"|"orient"|"aim"|"copy_location"|"copy_rotation"|"limit_rotation"|"limit_distance"
+---@param kind "parent"|"point"|"orient"|"aim"|"copy_location"|"copy_rotation"|"limit_rotation"|"limit_distance"|"limit_location"|"twist"
 ---@param options rigel.ConstraintOptions
 ---@return integer
 function Rig:constraint(kind, options) end
+---Twist distribution: rig:constraint("twist", options), the driver's twist about its bone axis
+---shared over the twist joints by weight (docs/constraints.md). Returns the handle.
+---@param options rigel.ConstraintOptions driver, joints, weights, axis, reference, influence
+---@return integer
+function Rig:twist(options) end
 ---Sets a constraint's influence (e.g. keyed per frame from a bake callback).
 ---@param handle integer
 ---@param influence number 0..1

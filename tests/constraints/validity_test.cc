@@ -20,10 +20,12 @@ using constraints::Constraint;
 using constraints::CopyLocationConstraint;
 using constraints::CopyRotationConstraint;
 using constraints::LimitDistanceConstraint;
+using constraints::LimitLocationConstraint;
 using constraints::LimitRotationConstraint;
 using constraints::OrientConstraint;
 using constraints::ParentConstraint;
 using constraints::PointConstraint;
+using constraints::TwistConstraint;
 using constraints::UpType;
 
 struct ValidityCase {
@@ -47,6 +49,11 @@ template <class Job>
 ValidityCase DefaultJob() {
   const std::string kind(constraints::KindName(Job()));
   return {kind + "_default", Job(), false, kind + ": joint index -1 out of range"};
+}
+// A twist has a driver, not a joint.
+template <>
+ValidityCase DefaultJob<TwistConstraint>() {
+  return {"twist_default", TwistConstraint(), false, "twist: driver index -1 out of range"};
 }
 template <size_t... kIndex>
 void AddDefaultJobs(std::vector<ValidityCase>& cases, std::index_sequence<kIndex...>) {
@@ -138,6 +145,82 @@ std::vector<ValidityCase> Cases() {
        "Xposition"},
   };
   cases.insert(cases.end(), rows.begin(), rows.end());
+  // Twist: the hand drives `other` (both below the root, the default reference).
+  TwistConstraint twist;
+  twist.driver = kHand;
+  twist.joints = {kOther};
+  twist.weights = {0.5};
+  const std::vector<ValidityCase> twist_rows = {
+      {"twist_valid", twist, true, ""},
+      {"twist_no_joint",
+       With(twist,
+            [](auto& c) {
+              c.joints.clear();
+              c.weights.clear();
+            }),
+       false, "twist: no twist joint"},
+      {"twist_weights_per_joint",
+       With(twist,
+            [](auto& c) {
+              c.weights = {0.5, 0.5};
+            }),
+       false, "2 weight(s) for 1 twist joint(s)"},
+      {"twist_weight_above_one", With(twist, [](auto& c) { c.weights = {1.5}; }), false,
+       "weight of 'other' must be in [0, 1]"},
+      {"twist_joint_out_of_range", With(twist, [](auto& c) { c.joints = {42}; }), false,
+       "twist joint index 42 out of range"},
+      {"twist_joint_is_the_driver", With(twist, [](auto& c) { c.joints = {kHand}; }), false,
+       "cannot be one of its twist joints"},
+      {"twist_joint_below_the_driver",
+       With(twist,
+            [](auto& c) {
+              c.driver = kArm;
+              c.joints = {kHand};
+            }),
+       false, "twist joint 'hand' is below the driver 'arm'"},
+      {"twist_joint_twice",
+       With(twist,
+            [](auto& c) {
+              c.joints = {kOther, kOther};
+              c.weights = {0.5, 0.5};
+            }),
+       false, "appears twice"},
+      {"twist_one_rotation_channel", With(twist, [](auto& c) { c.joints = {kStub}; }), false,
+       "twist: joint 'stub' has 1 rotation channel(s); this needs three"},
+      {"twist_reference_not_above", With(twist, [](auto& c) { c.reference = kArm; }), false,
+       "reference 'arm' is not above the driver and every twist joint"},
+      {"twist_axis_nan", With(twist, [](auto& c) { c.axis.x() = std::nan(""); }), false,
+       "axis not finite"},
+      {"twist_influence_above_one", With(twist, [](auto& c) { c.influence = 1.5; }), false,
+       "influence must be in [0, 1]"},
+  };
+  cases.insert(cases.end(), twist_rows.begin(), twist_rows.end());
+  // Limit location: the prop (three position channels) under a ceiling.
+  LimitLocationConstraint limit_location;
+  limit_location.joint = kProp;
+  limit_location.max.y() = 1;
+  const std::vector<ValidityCase> limit_location_rows = {
+      {"limit_location_valid", limit_location, true, ""},
+      {"limit_location_no_bound", LimitLocationConstraint{.joint = kProp}, false,
+       "limit_location: no bound given"},
+      {"limit_location_min_above_max", With(limit_location, [](auto& c) { c.min.y() = 2; }), false,
+       "min > max on axis y"},
+      {"limit_location_nan", With(limit_location, [](auto& c) { c.min.x() = std::nan(""); }), false,
+       "bound on axis x is NaN"},
+      {"limit_location_influence", With(limit_location, [](auto& c) { c.influence = -1; }), false,
+       "influence must be in [0, 1]"},
+      {"limit_location_world_needs_position_channels",
+       With(limit_location, [](auto& c) { c.joint = kOther; }), false,
+       "limit_location: joint 'other' has no Xposition channel"},
+      {"limit_location_local_needs_the_bounded_channel",
+       With(limit_location,
+            [](auto& c) {
+              c.joint = kOther;
+              c.space = constraints::Space::kLocal;
+            }),
+       false, "has no Yposition channel"},
+  };
+  cases.insert(cases.end(), limit_location_rows.begin(), limit_location_rows.end());
   return cases;
 }
 

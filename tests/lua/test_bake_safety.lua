@@ -59,6 +59,9 @@ local mutators = {
     effector = function(o) return o.rig:effector("Side", { name = "extra" }) end,
     target = function(o) return o.rig:target(1, rigel.vec3(1, 15, 0)) end,
     blend = function(o) return o.rig:blend(1, 0.5) end,
+    frame_weight = function(o) return o.rig:frame_weight(1, 0.5) end,
+    ik_blend = function(o) return o.rig:ik_blend(1, 0.5) end,
+    stage_ik_blend = function(o) return o.rig:stage_ik_blend(1, 0.5) end,
     set_weight = function(o) return o.rig:set_weight(1, 2) end,
     set_priority = function(o) return o.rig:set_priority(1, 3) end,
     limit = function(o) return o.rig:limit("Upper", "Zrotation", -90, 90) end,
@@ -72,6 +75,7 @@ local mutators = {
       return o.rig:constraint("point", { joint = "Side", target = "Tip", axes = "x" })
     end,
     set_influence = function(o) return o.rig:set_influence(1, 0.5) end,
+    twist = function(o) return o.rig:twist({ driver = "Lower", joints = { "Side" } }) end,
     solve = function(o) return o.rig:solve(o.other_pose) end,
     bake = function(o) return o.rig:bake(o.clip) end,
     release = function(o) return o.rig:release() end,
@@ -111,6 +115,7 @@ local locked = {
   ["Rig.stage"] = "rig:stage: rig is being",
   ["Rig.clear_stages"] = "rig:clear_stages: rig is being",
   ["Rig.constraint"] = "rig:constraint: rig is being",
+  ["Rig.twist"] = "rig:twist: rig is being",
   ["Rig.release"] = "rig:release: rig is being",
   ["Scene.release"] = "scene:release: scene is being",
 }
@@ -119,7 +124,7 @@ local locked = {
 local locked_in_bake = {
   ["Clip.resize"] = true, ["Clip.release"] = true, ["Rig.effector"] = true,
   ["Rig.stage"] = true, ["Rig.clear_stages"] = true, ["Rig.release"] = true,
-  ["Rig.constraint"] = true,
+  ["Rig.constraint"] = true, ["Rig.twist"] = true,
 }
 -- While retargeting, only the source and target are in use: the rig is not.
 local locked_in_retarget = {

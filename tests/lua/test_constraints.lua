@@ -185,4 +185,100 @@ t.run({
       r:constraint("point", { joint = "Prop", target = "Head" })
     end)
   end,
+  twist_distribution = function()
+    -- fixtures/twist.bvh: RightForeArm with RightForeArmTwist1, RightForeArmTwist2 and RightHand
+    -- beside each other along -X; the hand swings 20 degrees about Z and twists 0, 60, 120, 170,
+    -- 200 degrees about X (R = Rz Rx: swing Rz, twist Rx). Each twist bone takes its weight's
+    -- share as its own X rotation, the 200 degrees unwrapped from the frame before.
+    local clip = rigel.load(dir .. "/fixtures/twist.bvh"):clip()
+    local rig = rigel.rig(clip.skeleton)
+    local h = rig:twist({ driver = "RightHand", joints = { "RightForeArmTwist1",
+      "RightForeArmTwist2" }, weights = { 0.33, 0.66 } })
+    t.eq(h, 1, "rig:twist returns the constraint's handle")
+    t.eq(rig:constraints()[1].kind, "twist", "listed as a twist")
+    t.eq(rig:constraints()[1].joint, "RightForeArmTwist1", "its first twist joint")
+    local baked = rig:bake(clip)
+    for f, twist in ipairs({ 0, 60, 120, 170, 200 }) do
+      for joint, w in pairs({ RightForeArmTwist1 = 0.33, RightForeArmTwist2 = 0.66 }) do
+        t.near(baked:get(f, joint, "Xrotation"), w * twist, 1e-9,
+          ("frame %d: %s takes %.2f of the twist"):format(f, joint, w))
+        t.near(baked:get(f, joint, "Zrotation"), 0, 1e-9, joint .. " keeps its (zero) swing")
+        t.near(baked:get(f, joint, "Yrotation"), 0, 1e-9, joint .. " keeps its (zero) swing")
+      end
+      t.eq(baked:get(f, "RightHand", "Xrotation"), clip:get(f, "RightHand", "Xrotation"),
+        "the hand is untouched")
+    end
+    -- Through rig:solve, with the default weights (1/3, 2/3) and influence keyed to 0.5.
+    local solo = rigel.rig(clip.skeleton)
+    local th = solo:constraint("twist", { driver = "RightHand",
+      joints = { "RightForeArmTwist1", "RightForeArmTwist2" } })
+    local pose = clip:pose(3)
+    solo:solve(pose)
+    t.near(pose:get("RightForeArmTwist2", "Xrotation"), 80, 1e-9, "default weight 2/3 of 120")
+    solo:set_influence(th, 0.5)
+    pose = clip:pose(3)
+    solo:solve(pose)
+    t.near(pose:get("RightForeArmTwist1", "Xrotation"), 20, 1e-9, "influence 0.5 of 1/3 of 120")
+    -- A thin wrapper in scripts/limbs.lua.
+    local limbs = require("limbs")
+    local wrapped = rigel.rig(clip.skeleton)
+    t.eq(limbs.distribute(wrapped, { driver = "RightHand", joints = { "RightForeArmTwist1" },
+      weights = { 0.5 } }), 1, "limbs.distribute(rig, options) is rig:twist")
+    pose = clip:pose(2)
+    wrapped:solve(pose)
+    t.near(pose:get("RightForeArmTwist1", "Xrotation"), 30, 1e-9, "half of 60")
+    -- Errors.
+    t.raises("unknown option 'joint'", "twist options checked", rig.twist, rig,
+      { driver = "RightHand", joint = "RightForeArmTwist1" })
+    t.raises("field 'joints'", "joints required", rig.twist, rig, { driver = "RightHand" })
+    t.raises("field 'weights' has 1 entries for 2 joints", "one weight per joint", rig.twist, rig,
+      { driver = "RightHand", joints = { "RightForeArmTwist1", "RightForeArmTwist2" },
+        weights = { 0.5 } })
+    t.raises("twist: twist joint 'RightHand' is below the driver 'RightForeArm'",
+      "core validation", rig.twist, rig, { driver = "RightForeArm", joints = { "RightHand" } })
+    t.raises("no joint 'RightForeArmTwist3'", "joint names checked", rig.twist, rig,
+      { driver = "RightHand", joints = { "RightForeArmTwist3" } })
+    t.eq(rig.num_constraints, 1, "failed declarations add nothing")
+  end,
+  limit_location = function()
+    -- A world ceiling on the prop: each baked frame's prop height is min(height, ceiling), its x
+    -- and z unchanged. Then local bounds on its position channels, and influence.
+    local clip, rig = load()
+    local heights = {}
+    for f = 1, clip.num_frames do heights[f] = clip:pose(f):world_position("Prop").y end
+    local ceiling = (math.min(table.unpack(heights)) + math.max(table.unpack(heights))) / 2
+    rig:constraint("limit_location", { joint = "Prop", max = { y = ceiling } })
+    t.eq(rig:constraints()[1].kind, "limit_location", "listed")
+    local baked = rig:bake(clip)
+    local clamped = 0
+    for f = 1, clip.num_frames do
+      local was, got = clip:pose(f):world_position("Prop"), baked:pose(f):world_position("Prop")
+      t.near(got.y, math.min(was.y, ceiling), TOL, "frame " .. f .. ": under the ceiling")
+      t.near(got.x, was.x, TOL, "frame " .. f .. ": x kept")
+      t.near(got.z, was.z, TOL, "frame " .. f .. ": z kept")
+      if was.y > ceiling then clamped = clamped + 1 end
+    end
+    t.ok(clamped > 0 and clamped < clip.num_frames, "some frames clamped, some not")
+    local pose = clip:pose(1)
+    local x = pose:get("Prop", "Xposition")
+    local loc = rigel.rig(clip.skeleton)
+    local h = loc:constraint("limit_location", { joint = "Prop", space = "local",
+      min = { x + 2 }, influence = 0.5 })
+    loc:solve(pose)
+    t.near(pose:get("Prop", "Xposition"), x + 1, TOL, "local min on the channel, half influence")
+    loc:set_influence(h, 1)
+    pose = clip:pose(1)
+    loc:solve(pose)
+    t.near(pose:get("Prop", "Xposition"), x + 2, TOL, "full influence")
+    t.raises("limit_location: no bound given", "a bound is needed", rig.constraint, rig,
+      "limit_location", { joint = "Prop" })
+    t.raises("min > max on axis z", "bounds ordered", rig.constraint, rig, "limit_location",
+      { joint = "Prop", min = { z = 2 }, max = { z = 1 } })
+    t.raises("field 'space': invalid value 'parent', expected one of: world, local", "spaces listed",
+      rig.constraint, rig, "limit_location", { joint = "Prop", max = { 1, 1, 1 }, space = "parent" })
+    t.raises("field 'max'.y: finite number expected", "bounds are numbers", rig.constraint, rig,
+      "limit_location", { joint = "Prop", max = { y = "up" } })
+    t.raises("has no Xposition channel", "channels checked", rig.constraint, rig,
+      "limit_location", { joint = "Head", max = { y = 1 } })
+  end,
 })

@@ -253,4 +253,83 @@ t.run({
       "solve reads channels only")
     t.vnear(stale:end_position("Outer"), { -10, 8, 0 }, 1e-6, "and reaches the target")
   end,
+
+  ik_fk_blend = function()
+    -- chain.bvh's Upper -- Lower -- Tip solved towards a goal; rig:ik_blend interpolates the
+    -- solved chain from the animated pose (0) to the solve (1), rotations slerped per joint.
+    local scene = rigel.load(chain)
+    local clip = scene:clip()
+    local function limb_rig()
+      local rig = rigel.rig(scene.skeleton)
+      local tip = rig:effector("Tip", { end_site = true })
+      rig:stage({ effectors = { tip }, chain_root = "Upper", max_iterations = 200 })
+      return rig, tip
+    end
+    local fk = clip:pose(3)
+    local goal = fk:end_position("Tip") + rigel.vec3(2, -3, 1.5)
+    local function solved(blend, stage_blend)
+      local rig, tip = limb_rig()
+      rig:target(tip, goal):ik_blend(tip, blend)
+      if stage_blend then rig:stage_ik_blend(1, stage_blend) end
+      local pose = fk:copy()
+      rig:solve(pose)
+      return pose, rig
+    end
+    local ik = solved(1)
+    t.vnear(ik:end_position("Tip"), goal, 1e-6, "full IK reaches the goal (FK)")
+    local zero = solved(0)
+    t.eq(table.concat(zero:values(), ","), table.concat(fk:values(), ","),
+      "ik_blend 0: the animated pose exactly")
+    for _, w in ipairs({ 0.5, 0.2 }) do
+      local got = solved(w)
+      for _, j in ipairs({ "Upper", "Lower" }) do
+        local expected = fk:local_rotation(j):slerp(ik:local_rotation(j), w)
+        t.near(got:local_rotation(j):angle_to(expected), 0, 1e-9,
+          ("%s slerped at %.1f"):format(j, w))
+      end
+      -- Tip has two rotation channels (ZX): they lerp.
+      for _, c in ipairs({ "Zrotation", "Xrotation" }) do
+        local a, b = fk:get("Tip", c), ik:get("Tip", c)
+        t.near(got:get("Tip", c), a + w * (b - a), 1e-9, "Tip " .. c .. " lerped")
+      end
+      t.eq(got:get("Root", "Xposition"), fk:get("Root", "Xposition"), "above the chain untouched")
+    end
+    local product = solved(0.5, 0.5)
+    for _, j in ipairs({ "Upper", "Lower" }) do
+      t.near(product:local_rotation(j):angle_to(fk:local_rotation(j):slerp(ik:local_rotation(j),
+        0.25)), 0, 1e-9, j .. ": stage blend times effector blend")
+    end
+    local _, rig = solved(0.3)
+    local _, _, weight, blend = rig:get_target("Tip")
+    t.eq(weight, 1, "frame weight untouched")
+    t.near(blend, 0.3, 0, "get_target returns the ik blend")
+    -- frame_weight (alias blend) is a least-squares weight factor, not a blend: a lone effector
+    -- at 0.5 still moves the full distance to its goal.
+    local weighted, wtip = limb_rig()
+    weighted:target(wtip, goal):frame_weight(wtip, 0.5)
+    local pose = fk:copy()
+    weighted:solve(pose)
+    t.vnear(pose:end_position("Tip"), goal, 1e-6, "frame weight 0.5: the full distance")
+    t.eq(select(3, weighted:blend(wtip, 0.25):get_target(wtip)), 0.25, "blend is frame_weight")
+    -- Errors.
+    t.raises("ik blend must be in [0, 1]", "range checked", weighted.ik_blend, weighted, wtip, 1.5)
+    t.raises("ik blend must be in [0, 1]", "stage range checked", weighted.stage_ik_blend,
+      weighted, 1, -0.1)
+    t.raises("field 'ik_blend' must be in [0, 1]", "stage option checked", weighted.stage,
+      weighted, { ik_blend = 2 })
+    t.raises("stage 2 out of range", "stage index checked", weighted.stage_ik_blend, weighted, 2, 1)
+    local poled = rigel.rig(scene.skeleton)
+    local pole = poled:effector("Tip", { type = "pole", root = "Upper", mid = "Lower" })
+    t.raises("a pole follows its limb", "poles are not blended", poled.ik_blend, poled, pole, 0.5)
+    -- Keyed per frame in a bake: frame 1 at 0 is the clip, frame 4 at 1 the solve.
+    local bake_rig, btip = limb_rig()
+    local baked = bake_rig:bake(clip, function(frame, p, r)
+      r:target(btip, p:end_position("Tip") + rigel.vec3(2, -3, 1.5))
+      r:ik_blend(btip, (frame - 1) / 3)
+    end)
+    t.eq(table.concat(baked:pose(1):values(), ","), table.concat(clip:pose(1):values(), ","),
+      "bake frame 1 (blend 0) is the clip's")
+    t.vnear(baked:pose(4):end_position("Tip"), clip:pose(4):end_position("Tip") +
+      rigel.vec3(2, -3, 1.5), 1e-6, "bake frame 4 (blend 1) reaches its goal")
+  end,
 })
