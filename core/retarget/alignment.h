@@ -86,6 +86,16 @@ struct Alignment {
   int right_upper_leg = -1;
   // Number of map entries.
   int mapped = 0;
+  // RootMotion::kExtract (SetUpRootMotion, core/retarget/root_motion.h): the root bone (-1: no
+  // extraction), its world position and rotation in the aligned reference pose, and the hips'
+  // heading axis: a horizontal axis of the reference pose (the hips' left-right line) in the hips'
+  // space and in the world. The hips' heading is the yaw of that axis about the up axis.
+  int root_bone = -1;
+  bool root_bone_added = false;
+  Eigen::Vector3d root_reference_position = Eigen::Vector3d::Zero();
+  Eigen::Matrix3d root_reference_rotation = Eigen::Matrix3d::Identity();
+  Eigen::Vector3d heading_axis_hips = Eigen::Vector3d::UnitX();
+  Eigen::Vector3d heading_axis_world = Eigen::Vector3d::UnitX();
 };
 
 // The two-bone IK job of `limb` on the channel row `row` of `target` and its world transforms
