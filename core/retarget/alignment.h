@@ -32,6 +32,12 @@ struct Limb {
   int source_end = -1;
   bool foot = false;
   std::string name;
+  // The source joint driving `upper` (-1: unmapped) and the chain's length ratio: (target
+  // upper->lower + lower->end) / (the source's same two segments), in the reference poses (the
+  // hip-height ratio when the source's chain is not mapped). Feet goals are scaled by it about the
+  // upper leg (core/retarget/cleanup.h), so a leg reaches what the source's leg reached.
+  int source_upper = -1;
+  double ratio = 1.0;
 };
 
 // A segment measured by the metrics: source joints a -> b and the target joints they drive.
