@@ -1,4 +1,5 @@
-// rigel retarget --target TARGET [--map MAP.xml] [--out DIR] [--root-motion scale|keep|in-place]
+// rigel retarget --target TARGET [--map MAP.xml] [--out DIR]
+//                [--root-motion scale|keep|in-place|extract] [--root-motion-bone NAME]
 //                [--pin-feet] [--pin-hands] [--report FILE.json] [-j N] [--shard K/N] [--resume]
 //                CLIPS...   (files, folders, @lists: batched like `rigel bake`, cli/batch)
 // rigel retarget --suggest-map SRC TARGET
@@ -40,6 +41,7 @@ struct RetargetArgs {
   std::string map;
   std::string out = ".";
   std::string root_motion = "scale";
+  std::string root_motion_bone;  // --root-motion-bone NAME (with extract)
   std::string format = "bvh";
   std::string report;
   std::string preview;
@@ -62,6 +64,16 @@ struct RetargetArgs {
 };
 
 double UnitOf(const Scene& scene) { return MetresPerUnit(scene); }
+
+// The --root-motion extract figures (RetargetMetrics::root_*), added to a report row.
+void AddRootMotionJson(const retarget::RetargetMetrics& q, nlohmann::json* row) {
+  if (q.root_bone.empty()) return;
+  (*row)["root_motion"] = {{"bone", q.root_bone},
+                           {"added", q.root_bone_added},
+                           {"path_length_m", q.root_path_length_m},
+                           {"heading_change_deg", q.root_heading_change_deg},
+                           {"heading_turned_deg", q.root_heading_turned_deg}};
+}
 
 nlohmann::json MetricsJson(const retarget::RetargetMetrics& q) {
   nlohmann::json segments = nlohmann::json::array();
@@ -147,7 +159,7 @@ int Run(const RetargetArgs& a) {
   if (!root) {
     fmt::print(stderr,
                "rigel retarget: error: invalid --root-motion '{}', expected one of: scale, keep, "
-               "in-place\n",
+               "in-place, extract\n",
                a.root_motion);
     return kExitUsage;
   }
@@ -186,6 +198,11 @@ int Run(const RetargetArgs& a) {
   }
   retarget::RetargetOptions options;
   options.root_motion = *root;
+  options.root_motion_bone = a.root_motion_bone;
+  if (!a.root_motion_bone.empty() && *root != retarget::RootMotion::kExtract) {
+    fmt::print(stderr, "rigel retarget: error: --root-motion-bone needs --root-motion extract\n");
+    return kExitUsage;
+  }
   options.pin_feet = a.pin_feet;
   options.pin_hands = a.pin_hands;
   options.follow_source_between_contacts = a.follow_source;
@@ -224,7 +241,8 @@ int Run(const RetargetArgs& a) {
         fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", batch::HashFile(a.target),
                     a.map.empty() ? std::string("auto") : batch::HashFile(a.map), a.format,
                     a.root_motion, a.pin_feet, a.pin_hands, a.follow_source, a.source_ref,
-                    a.target_ref, a.read.bvh_translation, a.read.unit_in, a.take));
+                    a.target_ref, a.read.bvh_translation, a.read.unit_in, a.take) +
+        (a.root_motion_bone.empty() ? "" : "|" + a.root_motion_bone));
   } catch (const std::exception& e) {
     fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
     return kExitBadInput;
@@ -271,6 +289,14 @@ int Run(const RetargetArgs& a) {
                                             &error, &take,
                                             target.clips.empty() ? nullptr : &target.clips.front());
       if (!r) throw std::runtime_error(several ? where + ": " + error : error);
+      if (r->added_root() && k == 0) {
+        // --root-motion extract added a root bone: joint 0, every target joint one index later.
+        out.skeleton = r->target_ptr();
+        for (Mesh& mesh : out.meshes) {
+          for (int& j : mesh.skin_joints) ++j;
+          if (mesh.attach_joint >= 0) ++mesh.attach_joint;
+        }
+      }
       retarget::RetargetResult result = r->Run(take);
       result.clip.set_name(take.name());
       batch::ClipReport row;
@@ -292,6 +318,15 @@ int Run(const RetargetArgs& a) {
       row.solver.frames = q.ik_applied ? q.frames : 0;
       row.solver.unreachable = q.ik_unreached;
       row.extra = MetricsJson(q);
+      AddRootMotionJson(q, &row.extra);
+      if (!q.root_bone.empty()) {
+        fmt::print(
+            stderr,
+            "rigel retarget: {}: root motion on '{}'{}: path {:.3f} m, heading change {:.1f} "
+            "deg (turned {:.1f})\n",
+            where, q.root_bone, q.root_bone_added ? " (added)" : "", q.root_path_length_m,
+            q.root_heading_change_deg, q.root_heading_turned_deg);
+      }
       row.extra["warnings"] = result.warnings;
       row.phases.script = since(start);  // the retarget and its clean-up
       row.seconds = row.phases.script;
@@ -407,7 +442,11 @@ Runner AddRetargetCommand(CLI::App& app) {
   sub->add_option("--format", a->format, "Output format")
       ->check(CLI::IsMember({"bvh", "glb", "gltf", "fbx"}));
   sub->add_option("--root-motion", a->root_motion,
-                  "Hips translation: scale (by the hip-height ratio), keep (metres), in-place");
+                  "Hips translation: scale (by the hip-height ratio), keep (metres), in-place, "
+                  "extract (scale, with the ground travel and heading moved onto a root bone)");
+  sub->add_option("--root-motion-bone", a->root_motion_bone,
+                  "With --root-motion extract: the root bone (default: the target's root above "
+                  "the hips); a name the target lacks adds that joint above its hips");
   sub->add_flag("--pin-feet", a->pin_feet,
                 "IK clean-up: detect foot contacts and pin them with two-bone IK");
   sub->add_flag("--pin-hands", a->pin_hands,

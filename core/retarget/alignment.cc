@@ -339,6 +339,22 @@ std::string Align(const Skeleton& src, const Skeleton& tgt, const BoneMap& map,
       continue;
     }
     limb.source_end = m.source_of[limb.end];
+    // Per-chain length ratio (issue 15 item 4): legs of any proportion reach their goals.
+    limb.ratio = m.scale;
+    const int su = m.source_of[limb.upper];
+    const int sl = m.source_of[limb.lower];
+    if (su >= 0 && sl >= 0) {
+      const double source_length =
+          (ws[sl].translation() - ws[su].translation()).norm() +
+          (ws[limb.source_end].translation() - ws[sl].translation()).norm();
+      const double target_length =
+          (wt[limb.lower].translation() - wt[limb.upper].translation()).norm() +
+          (wt[limb.end].translation() - wt[limb.lower].translation()).norm();
+      if (source_length > 1e-9 && target_length > 1e-9) {
+        limb.source_upper = su;
+        limb.ratio = target_length / source_length;
+      }
+    }
     std::vector<double> row = m.target_reference_row;
     const ik::TwoBoneJob job = LimbJob(tgt, limb, row, wt);
     std::string why;

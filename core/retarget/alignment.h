@@ -32,6 +32,12 @@ struct Limb {
   int source_end = -1;
   bool foot = false;
   std::string name;
+  // The source joint driving `upper` (-1: unmapped) and the chain's length ratio: (target
+  // upper->lower + lower->end) / (the source's same two segments), in the reference poses (the
+  // hip-height ratio when the source's chain is not mapped). Feet goals are scaled by it about the
+  // upper leg (core/retarget/cleanup.h), so a leg reaches what the source's leg reached.
+  int source_upper = -1;
+  double ratio = 1.0;
 };
 
 // A segment measured by the metrics: source joints a -> b and the target joints they drive.
@@ -86,6 +92,16 @@ struct Alignment {
   int right_upper_leg = -1;
   // Number of map entries.
   int mapped = 0;
+  // RootMotion::kExtract (SetUpRootMotion, core/retarget/root_motion.h): the root bone (-1: no
+  // extraction), its world position and rotation in the aligned reference pose, and the hips'
+  // heading axis: a horizontal axis of the reference pose (the hips' left-right line) in the hips'
+  // space and in the world. The hips' heading is the yaw of that axis about the up axis.
+  int root_bone = -1;
+  bool root_bone_added = false;
+  Eigen::Vector3d root_reference_position = Eigen::Vector3d::Zero();
+  Eigen::Matrix3d root_reference_rotation = Eigen::Matrix3d::Identity();
+  Eigen::Vector3d heading_axis_hips = Eigen::Vector3d::UnitX();
+  Eigen::Vector3d heading_axis_world = Eigen::Vector3d::UnitX();
 };
 
 // The two-bone IK job of `limb` on the channel row `row` of `target` and its world transforms

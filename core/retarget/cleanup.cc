@@ -10,6 +10,26 @@
 
 namespace rigel::retarget {
 
+Eigen::Vector3d LimbGoal(const Alignment& a, const TransferredMotion& motion, int f,
+                         const Limb& limb, std::span<const Eigen::Isometry3d> world) {
+  if (!limb.foot || limb.source_upper < 0) return SourceGoal(a, motion, f, limb.source_end);
+  Eigen::Vector3d v =
+      limb.ratio * (a.up_from_source * (motion.source_position(f, limb.source_end) -
+                                        motion.source_position(f, limb.source_upper)));
+  // A straight source leg gives a goal at the target leg's full length: kept a hair (1e-9 of the
+  // length) inside it, so rounding does not count a straight leg as out of reach.
+  const double reach =
+      (1.0 - 1e-9) * ((world[limb.lower].translation() - world[limb.upper].translation()).norm() +
+                      (world[limb.end].translation() - world[limb.lower].translation()).norm());
+  if (v.norm() > reach) v *= reach / v.norm();
+  Eigen::Vector3d goal = world[limb.upper].translation() + v;
+  // Never below the hip-height-scaled goal: the hips are placed by the hip-height ratio, so a leg
+  // longer than that ratio says would push the foot into the ground.
+  const int up = a.target_up;
+  goal[up] = std::max(goal[up], SourceGoal(a, motion, f, limb.source_end)[up]);
+  return goal;
+}
+
 CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetOptions& options,
                         std::span<const FootContact> contacts, TransferredMotion* motion,
                         std::vector<std::string>* warnings) {
@@ -111,7 +131,7 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
         // Feet: pinned during contacts (blending from the FK position, or from the scaled source
         // position with follow_source_between_contacts); hands: the scaled source position.
         const auto& [w, pin] = pins[p.limb][f];
-        const Eigen::Vector3d source_goal = SourceGoal(m, *motion, f, l.source_end);
+        const Eigen::Vector3d source_goal = LimbGoal(m, *motion, f, l, wt);
         const bool follow = !l.foot || options.follow_source_between_contacts;
         ik::Target& goal_target = targets[p.pose_task];
         ik::Target& pole_target = targets[p.pole_task];

@@ -3,9 +3,9 @@
 // With pin_feet, each foot is pinned during its contacts (FindFootContacts) and the pin blends in
 // and out over contact_blend_seconds; between contacts the foot stays where the rotations put it,
 // or follows the scaled source with follow_source_between_contacts. With pin_hands, the hands go
-// to the scaled source positions. The pole keeps the knee (elbow) bending the way the retargeted
-// pose bends it (forward for a straight leg, backward for a straight arm); the foot's (hand's)
-// world orientation is kept.
+// to the scaled source positions. Feet goals are scaled per leg chain (LimbGoal). The pole keeps
+// the knee (elbow) bending the way the retargeted pose bends it (forward for a straight leg,
+// backward for a straight arm); the foot's (hand's) world orientation is kept.
 #ifndef RIGEL_CORE_RETARGET_CLEANUP_H_
 #define RIGEL_CORE_RETARGET_CLEANUP_H_
 
@@ -32,6 +32,18 @@ struct CleanUpReport {
   // pole task named "<end joint>.pole" (frames where no limb was pinned have none).
   ik::BakeRecords records;
 };
+
+// Goal of `limb`'s end in frame `f` given the target's world transforms `world` (its upper joint
+// up to date). A foot whose source chain is mapped: the target's upper leg plus the source's
+// upper-leg-to-foot vector scaled by the chain's length ratio (Limb::ratio), so a leg of any
+// proportion reaches what the source's leg reached (a straight source leg: 1e-9 of the length
+// inside the target leg's reach), never lower than SourceGoal's height (the hips are placed by
+// the hip-height ratio: a leg longer than that ratio would otherwise push the foot into the
+// ground). Hands, and feet without a mapped source
+// chain: SourceGoal (scaled by the hip-height ratio). During a contact the foot keeps the
+// contact's pin horizontally and this goal's height.
+Eigen::Vector3d LimbGoal(const Alignment& a, const TransferredMotion& motion, int f,
+                         const Limb& limb, std::span<const Eigen::Isometry3d> world);
 
 // Runs the IK clean-up on `motion->clip` (a clip of `target` from TransferRotations with `a`) in
 // place. Appends a warning to `*warnings` when feet are pinned with in-place root motion.

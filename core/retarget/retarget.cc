@@ -2,22 +2,26 @@
 
 #include <array>
 #include <cstddef>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
 #include "core/enum_names.h"
+#include "core/euler.h"
 #include "core/retarget/alignment.h"
 #include "core/retarget/cleanup.h"
 #include "core/retarget/contacts.h"
 #include "core/retarget/metrics.h"
+#include "core/retarget/root_motion.h"
 #include "core/retarget/transfer.h"
 
 namespace rigel::retarget {
 
 namespace {
 
-constexpr std::array<std::string_view, 3> kRootMotionNames = {"scale", "keep", "in-place"};
-static_assert(kRootMotionNames.size() == static_cast<std::size_t>(RootMotion::kInPlace) + 1);
+constexpr std::array<std::string_view, 4> kRootMotionNames = {"scale", "keep", "in-place",
+                                                              "extract"};
+static_assert(kRootMotionNames.size() == static_cast<std::size_t>(RootMotion::kExtract) + 1);
 
 }  // namespace
 
@@ -57,10 +61,39 @@ std::unique_ptr<Retargeter> Retargeter::Create(std::shared_ptr<const Skeleton> s
   } else {
     r->map_ = map;
   }
+  // kExtract onto a target without the named root bone: the output adds it above the hips. The
+  // alignment is the target's own, its joints and channels then moved one joint later.
+  const bool extract = options.root_motion == RootMotion::kExtract;
+  std::shared_ptr<const Skeleton> added;
+  if (extract && !options.root_motion_bone.empty() &&
+      target->FindJoint(options.root_motion_bone) < 0) {
+    std::string add_error;
+    added = AddRootBone(*target, options.root_motion_bone, options.target_up_axis, &add_error);
+    if (!added) return fail(add_error);
+  }
   r->alignment_ = std::make_unique<Alignment>();
   const std::string message = Align(*source, *target, r->map_, options, source_clip, target_clip,
                                     r->alignment_.get(), &r->setup_warnings_);
   if (!message.empty()) return fail(message);
+  if (added) {
+    const int n = added->num_channels() - target->num_channels();
+    ShiftForAddedRoot(n, r->alignment_.get());
+    if (!r->options_.limit_min.empty() || !r->options_.limit_max.empty()) {
+      const double inf = std::numeric_limits<double>::infinity();
+      r->options_.limit_min.insert(r->options_.limit_min.begin(), n, -inf);
+      r->options_.limit_max.insert(r->options_.limit_max.begin(), n, inf);
+    }
+    r->setup_warnings_.push_back("--root-motion extract: the output adds the root bone '" +
+                                 options.root_motion_bone + "' above the hips '" + target->name(0) +
+                                 "': its skeleton differs from the target's by that joint");
+    r->target_ = added;
+    r->added_root_ = true;
+  }
+  if (extract) {
+    const std::string root_error = SetUpRootMotion(*r->target_, r->options_, r->added_root_,
+                                                   r->alignment_.get(), &r->setup_warnings_);
+    if (!root_error.empty()) return fail(root_error);
+  }
   return r;
 }
 
@@ -75,12 +108,24 @@ RetargetResult Retargeter::Run(const Clip& clip) const {
   }
   RetargetResult result;
   result.warnings = setup_warnings_;
-  TransferredMotion motion = TransferRotations(src, tgt, a, options_.root_motion, clip);
+  const bool extract = options_.root_motion == RootMotion::kExtract;
+  // kExtract places the hips as kScale does, then moves travel and heading onto the root bone.
+  TransferredMotion motion =
+      TransferRotations(src, tgt, a, extract ? RootMotion::kScale : options_.root_motion, clip);
   const std::vector<FootContact> contacts = FindFootContacts(a, motion, options_);
   CleanUpReport cleanup = IkCleanUp(tgt, a, options_, contacts, &motion, &result.warnings);
+  RootMotionSummary root;
+  if (extract) root = ExtractRootMotion(tgt, a, &motion.clip);
   result.metrics = MeasureRetarget(tgt, a, options_, motion, contacts, &result.warnings);
   result.metrics.ik_applied = cleanup.applied;
   result.metrics.ik_unreached = cleanup.unreached;
+  if (extract) {
+    result.metrics.root_bone = tgt.name(a.root_bone);
+    result.metrics.root_bone_added = a.root_bone_added;
+    result.metrics.root_path_length_m = root.path_length * a.target_unit;
+    result.metrics.root_heading_change_deg = root.heading_change * kDegPerRad;
+    result.metrics.root_heading_turned_deg = root.heading_turned * kDegPerRad;
+  }
   result.records = std::move(cleanup.records);
   result.clip = std::move(motion.clip);
   return result;

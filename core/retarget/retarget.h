@@ -48,14 +48,26 @@ enum class RootMotion : std::uint8_t {
   kKeep,
   // No horizontal translation: the hips keep the target reference pose's horizontal position.
   kInPlace,
+  // The hips are placed as by kScale, then the horizontal travel (the hips' path projected on the
+  // ground plane) and the heading (the hips' yaw about the up axis) move onto a root bone above
+  // the hips: the target's own root, or a joint the output adds (RetargetOptions::
+  // root_motion_bone). The hips keep the rest (height, tilt, the offset from the root's path), so
+  // every world transform but the root's is the kScale result's. See core/retarget/root_motion.h.
+  kExtract,
 };
 
 std::string_view RootMotionName(RootMotion policy);
-// Parses "scale", "keep", "in-place". nullopt otherwise.
+// Parses "scale", "keep", "in-place", "extract". nullopt otherwise.
 std::optional<RootMotion> ParseRootMotion(std::string_view text);
 
 struct RetargetOptions {
   RootMotion root_motion = RootMotion::kScale;
+  // With kExtract: the joint receiving the root motion. Empty (default) = the target's root when
+  // it is a joint above the hips. A name the target lacks, when the target's root is its hips, adds
+  // a joint of that name above the hips (on the ground under them, with position and rotation
+  // channels: core/retarget/root_motion.h AddRootBone): the
+  // output skeleton is then Retargeter::target(), the target's plus that joint.
+  std::string root_motion_bone;
   // Frame of the source clip given to Retargeter::Create used as the source's reference pose
   // instead of its rest pose (all channels zero). -1 (default) = rest pose.
   int source_reference_frame = -1;
@@ -160,6 +172,15 @@ struct RetargetMetrics {
   // Frames where an IK chain could not reach its goal (fully extended towards it).
   int ik_unreached = 0;
   bool ik_applied = false;
+  // With RootMotion::kExtract: the root bone, whether the output added it, the length of its
+  // path on the ground (metres, target unit), its net heading change from the first frame to the
+  // last and the sum of its heading changes frame to frame (degrees, about the up axis; positive
+  // counter-clockwise seen from above).
+  std::string root_bone;
+  bool root_bone_added = false;
+  double root_path_length_m = 0.0;
+  double root_heading_change_deg = 0.0;
+  double root_heading_turned_deg = 0.0;
 };
 
 struct RetargetResult {
@@ -185,7 +206,9 @@ class Retargeter {
   // - no map entry drives the hips (the shallowest mapped target joint is taken as the hips);
   // - a reference frame is out of range, or needs a clip that was not given;
   // - pin_feet is set and the target's legs (upper leg, lower leg, foot, both sides) are not
-  //   mapped.
+  //   mapped;
+  // - root_motion is kExtract and no root bone can take the motion (core/retarget/root_motion.h
+  //   AddRootBone and SetUpRootMotion give the messages).
   static std::unique_ptr<Retargeter> Create(std::shared_ptr<const Skeleton> source,
                                             std::shared_ptr<const Skeleton> target,
                                             const BoneMap& map, const RetargetOptions& options,
@@ -197,8 +220,12 @@ class Retargeter {
   RetargetResult Run(const Clip& clip) const;
 
   const Skeleton& source() const { return *source_; }
+  // The output skeleton: the target given to Create, or with RootMotion::kExtract and a new root
+  // bone, that target plus the new root (joint 0; every other joint one index later).
   const Skeleton& target() const { return *target_; }
   const std::shared_ptr<const Skeleton>& target_ptr() const { return target_; }
+  // True when target() is the given target plus a root joint added for kExtract.
+  bool added_root() const { return added_root_; }
   // The map in use (the automatic one when Create got an empty map).
   const BoneMap& map() const { return map_; }
   const RetargetOptions& options() const { return options_; }
@@ -218,6 +245,7 @@ class Retargeter {
   RetargetOptions options_;
   std::vector<std::string> setup_warnings_;
   std::unique_ptr<Alignment> alignment_;
+  bool added_root_ = false;
 };
 
 // Convenience: Create + Run. Throws std::invalid_argument with Create's message on failure.
