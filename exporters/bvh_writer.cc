@@ -185,6 +185,20 @@ void FoldRestOrientations(const Skeleton& skeleton, const Clip& clip,
     for (auto it = j->children.rbegin(); it != j->children.rend(); ++it) stack.push_back(&*it);
   }
   std::vector<bool> folded(n, false);
+  // Joints with a position channel on every axis (roots, and the hips under an FBX root): their
+  // OFFSET goes into the channels (OFFSET 0, absolute values), the one convention every BVH reader
+  // agrees on. Blender reads every position channel as absolute, three.js adds it to the OFFSET,
+  // rigel decides from the data: with OFFSET 0 all three read the same. (With the OFFSET kept,
+  // fbx/assimp/animation_with_skeleton.fbx's armature read 36 m off in Blender.)
+  std::vector<bool> root_offset(n, false);
+  for (int j = 0; j < n; ++j) {
+    bool all_axes = true;
+    for (int a = 0; a < 3; ++a) all_axes = all_axes && skeleton.translation_channel(j, a) >= 0;
+    if (all_axes && !skeleton.rest_translation(j).isZero(0)) {
+      root_offset[j] = true;
+      joints[j]->rest_translation.setZero();
+    }
+  }
   for (int j = 0; j < n; ++j) {
     if (IsIdentity(skeleton.rest_orientation(j))) continue;
     folded[j] = true;
@@ -213,6 +227,11 @@ void FoldRestOrientations(const Skeleton& skeleton, const Clip& clip,
       const std::span<const ChannelType> old_layout = skeleton.joint_channels(j);
       for (size_t k = 0; k < old_layout.size(); ++k) {
         row[out->channel_begin(j) + k] = in[skeleton.channel_begin(j) + k];
+      }
+      if (root_offset[j]) {
+        for (int a = 0; a < 3; ++a) {
+          row[out->translation_channel(j, a)] += skeleton.rest_translation(j)[a];
+        }
       }
       if (!folded[j]) continue;
       const Eigen::Matrix3d local = LocalRotation(skeleton, j, in);

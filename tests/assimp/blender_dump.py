@@ -40,6 +40,17 @@ def import_file(fps=None):
         scene.render.fps = int(round(fps))
     if path.lower().endswith((".glb", ".gltf")):
         bpy.ops.import_scene.gltf(filepath=path)
+    elif path.lower().endswith(".bvh"):
+        # One key per BVH frame from frame 1, lengths as in the file (global_scale 1). Debian's
+        # Blender 3.4 BVH importer opens the file with mode 'rU', which Python 3.11 refuses: the
+        # mode is read without the 'U' for the length of the import.
+        import builtins
+        plain_open = builtins.open
+        builtins.open = lambda f, mode="r", *a, **k: plain_open(f, mode.replace("U", ""), *a, **k)
+        try:
+            bpy.ops.import_anim.bvh(filepath=path)
+        finally:
+            builtins.open = plain_open
     else:
         # Custom properties off: Blender 3.4's importer asserts on the non-string enum properties
         # of the ProAnimationBank files (ozz_pab/*.fbx); they carry no transform.
