@@ -124,6 +124,9 @@ class Converter {
 
   // Scene::file_unit_metres from the format and the FBX UnitScaleFactor (0: unknown).
   double FileUnit() const;
+  // Nothing silent: a warning naming the node properties of joints that rigel does not carry
+  // (FBX user properties, rotation limits, display settings), from Assimp's node metadata.
+  void NoteUncarriedProperties();
 
   // --- Sampling (assimp_sampling.cc).
 

@@ -3,13 +3,16 @@
 #include <assimp/config.h>
 #include <assimp/scene.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <assimp/Importer.hpp>
 #include <cmath>
+#include <set>
 #include <string_view>
 
 #include "importers/assimp_converter.h"
+#include "importers/utf8.h"
 #include "io/file_format.h"
 
 namespace rigel {
@@ -47,6 +50,7 @@ Scene Converter::Run() {
   BuildSkeleton(out);
   for (const Sampled& s : sampled) out.clips.push_back(ToClip(s, *out.skeleton));
   ConvertMeshes(out);
+  NoteUncarriedProperties();
   if (nonuniform_scale_) {
     warnings_.push_back(fmt::format(
         "{}: non-uniform or negative scale on '{}' (and maybe others) cannot be represented "
@@ -55,6 +59,44 @@ Scene Converter::Run() {
   }
   out.warnings.insert(out.warnings.end(), warnings_.begin(), warnings_.end());
   return out;
+}
+
+void Converter::NoteUncarriedProperties() {
+  // What rigel reads from a node's properties (its transform, pivots, rotation order) or what
+  // means nothing once read; anything else on a joint is named in a warning.
+  static const std::set<std::string, std::less<>> kRead = {
+      "IsNull", "InheritType", "DefaultAttributeIndex", "RotationActive", "UserProperties"};
+  std::set<std::string> names;
+  int nodes = 0;
+  for (const int j : joints_) {
+    const aiMetadata* meta = nodes_[j].ai->mMetaData;
+    if (meta == nullptr) continue;
+    bool any = false;
+    for (unsigned i = 0; i < meta->mNumProperties; ++i) {
+      std::string key = meta->mKeys[i].C_Str();
+      if (key == "UserProperties" && meta->mValues[i].mType == AI_AISTRING &&
+          static_cast<const aiString*>(meta->mValues[i].mData)->length > 0) {
+        key = "UserProperties (user-defined text)";
+      } else if (kRead.count(key) != 0) {
+        continue;
+      }
+      if (!IsValidUtf8(key)) key = "(a name that is not UTF-8)";
+      names.insert(key);
+      any = true;
+    }
+    nodes += any;
+  }
+  if (names.empty()) return;
+  std::vector<std::string> shown(names.begin(), names.end());
+  std::string more;
+  if (shown.size() > 8) {
+    more = fmt::format(" and {} more", shown.size() - 8);
+    shown.resize(8);
+  }
+  warnings_.push_back(fmt::format(
+      "{}: node properties not carried (rigel keeps transforms, animation and meshes) on {} "
+      "joints: {}{}",
+      path_, nodes, fmt::join(shown, ", "), more));
 }
 
 double Converter::FileUnit() const {

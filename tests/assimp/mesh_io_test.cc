@@ -109,3 +109,24 @@ TEST(MeshIo, FormatsWithoutMeshesSaySo) {
 
 }  // namespace
 }  // namespace rigel
+
+namespace rigel {
+namespace {
+
+// Nothing silent: node properties rigel does not carry are named (ProAnimationBank's MotionBuilder
+// properties); a file with only the ones rigel reads says nothing.
+TEST(MeshIo, UncarriedNodePropertiesAreNamed) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  auto warned = [](const Scene& scene) {
+    for (const std::string& w : scene.warnings) {
+      if (w.find("node properties not carried") != std::string::npos) return w;
+    }
+    return std::string();
+  };
+  const std::string pab = warned(LoadScene(testing::SharedData() + "/fbx/ozz_pab/walk.fbx"));
+  EXPECT_NE(pab.find("on 68 joints: Casts Shadows, CullingMode"), std::string::npos) << pab;
+  EXPECT_EQ(warned(LoadScene(testing::SharedData() + "/fbx/cmu_isaacgym/01_01_cmu.fbx")), "");
+}
+
+}  // namespace
+}  // namespace rigel
