@@ -196,6 +196,7 @@ void OpenScene(lua_State* L);
 void OpenRig(lua_State* L);
 void OpenBakeSummary(lua_State* L);
 void OpenRetarget(lua_State* L);
+void OpenFootRoll(lua_State* L);
 
 }  // namespace rigel::lua
 

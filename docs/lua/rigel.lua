@@ -681,3 +681,24 @@ function rigel.up_axis(clip) end
 function rigel.suggest_map(source, target) end
 
 return rigel
+
+---@class rigel.FootRollOptions
+---@field heel? rigel.vec3 heel pivot, ankle frame
+---@field ball? rigel.vec3 ball pivot, ankle frame
+---@field toe? rigel.vec3 toe tip pivot, ankle frame
+---@field inner? rigel.vec3 inner edge pivot (bank < 0)
+---@field outer? rigel.vec3 outer edge pivot (bank > 0)
+---@field side? rigel.vec3 roll axis, up x forward (default x)
+---@field forward? rigel.vec3 bank axis (default z)
+---@field roll? number degrees: < 0 heel, 0..break ball, > break toe tip
+---@field break? number degrees (default 30)
+---@field bank? number degrees
+---@field toe_tap? number degrees
+
+---The reverse-foot rig: where a planted foot rolled by `options` puts the ankle, and the toe
+---joint's angle about the side axis (core/constraints/foot_roll.h).
+---@param ankle_position rigel.vec3
+---@param ankle_rotation rigel.quat
+---@param options rigel.FootRollOptions
+---@return rigel.vec3 position, rigel.quat rotation, number toe_degrees
+function rigel.foot_roll(ankle_position, ankle_rotation, options) end
