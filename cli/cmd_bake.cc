@@ -296,48 +296,30 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     rows.front().warnings.push_back(w);
   }
   // Write: nothing unless every take baked; a failed write removes what this input wrote.
-  const auto write_start = Clock::now();
-  if (!split) {
-    const Skeleton& skeleton = *results.front().skeleton;
-    if (!several) {
-      SaveClips(skeleton, std::span<const Clip>(results.front().clip.get(), 1), output, save);
-    } else {
-      std::vector<Clip> clips;
-      for (std::size_t k = 0; k < results.size(); ++k) {
-        if (!SameRig(skeleton, *results[k].skeleton)) {
-          throw std::runtime_error(fmt::format(
-              "take '{}' was baked onto another skeleton than take '{}': one {} file holds one "
-              "skeleton (bake to .bvh, a file per take, or pick a take with --take)",
-              rows[k].take, rows.front().take, LowerExtension(output)));
+  batch::WriteTakeOutputs(
+      "bake", input.path, split, rows,
+      [&] {
+        const Skeleton& skeleton = *results.front().skeleton;
+        if (!several) {  // the clip as the script returned it, not a copy
+          SaveClips(skeleton, std::span<const Clip>(results.front().clip.get(), 1), output, save);
+          return;
         }
-        clips.push_back(*results[k].clip);
-        clips.back().set_name(scene->clips[picked[k]].name());  // each take keeps its name
-      }
-      SaveClips(skeleton, clips, output, save);
-    }
-  } else {
-    std::vector<std::string> written;
-    try {
-      for (std::size_t k = 0; k < results.size(); ++k) {
+        std::vector<Clip> clips;
+        for (std::size_t k = 0; k < results.size(); ++k) {
+          if (!SameRig(skeleton, *results[k].skeleton)) {
+            throw std::runtime_error(fmt::format(
+                "take '{}' was baked onto another skeleton than take '{}': one {} file holds one "
+                "skeleton (bake to .bvh, a file per take, or pick a take with --take)",
+                rows[k].take, rows.front().take, LowerExtension(output)));
+          }
+          clips.push_back(*results[k].clip);
+          clips.back().set_name(scene->clips[picked[k]].name());  // each take keeps its name
+        }
+        SaveClips(skeleton, clips, output, save);
+      },
+      [&](std::size_t k) {
         SaveClip(*results[k].skeleton, *results[k].clip, rows[k].output);  // BVH: no unit, mesh
-        written.push_back(rows[k].output);
-      }
-    } catch (...) {
-      std::error_code ec;
-      for (const std::string& w : written) std::filesystem::remove(w, ec);
-      throw;
-    }
-    fmt::print(stderr, "rigel bake: {}: {} takes, BVH holds one: a file per take ({} ...)\n",
-               input.path, results.size(), rows.front().output);
-  }
-  // The write time, shared out by frames (one file holds every take, or a file per take).
-  const double write_seconds = since(write_start);
-  double total_frames = 0;
-  for (const batch::ClipReport& r : rows) total_frames += r.frames;
-  for (batch::ClipReport& r : rows) {
-    r.phases.write = total_frames > 0 ? write_seconds * r.frames / total_frames : 0.0;
-    r.seconds += r.phases.write;
-  }
+      });
   for (std::size_t k = 0; k < results.size(); ++k) {
     if (config.frames_report_dir.empty()) continue;
     const auto report_start = Clock::now();
@@ -346,20 +328,7 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     rows[k].phases.report = since(report_start);
     rows[k].seconds += rows[k].phases.report;
   }
-  if (!several) {
-    batch::ClipReport report = std::move(rows.front());
-    report.output.clear();  // batch::Run fills it
-    report.phases.read = read_seconds;
-    return report;
-  }
-  batch::ClipReport report;
-  report.phases.read = read_seconds;
-  for (const batch::ClipReport& r : rows) {
-    report.frames += r.frames;
-    report.solver.frames += r.solver.frames;
-  }
-  report.takes = std::move(rows);
-  return report;
+  return batch::InputReport(std::move(rows), read_seconds);
 }
 
 }  // namespace

@@ -334,34 +334,17 @@ int Run(const RetargetArgs& a) {
       results.push_back(std::move(result));
     }
     // Write: nothing unless every take retargeted; a failed write removes what was written.
-    const auto write_start = Clock::now();
-    if (!split) {
-      for (retarget::RetargetResult& result : results) out.clips.push_back(result.clip);
-      SaveScene(out, out_path);
-    } else {
-      std::vector<std::string> written;
-      try {
-        for (std::size_t k = 0; k < results.size(); ++k) {
+    batch::WriteTakeOutputs(
+        "retarget", input.path, split, rows,
+        [&] {
+          for (retarget::RetargetResult& result : results) out.clips.push_back(result.clip);
+          SaveScene(out, out_path);
+        },
+        [&](std::size_t k) {
           Scene one = out;
           one.clips = {results[k].clip};
           SaveScene(one, rows[k].output);
-          written.push_back(rows[k].output);
-        }
-      } catch (...) {
-        std::error_code remove_ec;
-        for (const std::string& w : written) std::filesystem::remove(w, remove_ec);
-        throw;
-      }
-      fmt::print(stderr, "rigel retarget: {}: {} takes, BVH holds one: a file per take ({} ...)\n",
-                 input.path, results.size(), rows.front().output);
-    }
-    const double write_seconds = since(write_start);
-    double total_frames = 0;
-    for (const batch::ClipReport& r : rows) total_frames += r.frames;
-    for (batch::ClipReport& r : rows) {
-      r.phases.write = total_frames > 0 ? write_seconds * r.frames / total_frames : 0.0;
-      r.seconds += r.phases.write;
-    }
+        });
     if (!a.frames_report.empty()) {
       for (std::size_t k = 0; k < results.size(); ++k) {
         const auto report_start = Clock::now();
@@ -381,21 +364,7 @@ int Run(const RetargetArgs& a) {
       fmt::print(stderr, "rigel retarget: warning: {}\n", w);
       rows.front().warnings.push_back(std::move(w));
     }
-    if (!several) {
-      batch::ClipReport report = std::move(rows.front());
-      report.output.clear();  // batch::Run fills it
-      report.phases.read = read_seconds;
-      return report;
-    }
-    batch::ClipReport report;
-    report.phases.read = read_seconds;
-    for (const batch::ClipReport& row : rows) {
-      report.frames += row.frames;
-      report.solver.frames += row.solver.frames;
-      report.solver.unreachable += row.solver.unreachable;
-    }
-    report.takes = std::move(rows);
-    return report;
+    return batch::InputReport(std::move(rows), read_seconds);
   };
   const std::vector<batch::ClipReport> reports = batch::Run(inputs, run, process);
   int failed = 0;

@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <cctype>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <stdexcept>
@@ -48,6 +50,55 @@ std::string TakeOutputPath(const std::string& output, const std::string& safe_ta
   const std::filesystem::path p(output);
   return (p.parent_path() / (p.stem().string() + "." + safe_take + p.extension().string()))
       .string();
+}
+
+void WriteTakeOutputs(const char* command, const std::string& input, bool split,
+                      std::vector<ClipReport>& rows, const std::function<void()>& write_all,
+                      const std::function<void(std::size_t)>& write_take) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!split) {
+    write_all();
+  } else {
+    std::vector<std::string> written;
+    try {
+      for (std::size_t k = 0; k < rows.size(); ++k) {
+        write_take(k);
+        written.push_back(rows[k].output);
+      }
+    } catch (...) {
+      std::error_code ec;
+      for (const std::string& w : written) std::filesystem::remove(w, ec);
+      throw;
+    }
+    fmt::print(stderr, "rigel {}: {}: {} takes, BVH holds one: a file per take ({} ...)\n", command,
+               input, rows.size(), rows.front().output);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double total_frames = 0;
+  for (const ClipReport& r : rows) total_frames += r.frames;
+  for (ClipReport& r : rows) {
+    r.phases.write = total_frames > 0 ? seconds * r.frames / total_frames : 0.0;
+    r.seconds += r.phases.write;
+  }
+}
+
+ClipReport InputReport(std::vector<ClipReport> rows, double read_seconds) {
+  if (rows.size() == 1) {
+    ClipReport report = std::move(rows.front());
+    report.output.clear();
+    report.phases.read = read_seconds;
+    return report;
+  }
+  ClipReport report;
+  report.phases.read = read_seconds;
+  for (const ClipReport& row : rows) {
+    report.frames += row.frames;
+    report.solver.frames += row.solver.frames;
+    report.solver.unreachable += row.solver.unreachable;
+  }
+  report.takes = std::move(rows);
+  return report;
 }
 
 std::vector<std::string> TakeNames(const Scene& scene, const std::vector<std::size_t>& indices) {

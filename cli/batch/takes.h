@@ -5,9 +5,11 @@
 #define RIGEL_CLI_BATCH_TAKES_H_
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "cli/batch/batch.h"
 #include "core/scene.h"
 
 namespace rigel::batch {
@@ -26,6 +28,21 @@ std::vector<std::string> FileSafeTakeNames(const std::vector<std::string>& names
 // Where one take of a multi-take input goes when the output format holds one take per file:
 // DIR/STEM.bvh -> DIR/STEM.<safe take>.bvh.
 std::string TakeOutputPath(const std::string& output, const std::string& safe_take);
+
+// Writes the outputs of one input's takes, whose report rows are `rows` (each with its output and
+// frames): `write_all()` when they go to one file (one take, or a format that holds several),
+// else `write_take(k)` for each take into rows[k].output, removing the files already written if
+// one fails (nothing of the input is left half written) and saying on stderr, as `command`, that
+// BVH got a file per take. Then shares the write time out over the rows by frames (phases.write,
+// added to seconds).
+void WriteTakeOutputs(const char* command, const std::string& input, bool split,
+                      std::vector<ClipReport>& rows, const std::function<void()>& write_all,
+                      const std::function<void(std::size_t)>& write_take);
+
+// The report of an input from its take rows: the one row itself for a single take (output left
+// for batch::Run to fill), else a report holding the rows as `takes` with their frames and solver
+// frame counts summed; `read_seconds` goes to its read phase.
+ClipReport InputReport(std::vector<ClipReport> rows, double read_seconds);
 
 // The names of the clips of `scene` at `indices`.
 std::vector<std::string> TakeNames(const Scene& scene, const std::vector<std::size_t>& indices);
