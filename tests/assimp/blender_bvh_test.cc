@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "blender_util.h"
 #include "exporters/save_scene.h"
 #include "importers/load_scene.h"
 #include "test_util.h"
@@ -21,8 +22,6 @@ namespace rigel {
 namespace {
 
 using testing::TempDir;
-
-bool HaveBlender() { return std::system("command -v blender > /dev/null 2>&1") == 0; }
 
 nlohmann::json BlenderFrames(const std::string& file, double fps, int frames, const TempDir& dir,
                              const std::string& tag) {
@@ -90,7 +89,7 @@ void ExpectBvhMatchesFbxInBlender(const std::string& rel) {
 
 TEST(BlenderBvh, FbxToBvhMatchesTheFbxEveryFrame) {
   RIGEL_REQUIRE_SHARED_DATA();
-  if (!HaveBlender()) GTEST_SKIP() << "blender not installed: Blender cross-check skipped";
+  REQUIRE_BLENDER();
   for (const char* rel : {"fbx/assimp/animation_with_skeleton.fbx", "fbx/ozz_pab/walk.fbx",
                           "fbx/cmu_isaacgym/01_01_cmu.fbx"}) {
     SCOPED_TRACE(rel);

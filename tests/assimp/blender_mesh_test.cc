@@ -12,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "blender_util.h"
 #include "core/pose.h"
 #include "exporters/save_scene.h"
 #include "importers/load_scene.h"
@@ -21,8 +22,6 @@ namespace rigel {
 namespace {
 
 using testing::TempDir;
-
-bool HaveBlender() { return std::system("command -v blender > /dev/null 2>&1") == 0; }
 
 // Bounding-box diagonal of every mesh at frame 0, in the scene's units (the tolerance's yardstick).
 double MeshSize(const Scene& scene) {
@@ -96,14 +95,14 @@ void ExpectBlenderDeformsLikeRigel(const std::string& rel, const char* ext) {
 
 TEST(BlenderMesh, SkinnedMeshDeformsLikeRigel) {
   RIGEL_REQUIRE_SHARED_DATA();
-  if (!HaveBlender()) GTEST_SKIP() << "blender not installed: Blender cross-check skipped";
+  REQUIRE_BLENDER();
   ExpectBlenderDeformsLikeRigel("fbx/assimp/animation_with_skeleton.fbx", "glb");
   ExpectBlenderDeformsLikeRigel("fbx/assimp/animation_with_skeleton.fbx", "fbx");
 }
 
 TEST(BlenderMesh, AttachedMeshMovesLikeRigel) {
   RIGEL_REQUIRE_SHARED_DATA();
-  if (!HaveBlender()) GTEST_SKIP() << "blender not installed: Blender cross-check skipped";
+  REQUIRE_BLENDER();
   ExpectBlenderDeformsLikeRigel("fbx/assimp/multiple_animations_test.fbx", "glb");
   ExpectBlenderDeformsLikeRigel("fbx/assimp/multiple_animations_test.fbx", "fbx");
 }

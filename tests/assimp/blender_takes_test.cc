@@ -26,6 +26,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "blender_util.h"
 #include "core/pose.h"
 #include "importers/load_scene.h"
 #include "test_util.h"
@@ -35,13 +36,6 @@ namespace rigel {
 namespace {
 
 using testing::TempDir;
-
-bool HaveBlender() { return std::system("command -v blender > /dev/null 2>&1") == 0; }
-
-#define REQUIRE_BLENDER()                                                                     \
-  do {                                                                                        \
-    if (!HaveBlender()) GTEST_SKIP() << "blender not installed: Blender cross-check skipped"; \
-  } while (0)
 
 // Numbers per bone or object in a row of blender_dump.py's "takes" mode: position, rotation
 // (w, x, y, z), scale.

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "blender_util.h"
 #include "exporters/save_scene.h"
 #include "importers/bvh_reader.h"
 #include "importers/load_scene.h"
@@ -23,13 +24,6 @@ namespace rigel {
 namespace {
 
 using testing::TempDir;
-
-bool HaveBlender() { return std::system("command -v blender > /dev/null 2>&1") == 0; }
-
-#define REQUIRE_BLENDER()                                                                     \
-  do {                                                                                        \
-    if (!HaveBlender()) GTEST_SKIP() << "blender not installed: Blender cross-check skipped"; \
-  } while (0)
 
 std::vector<int> SampleFrames(int frames) {
   std::vector<int> out{0};
