@@ -1,6 +1,6 @@
-// Running a rigel.Rig: rig:solve(pose [, frame]) solves one pose in place (constraints before
-// and after the stages), rig:bake(clip [, fn]) runs ik::BakeJob over a clip with a per-frame Lua
-// callback.
+// Running a rigel.Rig: rig:solve(pose [, frame]) solves one pose in place (constraints before,
+// between and after the stages: ik::ConstrainedFrame), rig:bake(clip [, fn]) runs ik::BakeJob
+// over a clip with a per-frame Lua callback.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -10,6 +10,7 @@
 #include "bindings/lua/rigel_module.h"
 #include "core/channel.h"
 #include "core/euler.h"
+#include "core/ik/constrained_solve.h"
 
 namespace rigel::lua {
 
@@ -58,34 +59,23 @@ void PushReport(lua_State* L, const RigState& state) {
   lua_setfield(L, -2, "on_limit");
 }
 
-// Solves `state` on `pose` in place. Returns false (message on the Lua stack) for invalid input.
-// Solve reads only pose.channels (docs/ik.md: channels in = warm start) and updates every world
-// transform, so stale world transforms are not refreshed first (they are marked stale until
-// Solve returns, whatever happens).
-bool SolveInPlace(lua_State* L, RigState& state, PoseState& pose) {
+// Runs one frame of `state` on `pose` in place: constraints and solve in their declared order
+// (ik::ConstrainedFrame). Returns false (message on the Lua stack) for invalid input or a failing
+// constraint. The frame brings every world transform up to date; they are marked stale until it
+// returns, whatever happens.
+bool SolveInPlace(lua_State* L, RigState& state, PoseState& pose, int frame) {
   pose.MarkStale(0);
   bool ok = false;
   catch_exceptions(L, [&] {
-    ok = ik::Solve(state.rig, state.targets, pose.pose, state.workspace, &state.report);
-  });
-  if (ok) pose.MarkFresh();
-  if (!ok) lua_pushfstring(L, "invalid rig: %s", state.report.message.c_str());
-  return ok;
-}
-
-// Runs the constraints of `state` whose after_stage lies in [first, last] on `pose` at `frame`,
-// refreshing its world transforms first. Returns false (message on the Lua stack) on failure.
-bool ConstrainInPlace(lua_State* L, RigState& state, PoseState& pose, int frame, int first,
-                      int last) {
-  if (!state.constraints.Any(first, last)) return true;
-  const Skeleton& s = state.rig.skeleton();
-  bool ok = false;
-  catch_exceptions(L, [&] {
-    pose.Refresh(s);
+    const ik::ConstrainedFrame job{.rig = &state.rig,
+                                   .targets = state.targets,
+                                   .constraints = &state.constraints,
+                                   .state = &state.constraint_state,
+                                   .workspace = &state.workspace};
+    bool solved = false;
     std::string error;
-    ok = state.constraints.Evaluate(s, pose.pose, frame, first, last, state.constraint_state,
-                                    &error);
-    pose.MarkStale(0);
+    ok = job.Run(frame, pose.pose, &state.report, &solved, &error);
+    if (ok) pose.MarkFresh();
     if (!ok) lua_pushstring(L, error.c_str());
   });
   return ok;
@@ -142,9 +132,10 @@ bool RunBake(lua_State* L, ik::BakeSummary* summary, ik::BakeRecords* records, b
 }  // namespace
 
 int w_Rig_solve(lua_State* L) {
-  // rig:solve(pose [, frame]) -> report; the pose receives the answer. Constraints declared
-  // before the first stage run before the solve, the others after it; `frame` (1-based, default
-  // 1) selects parent-switch targets. A rig with constraints and no effector is only constrained.
+  // rig:solve(pose [, frame]) -> report; the pose receives the answer. Constraints run where they
+  // were declared: before the first stage, between two stages, or after the last
+  // (ik::ConstrainedFrame); `frame` (1-based, default 1) selects parent-switch targets. A rig with
+  // constraints and no effector is only constrained.
   RigBox* box = CheckRig(L, 1);
   PoseBox* pose = CheckPose(L, 2);
   const int frame =
@@ -153,17 +144,8 @@ int w_Rig_solve(lua_State* L) {
   if (pose->skeleton != box->state->rig.skeleton_ptr()) {
     return luaL_argerror(L, 2, "Pose of another skeleton than the rig's");
   }
-  RigState& state = *box->state;
-  constexpr int kAfterAny = 1 << 30;
-  if (!ConstrainInPlace(L, state, *pose->state, frame, -1, -1)) return lua_error(L);
-  if (!state.rig.tasks.empty() || state.constraints.entries.empty()) {
-    if (!SolveInPlace(L, state, *pose->state)) return lua_error(L);
-  } else {
-    state.report = ik::SolveReport();
-    state.report.status = ik::Status::kConverged;
-  }
-  if (!ConstrainInPlace(L, state, *pose->state, frame, 0, kAfterAny)) return lua_error(L);
-  PushReport(L, state);
+  if (!SolveInPlace(L, *box->state, *pose->state, frame)) return lua_error(L);
+  PushReport(L, *box->state);
   return 1;
 }
 

@@ -5,12 +5,11 @@
 #include <cmath>
 
 #include "core/channel.h"
+#include "core/ik/constrained_solve.h"
 
 namespace rigel::ik {
 
 namespace {
-
-constexpr int kAfterAnyStage = 1 << 30;
 
 // Adds one solved frame's report to the statistics.
 void AddSolve(const SolveReport& report, int frame, BakeSummary* s) {
@@ -97,8 +96,11 @@ bool BakeJob::Run() const {
   BakeSummary s;
   s.frames = frames;
   constraints::StackState constraint_state;
-  const bool has_constraints = constraints != nullptr && !constraints->entries.empty();
-  const bool solves = !has_constraints || !rig->tasks.empty();
+  ConstrainedFrame frame_job{.rig = rig,
+                             .targets = *targets,
+                             .constraints = constraints,
+                             .state = &constraint_state,
+                             .workspace = workspace};
   if (records != nullptr) records->clear();
   for (int f = 0; f < frames; ++f) {
     // Every size is checked again after the previous frame's callback.
@@ -122,33 +124,20 @@ bool BakeJob::Run() const {
       }
     }
     if (action == FrameAction::kSolve) {
-      if (has_constraints) {
-        p.UpdateWorld(skeleton, 0);  // the callback may have edited channels
-        if (!constraints->Evaluate(skeleton, p, f, -1, -1, constraint_state, &error)) {
-          error = "frame " + std::to_string(f + 1) + ": " + error;
-          return false;
-        }
+      if (!warm_start) *workspace = Workspace();
+      frame_job.targets = *targets;  // the callback may have resized the vector
+      if (!frame_job.Run(f, p, &r, &solved, &error)) {
+        // A workspace whose preparation failed is not reused: the next solve prepares afresh.
+        if (r.status == Status::kInvalidInput) *workspace = Workspace();
+        error = "frame " + std::to_string(f + 1) + ": " + error;
+        return false;
       }
-      if (solves) {
-        if (!warm_start) *workspace = Workspace();
-        if (!Solve(*rig, *targets, p, *workspace, &r)) {
-          // A workspace whose preparation failed is not reused: the next solve prepares afresh.
-          *workspace = Workspace();
-          error = "frame " + std::to_string(f + 1) + ": invalid rig: " + r.message;
-          return false;
-        }
+      if (solved) {
         AddSolve(r, f, &s);
-        solved = true;
         if (records != nullptr) {
           records->emplace_back();
           RecordFrame(f, *rig, *targets, r, &records->back());
         }
-      }
-      // Solve leaves every world transform up to date, and so do the constraints.
-      if (has_constraints &&
-          !constraints->Evaluate(skeleton, p, f, 0, kAfterAnyStage, constraint_state, &error)) {
-        error = "frame " + std::to_string(f + 1) + ": " + error;
-        return false;
       }
     } else {
       ++s.skipped;

@@ -154,7 +154,7 @@ bool CcdJob::Run() const {
 }
 
 bool Solve(const Rig& rig, std::span<const Target> targets, Pose& pose, Workspace& workspace,
-           SolveReport* report) {
+           SolveReport* report, const BetweenStages* between) {
   std::string error;
   auto invalid = [&](const std::string& message) {
     if (report) {
@@ -190,6 +190,10 @@ bool Solve(const Rig& rig, std::span<const Target> targets, Pose& pose, Workspac
       if (failed_stage < 0) failed_stage = idx;
     }
     if (st == Status::kUnreachable) any_unreachable = true;
+    if (between != nullptr && si + 1 < w.stages.size() && between->wants(idx)) {
+      pose.UpdateWorld(s, 0);
+      if (!between->run(idx, pose, &error)) return invalid(error);
+    }
   }
   internal::UpdateWorldAfterSolve(s, w, pose);
   RecordPoles(rig, aimed, pose, w);

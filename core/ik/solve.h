@@ -120,8 +120,24 @@ struct CcdJob {
 // kNotConverged otherwise. When a stage's or a target's ik_blend is below 1, the answer is then
 // blended joint by joint back towards the channels `pose` came in with (the animated pose, before
 // the limits act on it: core/ik/ik_fk_blend.h); the report describes the solve before the blend.
+//
+// `between` (optional) runs between two stages: Solve calls between->wants(k) after stage k (not
+// after the last), and when it says yes brings every world transform of `pose` up to date and
+// calls between->run(k, pose, &error), which may change channels (and must leave pose.world
+// consistent with them: constraint jobs do); the next stage starts from that pose. A run that
+// returns false ends the solve with status kInvalidInput and its error as the message (the pose
+// then holds the stages run so far). This is how constraints declared between two solver stages
+// run between them (core/ik/constrained_solve.h).
+class BetweenStages {
+ public:
+  virtual ~BetweenStages() = default;
+  // Whether there is anything to run after stage `stage`.
+  virtual bool wants(int stage) const = 0;
+  // Runs what comes after stage `stage` on `pose`; false with `error` set stops the solve.
+  virtual bool run(int stage, Pose& pose, std::string* error) const = 0;
+};
 bool Solve(const Rig& rig, std::span<const Target> targets, Pose& pose, Workspace& workspace,
-           SolveReport* report = nullptr);
+           SolveReport* report = nullptr, const BetweenStages* between = nullptr);
 
 // Errors of one task on a pose whose world transforms are up to date: position error (length
 // units) and angle error (radians), as reported in SolveReport.

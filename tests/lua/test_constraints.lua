@@ -144,6 +144,59 @@ t.run({
     end
   end,
 
+  between_two_stages = function()
+    -- Stage 1 solves the right hand, the orient constraint then turns the left arm like the
+    -- right, and stage 2 solves the left hand from there. Declared between the stages, the left
+    -- hand ends on its target (stage 2 ran after the constraint); declared after stage 2, the
+    -- constraint has the last word and the left arm ends turned like the right. Each hand hangs
+    -- 5 from its shoulder, so its targets lie on that sphere.
+    local right_dir = rigel.vec3(-3, -2, 1):normalized() * 5
+    local left_dir = rigel.vec3(3, -4, 2):normalized() * 5
+    local function aim(pose, rig, right, left)
+      rig:target(right, pose:world_position("RightArm") + right_dir)
+      rig:target(left, pose:world_position("LeftArm") + left_dir)
+    end
+    local function run(between)
+      local clip, rig = load()
+      local right = rig:effector("RightHand")
+      local left = rig:effector("LeftHand")
+      rig:stage({ effectors = { right }, chain_root = "RightArm" })
+      if between then
+        rig:constraint("orient", { joint = "LeftArm", target = "RightArm" })
+      end
+      -- Also between (or last): the head takes the solved right arm's rotation, which stage 2
+      -- does not touch, so it must hold on every result.
+      rig:constraint("orient", { joint = "Head", target = "RightArm" })
+      rig:stage({ effectors = { left }, chain_root = "LeftArm" })
+      if not between then
+        rig:constraint("orient", { joint = "LeftArm", target = "RightArm" })
+      end
+      local list = rig:constraints()
+      local arm = list[between and 1 or 2]
+      t.eq(arm.joint .. arm.after_stage, between and "LeftArm1" or "LeftArm2",
+        "declared after its stage")
+      local pose = clip:pose(2)
+      aim(pose, rig, right, left)
+      rig:solve(pose, 2)
+      local baked = rig:bake(clip, function(_, p, r) aim(p, r, right, left) end)
+      return { pose, baked:pose(2), baked:pose(clip.num_frames) }
+    end
+    for _, between in ipairs({ true, false }) do
+      for _, pose in ipairs(run(between)) do
+        t.vnear(pose:world_position("RightHand"), pose:world_position("RightArm") + right_dir,
+          1e-5, "the right hand solved")
+        local left_reached = pose:world_position("LeftHand"):distance(
+          pose:world_position("LeftArm") + left_dir) < 1e-5
+        local turned = pose:world_rotation("LeftArm"):angle_to(pose:world_rotation("RightArm"))
+          < 1e-6
+        t.eq(left_reached, between, "left hand on its target iff the constraint ran before it")
+        t.eq(turned, not between, "left arm turned like the right iff the constraint ran last")
+        t.near(pose:world_rotation("Head"):angle_to(pose:world_rotation("RightArm")), 0, 1e-6,
+          "the head turned like the solved right arm")
+      end
+    end
+  end,
+
   errors = function()
     local clip, rig = load()
     t.raises("invalid constraint kind 'glue', expected one of: parent, point, orient, aim, " ..

@@ -1,0 +1,60 @@
+#include "core/ik/constrained_solve.h"
+
+#include <algorithm>
+
+namespace rigel::ik {
+
+namespace {
+constexpr int kAfterAnyStage = 1 << 30;
+}  // namespace
+
+bool ConstrainedFrame::Run(int frame, Pose& pose, SolveReport* report, bool* solved,
+                           std::string* error) const {
+  const Skeleton& skeleton = rig->skeleton();
+  const bool has_constraints = constraints != nullptr && !constraints->entries.empty();
+  *solved = false;
+  if (has_constraints && constraints->Any(-1, -1)) {
+    pose.UpdateWorld(skeleton, 0);
+    if (!constraints->Evaluate(skeleton, pose, frame, -1, -1, *state, error)) return false;
+  }
+  // The index of the stage the solve ends with (an empty stack runs one implicit stage).
+  const int last_stage = std::max(0, static_cast<int>(rig->stages.size()) - 1);
+  if (!has_constraints || !rig->tasks.empty()) {
+    // The constraints declared after stage k, run by Solve before stage k + 1.
+    struct Interleave final : BetweenStages {
+      bool wants(int stage) const override { return stack->Any(stage, stage); }
+      bool run(int stage, Pose& p, std::string* why) const override {
+        failed = !stack->Evaluate(*skeleton, p, frame, stage, stage, *state, why);
+        return !failed;
+      }
+      const constraints::Stack* stack;
+      const Skeleton* skeleton;
+      constraints::StackState* state;
+      int frame;
+      mutable bool failed = false;
+    } interleave;
+    interleave.stack = constraints;
+    interleave.skeleton = &skeleton;
+    interleave.state = state;
+    interleave.frame = frame;
+    const bool interleaved =
+        has_constraints && last_stage > 0 && constraints->Any(0, last_stage - 1);
+    if (!Solve(*rig, targets, pose, *workspace, report, interleaved ? &interleave : nullptr)) {
+      *error = interleave.failed ? report->message : "invalid rig: " + report->message;
+      return false;
+    }
+    *solved = true;
+  } else {
+    *report = SolveReport();
+    report->status = Status::kConverged;
+    pose.UpdateWorld(skeleton, 0);
+  }
+  if (has_constraints && constraints->Any(last_stage, kAfterAnyStage)) {
+    if (!constraints->Evaluate(skeleton, pose, frame, last_stage, kAfterAnyStage, *state, error)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace rigel::ik
