@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bindings/lua/boxes.h"
+#include "core/constraints/foot_roll.h"
 #include "core/constraints/stack.h"
 #include "core/ik/bake.h"
 #include "core/ik/rig.h"
@@ -29,6 +30,8 @@ struct RigState {
   // its own).
   constraints::Stack constraints;
   constraints::StackState constraint_state;
+  // Foot rolls on pose effectors (rig:foot_roll), in declaration order.
+  std::vector<constraints::FootRollRig> foot_rolls;
 };
 
 // A rigel.Rig (a box as boxes.h describes them).
@@ -46,6 +49,13 @@ inline void PushRig(lua_State* L, std::shared_ptr<RigState> state) {
   PushBox<RigBox>(L, kRigType, RigBox{std::move(state)});
 }
 
+// An effector of `state` by name or 1-based index at `arg`; returns the 0-based task index
+// (raises an argument error naming the closest effectors otherwise). wrap_rig.cc.
+int CheckEffector(lua_State* L, int arg, const RigState& state);
+// rig:foot_roll(effector, options) -> handle; rig:set_foot_roll(handle, options) -> rig
+// (wrap_foot_roll.cc).
+int w_Rig_foot_roll(lua_State* L);
+int w_Rig_set_foot_roll(lua_State* L);
 // rig:solve(pose [, frame]) -> report (wrap_rig_run.cc).
 int w_Rig_solve(lua_State* L);
 // rig:bake(clip [, fn]) -> baked clip, summary (wrap_rig_run.cc).

@@ -13,16 +13,6 @@
 
 namespace rigel::lua {
 
-namespace {
-
-const char* const kTaskTypes[] = {"position", "orientation", "both", "aim", "pole", nullptr};
-const char* const kMethods[] = {"transpose",    "pinv", "svd",      "qr",   "dls",
-                                "dls_adaptive", "ccd",  "two_bone", nullptr};
-constexpr ik::Method kMethodValues[] = {
-    ik::Method::kTranspose, ik::Method::kPseudoInverse, ik::Method::kSvd, ik::Method::kQr,
-    ik::Method::kDls,       ik::Method::kDlsAdaptive,   ik::Method::kCcd, ik::Method::kTwoBone};
-
-// An effector by name or 1-based index. Returns the 0-based task index.
 int CheckEffector(lua_State* L, int arg, const RigState& state) {
   const int n = static_cast<int>(state.names.size());
   if (lua_type(L, arg) == LUA_TNUMBER) {
@@ -43,6 +33,15 @@ int CheckEffector(lua_State* L, int arg, const RigState& state) {
   luaL_argerror(L, arg, lua_tostring(L, -1));
   return -1;
 }
+
+namespace {
+
+const char* const kTaskTypes[] = {"position", "orientation", "both", "aim", "pole", nullptr};
+const char* const kMethods[] = {"transpose",    "pinv", "svd",      "qr",   "dls",
+                                "dls_adaptive", "ccd",  "two_bone", nullptr};
+constexpr ik::Method kMethodValues[] = {
+    ik::Method::kTranspose, ik::Method::kPseudoInverse, ik::Method::kSvd, ik::Method::kQr,
+    ik::Method::kDls,       ik::Method::kDlsAdaptive,   ik::Method::kCcd, ik::Method::kTwoBone};
 
 bool IsAncestor(const Skeleton& s, int ancestor, int joint) {
   for (int j = s.parent(joint); j >= 0; j = s.parent(j)) {
@@ -527,6 +526,8 @@ const luaL_Reg kRigMethods[] = {{"effector", w_Rig_effector},
                                 {"constraint", w_Rig_constraint},
                                 {"constraints", w_Rig_constraints},
                                 {"twist", w_Rig_twist},
+                                {"foot_roll", w_Rig_foot_roll},
+                                {"set_foot_roll", w_Rig_set_foot_roll},
                                 {"set_influence", w_Rig_set_influence},
                                 {"bake", w_Rig_bake},
                                 {nullptr, nullptr}};

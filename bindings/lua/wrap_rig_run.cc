@@ -71,6 +71,7 @@ bool SolveInPlace(lua_State* L, RigState& state, PoseState& pose, int frame) {
                                    .targets = state.targets,
                                    .constraints = &state.constraints,
                                    .state = &state.constraint_state,
+                                   .foot_rolls = state.foot_rolls,
                                    .workspace = &state.workspace};
     bool solved = false;
     std::string error;
@@ -102,6 +103,7 @@ bool RunBake(lua_State* L, ik::BakeSummary* summary, ik::BakeRecords* records, b
     job.report = &rig->report;
     job.summary = summary;
     job.constraints = &rig->constraints;
+    job.foot_rolls = rig->foot_rolls;
     records->effector_names = rig->names;
     records->effector_joints.clear();
     for (const ik::Task& t : rig->rig.tasks) records->effector_joints.push_back(t.joint);

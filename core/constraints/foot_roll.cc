@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/constraints/constraint.h"
+#include "core/pose.h"
+#include "core/skeleton.h"
+
 namespace rigel::constraints {
 
 namespace {
@@ -60,6 +64,35 @@ FootRollResult SolveFootRoll(const FootRoll& foot, const Eigen::Isometry3d& plan
   // Over the ball the toes stay planted: they turn back by what the foot turned about the ball.
   result.toe_angle = -ball + foot.toe_tap;
   return result;
+}
+
+bool FootRollRig::Validate(const Skeleton& skeleton, std::string* error) const {
+  if (!foot.Validate(error)) return false;
+  if (ankle < 0 || ankle >= skeleton.num_joints()) {
+    *error = "foot roll: the effector's joint is not a joint of the skeleton";
+    return false;
+  }
+  if (toe < 0) return true;
+  if (toe >= skeleton.num_joints() || !IsDescendant(skeleton, toe, ankle)) {
+    *error =
+        "foot roll: the toe joint must be a joint below the ankle '" + skeleton.name(ankle) + "'";
+    return false;
+  }
+  return CheckRotationChannels(skeleton, "foot roll", toe, error);
+}
+
+Eigen::Isometry3d FootRollRig::Goal(const Eigen::Isometry3d& planted) const {
+  return SolveFootRoll(foot, planted).ankle;
+}
+
+bool FootRollRig::TurnToe(const Skeleton& skeleton, Pose& pose, std::string* error) const {
+  if (toe < 0) return true;
+  const double angle = SolveFootRoll(foot, Eigen::Isometry3d::Identity()).toe_angle;
+  if (angle == 0) return true;
+  const Eigen::Matrix3d a = pose.world[ankle].linear();
+  const Eigen::Matrix3d turn =
+      a * Eigen::AngleAxisd(angle, foot.side.normalized()).toRotationMatrix() * a.transpose();
+  return ApplyWorldRotation(skeleton, pose, toe, turn * pose.world[toe].linear(), 1.0, error);
 }
 
 }  // namespace rigel::constraints

@@ -13,6 +13,11 @@
 #include <Eigen/Geometry>
 #include <string>
 
+namespace rigel {
+class Skeleton;
+class Pose;
+}  // namespace rigel
+
 namespace rigel::constraints {
 
 struct FootRoll {
@@ -52,6 +57,27 @@ struct FootRollResult {
 // outermost first, as a DCC reverse-foot hierarchy: bank (about the outer or inner edge pivot),
 // heel, toe tip, ball.
 FootRollResult SolveFootRoll(const FootRoll& foot, const Eigen::Isometry3d& planted);
+
+// A foot roll as a rig object (rig:foot_roll): it drives a leg effector whose goal the script sets
+// as the planted ankle (where the ankle is with the foot flat). Before the solve the goal becomes
+// the rolled ankle (SolveFootRoll); after it the toe joint turns by the toe angle about the side
+// axis, relative to the solved foot. ik::ConstrainedFrame runs both (core/ik/constrained_solve.h).
+struct FootRollRig {
+  // False (with `error`) when `foot` is invalid, `ankle` is not a joint, or `toe` (when >= 0) is
+  // not a joint below the ankle with three rotation channels.
+  bool Validate(const Skeleton& skeleton, std::string* error) const;
+  // The rolled goal of the planted ankle transform.
+  Eigen::Isometry3d Goal(const Eigen::Isometry3d& planted) const;
+  // Turns the toe joint (if any) by the toe angle about the side axis (in the ankle's world frame,
+  // as it stands in `pose`), composed onto its current world rotation: toe' = A R(side, angle)
+  // A^T toe, A the ankle's world rotation. pose.world up to date in and out.
+  bool TurnToe(const Skeleton& skeleton, Pose& pose, std::string* error) const;
+
+  int task = -1;   // the leg effector (an index into the rig's tasks) whose goal rolls
+  int ankle = -1;  // the effector's joint
+  int toe = -1;    // the toe joint, or -1
+  FootRoll foot;
+};
 
 }  // namespace rigel::constraints
 

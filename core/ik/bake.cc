@@ -100,6 +100,7 @@ bool BakeJob::Run() const {
                              .targets = *targets,
                              .constraints = constraints,
                              .state = &constraint_state,
+                             .foot_rolls = foot_rolls,
                              .workspace = workspace};
   if (records != nullptr) records->clear();
   for (int f = 0; f < frames; ++f) {

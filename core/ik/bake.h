@@ -23,10 +23,12 @@
 #define RIGEL_CORE_IK_BAKE_H_
 
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "core/clip.h"
+#include "core/constraints/foot_roll.h"
 #include "core/constraints/stack.h"
 #include "core/ik/frame_record.h"
 #include "core/ik/rig.h"
@@ -119,12 +121,14 @@ struct BakeJob {
   // true: world transforms are updated before the callback; false: the caller's callback
   // refreshes what it reads (the Lua binding refreshes lazily, only the chains a script queries).
   bool forward_kinematics = true;
-  // Constraints evaluated on every solved frame (not on skipped ones), in order: the entries with
-  // after_stage < 0 before the solve, the others after it (the solver runs its stages in one
-  // call, so a constraint declared between two stages runs after the last). Their captured
-  // offsets start afresh with each Run. A rig with constraints and no task is not solved: its
-  // frames are constrained only (and counted in neither solved nor skipped). nullptr: none.
+  // Constraints evaluated per solved frame where they were declared: before the first stage,
+  // between two stages, after the last (ik::ConstrainedFrame, core/ik/constrained_solve.h).
+  // Their captured offsets start afresh with each Run. A rig with constraints and no task is not
+  // solved: its frames are constrained only (and counted in neither solved nor skipped).
+  // nullptr: none.
   const constraints::Stack* constraints = nullptr;
+  // Foot rolls on pose effectors: the targets hold the planted ankles (ik::ConstrainedFrame).
+  std::span<const constraints::FootRollRig> foot_rolls;
   // Receives the statistics; may be nullptr.
   BakeSummary* summary = nullptr;
   // Receives one FrameRecord per solved frame (with each effector's target), in frame order;

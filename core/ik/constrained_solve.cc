@@ -1,6 +1,10 @@
 #include "core/ik/constrained_solve.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/ik/plan.h"
 
 namespace rigel::ik {
 
@@ -39,11 +43,44 @@ bool ConstrainedFrame::Run(int frame, Pose& pose, SolveReport* report, bool* sol
     interleave.frame = frame;
     const bool interleaved =
         has_constraints && last_stage > 0 && constraints->Any(0, last_stage - 1);
-    if (!Solve(*rig, targets, pose, *workspace, report, interleaved ? &interleave : nullptr)) {
+    std::span<const Target> goals = targets;
+    // Prepared first: a preparation starts the workspace afresh, scratch included (a failed one
+    // is reported by Solve below).
+    if (!foot_rolls.empty() && !workspace->IsPreparedFor(*rig)) workspace->Prepare(*rig);
+    if (!foot_rolls.empty()) {
+      std::vector<Target>& rolled = workspace->impl().rolled_targets;
+      rolled.assign(targets.begin(), targets.end());
+      for (size_t i = 0; i < foot_rolls.size(); ++i) {
+        const int task = foot_rolls[i].task;
+        if (task < 0 || task >= static_cast<int>(rolled.size()) ||
+            task >= static_cast<int>(rig->tasks.size()) ||
+            rig->tasks[task].type != TaskType::kPose) {
+          *error = "foot roll " + std::to_string(i + 1) +
+                   ": its effector must be a pose effector (position and rotation)";
+          return false;
+        }
+        Target& t = rolled[task];
+        Eigen::Isometry3d planted = Eigen::Isometry3d::Identity();
+        planted.linear() = t.orientation.normalized().toRotationMatrix();
+        planted.translation() = t.position;
+        const Eigen::Isometry3d goal = foot_rolls[i].Goal(planted);
+        t.position = goal.translation();
+        t.orientation = Eigen::Quaterniond(goal.linear());
+      }
+      goals = rolled;
+    }
+    if (!Solve(*rig, goals, pose, *workspace, report, interleaved ? &interleave : nullptr)) {
       *error = interleave.failed ? report->message : "invalid rig: " + report->message;
       return false;
     }
     *solved = true;
+    for (size_t i = 0; i < foot_rolls.size(); ++i) {
+      std::string why;
+      if (!foot_rolls[i].TurnToe(skeleton, pose, &why)) {
+        *error = "foot roll " + std::to_string(i + 1) + ": " + why;
+        return false;
+      }
+    }
   } else {
     *report = SolveReport();
     report->status = Status::kConverged;

@@ -125,6 +125,8 @@ struct Workspace::Impl {
   std::vector<std::uint8_t> rest_identity;
   std::vector<internal::StageWork> stages;
   std::vector<Target> no_targets;
+  // ConstrainedFrame's targets with the foot-rolled goals (grows once).
+  std::vector<Target> rolled_targets;
   // Restarts run by the current solve.
   int restarts = 0;
   bool fast_paths = true;

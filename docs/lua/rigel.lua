@@ -553,6 +553,18 @@ function Rig:constraint(kind, options) end
 ---@param options rigel.ConstraintOptions driver, joints, weights, axis, reference, influence
 ---@return integer
 function Rig:twist(options) end
+---Foot roll as a rig object (docs/constraints.md, Foot roll): the pose effector's target is the
+---planted ankle; each solve rolls it by the foot's pivots and turns options.toe_joint. Options:
+---those of rigel.foot_roll plus toe_joint. Returns the handle.
+---@param effector integer|string a pose effector (type = "both")
+---@param options table heel, ball, toe, inner, outer, side, forward, roll, break, bank, toe_tap, toe_joint
+---@return integer
+function Rig:foot_roll(effector, options) end
+---Keys a foot roll's values for the next solves (degrees; absent ones keep theirs).
+---@param handle integer
+---@param values {roll?: number, bank?: number, toe_tap?: number, break?: number}
+---@return rigel.Rig self
+function Rig:set_foot_roll(handle, values) end
 ---Sets a constraint's influence (e.g. keyed per frame from a bake callback).
 ---@param handle integer
 ---@param influence number 0..1

@@ -1,11 +1,19 @@
 // Foot roll (core/constraints/foot_roll.h), proven by where the pivots go: whatever the foot
 // pivots about stays where it was planted, the toes stay planted while the foot rolls over the
-// ball and the toe tip, and the ankle moves as the rotations about the pivots say.
+// ball and the toe tip, and the ankle moves as the rotations about the pivots say. As a rig
+// object (FootRollRig), the same by forward kinematics on a solved leg.
 #include "core/constraints/foot_roll.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/ik/constrained_solve.h"
+#include "core/raw_skeleton.h"
+#include "support/test_skeletons.h"
 
 namespace rigel::constraints {
 namespace {
@@ -110,6 +118,132 @@ TEST(FootRoll, ValidateNamesTheFault) {
   f = Foot();
   f.break_angle = -0.1;
   EXPECT_FALSE(f.Validate(&error));
+}
+
+// ---- The foot roll as a rig object (FootRollRig through ik::ConstrainedFrame) ----
+
+using C = ChannelType;
+
+// A leg whose foot is Foot()'s: hips (6 ch) -- thigh -- shin -- ankle -- toe (at the ball, its
+// end at the toe tip), every joint three rotation channels, no rest orientation.
+std::shared_ptr<const Skeleton> Leg() {
+  RawSkeleton raw;
+  RawSkeleton::Joint& hips = raw.roots.emplace_back();
+  hips.name = "hips";
+  hips.rest_translation = Vector3d(0, 0.95, 0);
+  hips.channels = {C::kXposition, C::kYposition, C::kZposition,
+                   C::kZrotation, C::kXrotation, C::kYrotation};
+  auto add = [](RawSkeleton::Joint & parent, const char* name, const Vector3d& offset) -> auto& {
+    RawSkeleton::Joint& j = parent.children.emplace_back();
+    j.name = name;
+    j.rest_translation = offset;
+    j.channels = {C::kZrotation, C::kXrotation, C::kYrotation};
+    return j;
+  };
+  RawSkeleton::Joint& thigh = add(hips, "thigh", Vector3d(0.1, 0, 0));
+  RawSkeleton::Joint& shin = add(thigh, "shin", Vector3d(0, -0.45, 0));
+  RawSkeleton::Joint& ankle = add(shin, "ankle", Vector3d(0, -0.42, 0));
+  RawSkeleton::Joint& toe = add(ankle, "toe", Foot().ball);
+  toe.end_sites = {Foot().toe - Foot().ball};
+  return testing::BuildOrDie(raw);
+}
+
+enum LegJoint { kHips, kThigh, kShin, kAnkle, kToe };
+
+TEST(FootRollRig, RollsTheGoalAndTurnsTheToes) {
+  const std::shared_ptr<const Skeleton> s = Leg();
+  ik::Rig rig(s);
+  const int leg = rig.AddTask({.type = ik::TaskType::kPose, .joint = kAnkle});
+  ik::Stage& stage = rig.stages.emplace_back();
+  stage.chain_root = kThigh;
+  stage.settings.position_tolerance = 1e-10;
+  stage.settings.angle_tolerance = 1e-10;
+  FootRollRig roll;
+  roll.task = leg;
+  roll.ankle = kAnkle;
+  roll.toe = kToe;
+  roll.foot = Foot();
+  std::string error;
+  ASSERT_TRUE(roll.Validate(*s, &error)) << error;
+  // The planted ankle: a little forward and out, turned about the vertical.
+  Eigen::Isometry3d planted = Eigen::Isometry3d::Identity();
+  planted.linear() = Eigen::AngleAxisd(0.4, Vector3d::UnitY()).toRotationMatrix();
+  planted.translation() = Vector3d(0.12, 0.2, 0.1);
+  std::vector<ik::Target> targets(1);
+  targets[0].position = planted.translation();
+  targets[0].orientation = Eigen::Quaterniond(planted.linear());
+  ik::Workspace ws;
+  const std::vector<FootRollRig> rolls = {roll};
+  for (const double angle : {-0.3, 0.2, 0.45}) {  // heel, ball, past the break onto the tip
+    std::vector<FootRollRig> keyed = rolls;
+    keyed[0].foot.roll = angle;
+    const ik::ConstrainedFrame frame{.rig = &rig,
+                                     .targets = targets,
+                                     .constraints = nullptr,
+                                     .state = nullptr,
+                                     .foot_rolls = keyed,
+                                     .workspace = &ws};
+    Pose pose(*s);
+    ik::SolveReport report;
+    bool solved = false;
+    ASSERT_TRUE(frame.Run(0, pose, &report, &solved, &error)) << error;
+    ASSERT_EQ(report.status, ik::Status::kConverged) << angle;
+    Pose fk(*s);
+    fk.channels = pose.channels;
+    fk.UpdateWorld(*s);
+    const Eigen::Isometry3d ankle = fk.world[kAnkle];
+    const Vector3d tip = fk.world[kToe] * (Foot().toe - Foot().ball);
+    if (angle < 0) {
+      // On the heel: the heel stays planted, the toes lift with the foot (no toe turn).
+      EXPECT_LT((ankle * Foot().heel - planted * Foot().heel).norm(), 1e-8);
+      EXPECT_LT(Eigen::AngleAxisd(fk.world[kToe].linear().transpose() * ankle.linear()).angle(),
+                1e-8);
+    } else if (angle <= Foot().break_angle) {
+      // Over the ball: the ball stays planted and the toes stay flat where they were planted.
+      EXPECT_LT((ankle * Foot().ball - planted * Foot().ball).norm(), 1e-8);
+      EXPECT_LT(Eigen::AngleAxisd(fk.world[kToe].linear().transpose() * planted.linear()).angle(),
+                1e-8);
+      EXPECT_LT((tip - planted * Foot().toe).norm(), 1e-8);
+      EXPECT_GT((ankle.translation() - planted.translation()).norm(), 0.01);  // the ankle rose
+    } else {
+      // Past the break: the toe tip stays planted.
+      EXPECT_LT((tip - planted * Foot().toe).norm(), 1e-8);
+      EXPECT_GT(tip.y() - (ankle * Foot().ball).y(), -1e-12);
+    }
+  }
+}
+
+TEST(FootRollRig, ValidateNamesWhatIsWrong) {
+  const std::shared_ptr<const Skeleton> s = Leg();
+  FootRollRig roll;
+  roll.ankle = kAnkle;
+  roll.toe = kShin;  // above the ankle
+  roll.foot = Foot();
+  std::string error;
+  EXPECT_FALSE(roll.Validate(*s, &error));
+  EXPECT_NE(error.find("below the ankle 'ankle'"), std::string::npos) << error;
+  roll.toe = kToe;
+  roll.foot.side = roll.foot.forward;
+  EXPECT_FALSE(roll.Validate(*s, &error));
+  EXPECT_NE(error.find("parallel"), std::string::npos) << error;
+  // A foot roll on a position-only effector is refused by the frame, named.
+  ik::Rig rig(s);
+  rig.AddTask({.type = ik::TaskType::kPosition, .joint = kAnkle});
+  roll.foot = Foot();
+  const std::vector<FootRollRig> rolls = {roll};
+  std::vector<ik::Target> targets(1);
+  ik::Workspace ws;
+  const ik::ConstrainedFrame frame{.rig = &rig,
+                                   .targets = targets,
+                                   .constraints = nullptr,
+                                   .state = nullptr,
+                                   .foot_rolls = rolls,
+                                   .workspace = &ws};
+  Pose pose(*s);
+  ik::SolveReport report;
+  bool solved = false;
+  EXPECT_FALSE(frame.Run(0, pose, &report, &solved, &error));
+  EXPECT_EQ(error.rfind("foot roll 1: its effector must be a pose effector", 0), 0u) << error;
 }
 
 }  // namespace

@@ -85,6 +85,7 @@ class ConstrainedSolve : public ::testing::Test {
                          .targets = targets_,
                          .constraints = &stack,
                          .state = &state,
+                         .foot_rolls = {},
                          .workspace = &ws};
     Pose pose(*s_);
     SolveReport report;

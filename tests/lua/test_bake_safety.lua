@@ -20,6 +20,8 @@ local function fixture()
   rig:effector("Tip", { end_site = true })
   rig:stage({ method = "dls" })
   rig:constraint("orient", { joint = "Side", target = "Tip" })
+  rig:foot_roll(rig:effector("Lower", { type = "both", weight = 0 }), {})
+  rig:effector("Upper", { type = "both", weight = 0 })  -- effector 3: no foot roll yet
   return { scene = scene, clip = clip, rig = rig, skeleton = clip.skeleton,
            other_pose = clip:pose(1) }
 end
@@ -76,6 +78,8 @@ local mutators = {
     end,
     set_influence = function(o) return o.rig:set_influence(1, 0.5) end,
     twist = function(o) return o.rig:twist({ driver = "Lower", joints = { "Side" } }) end,
+    foot_roll = function(o) return o.rig:foot_roll(3, { roll = 5 }) end,
+    set_foot_roll = function(o) return o.rig:set_foot_roll(1, { roll = 10 }) end,
     solve = function(o) return o.rig:solve(o.other_pose) end,
     bake = function(o) return o.rig:bake(o.clip) end,
     release = function(o) return o.rig:release() end,
@@ -116,6 +120,7 @@ local locked = {
   ["Rig.clear_stages"] = "rig:clear_stages: rig is being",
   ["Rig.constraint"] = "rig:constraint: rig is being",
   ["Rig.twist"] = "rig:twist: rig is being",
+  ["Rig.foot_roll"] = "rig:foot_roll: rig is being",
   ["Rig.release"] = "rig:release: rig is being",
   ["Scene.release"] = "scene:release: scene is being",
 }
@@ -124,7 +129,7 @@ local locked = {
 local locked_in_bake = {
   ["Clip.resize"] = true, ["Clip.release"] = true, ["Rig.effector"] = true,
   ["Rig.stage"] = true, ["Rig.clear_stages"] = true, ["Rig.release"] = true,
-  ["Rig.constraint"] = true, ["Rig.twist"] = true,
+  ["Rig.constraint"] = true, ["Rig.twist"] = true, ["Rig.foot_roll"] = true,
 }
 -- While retargeting, only the source and target are in use: the rig is not.
 local locked_in_retarget = {
