@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 
 #include "core/euler.h"
 #include "core/pose.h"
@@ -28,6 +29,29 @@ Eigen::Matrix3d BestRotation(const std::vector<Eigen::Vector3d>& from,
   Eigen::Matrix3d d = Eigen::Matrix3d::Identity();
   d(2, 2) = (svd.matrixV() * svd.matrixU().transpose()).determinant() < 0 ? -1.0 : 1.0;
   return svd.matrixV() * d * svd.matrixU().transpose();
+}
+
+// The rotation taking from[primary] exactly onto to[primary] (the smallest turn), then turned
+// about that direction to best fit the other pairs (least squares on their projections across
+// it): the spine's direction out of a branching joint is kept whatever the branches' angles.
+Eigen::Matrix3d SpineFirstRotation(const std::vector<Eigen::Vector3d>& from,
+                                   const std::vector<Eigen::Vector3d>& to, size_t primary) {
+  const Eigen::Matrix3d swing =
+      Eigen::Quaterniond::FromTwoVectors(from[primary], to[primary]).toRotationMatrix();
+  const Eigen::Vector3d axis = to[primary].normalized();
+  double c = 0.0;
+  double s = 0.0;
+  for (size_t i = 0; i < from.size(); ++i) {
+    if (i == primary) continue;
+    Eigen::Vector3d a = swing * from[i].normalized();
+    Eigen::Vector3d b = to[i].normalized();
+    a -= axis.dot(a) * axis;
+    b -= axis.dot(b) * axis;
+    c += a.dot(b);
+    s += axis.dot(a.cross(b));
+  }
+  if (c == 0.0 && s == 0.0) return swing;
+  return Eigen::AngleAxisd(std::atan2(s, c), axis).toRotationMatrix() * swing;
 }
 
 }  // namespace
@@ -194,12 +218,26 @@ std::string Align(const Skeleton& src, const Skeleton& tgt, const BoneMap& map,
   const double height_t0 = PoseHeight(tgt, wt, m.target_up, nullptr);
   const double eps_s = 1e-6 * std::max(height_s, 1e-9);
   const double eps_t = 1e-6 * std::max(height_t0, 1e-9);
+  // The target's spine: the joints from the head (else the neck) up to the root. At a branching
+  // joint on it (hips, chest), the direction to the top of the spine is matched exactly and the
+  // branches (thighs, clavicles) only set the turn about it: a best fit over all segments would
+  // tilt the spine when the branches' angles differ between the two anatomies (clavicles hanging
+  // from the neck in one rig and rising from the chest in the other turned a chest upside down:
+  // ProAnimationBank onto the Biovision skeleton, tests/retarget/matrix_test.cc).
+  std::vector<bool> on_spine(nt, false);
+  const int spine_end = roles[Role::kHead] >= 0 ? roles[Role::kHead] : roles[Role::kNeck];
+  int spine_top = -1;  // the highest mapped joint of the spine
+  for (int j = spine_end; j >= 0; j = tgt.parent(j)) {
+    on_spine[j] = true;
+    if (spine_top < 0 && m.source_of[j] >= 0) spine_top = j;
+  }
   for (int t = 0; t < nt; ++t) {
     const int s = m.source_of[t];
     if (s < 0) continue;
     fk();
     std::vector<Eigen::Vector3d> from;
     std::vector<Eigen::Vector3d> to;
+    size_t primary = SIZE_MAX;
     // Segments to the mapped children; a zero-length one on either side is replaced by the
     // segments to that child's own mapped children.
     std::vector<int> stack(mapped_children[t].rbegin(), mapped_children[t].rend());
@@ -212,10 +250,26 @@ std::string Align(const Skeleton& src, const Skeleton& tgt, const BoneMap& map,
         stack.insert(stack.end(), mapped_children[b].rbegin(), mapped_children[b].rend());
         continue;
       }
+      if (on_spine[t] && on_spine[b] && primary == SIZE_MAX && spine_top != t) {
+        // The spine's direction out of this joint: to the top of the spine (the head), not to
+        // the next spine joint, whose offset can be odd (MakeHuman's spine05 sits behind the
+        // root, nearly level with it).
+        primary = from.size();
+        const Eigen::Vector3d top_t = wt[spine_top].translation() - wt[t].translation();
+        const Eigen::Vector3d top_s =
+            c * (ws[m.source_of[spine_top]].translation() - ws[s].translation());
+        if (top_t.norm() > eps_t && top_s.norm() > eps_s) {
+          from.push_back(top_t.normalized());
+          to.push_back(top_s.normalized());
+          continue;
+        }
+      }
       from.push_back(dt.normalized());
       to.push_back(ds.normalized());
     }
-    const Eigen::Matrix3d turn = BestRotation(from, to);
+    const Eigen::Matrix3d turn = primary != SIZE_MAX && from.size() > 1
+                                     ? SpineFirstRotation(from, to, primary)
+                                     : BestRotation(from, to);
     const Eigen::Matrix3d parent_rot = tgt.parent(t) < 0
                                            ? Eigen::Matrix3d(Eigen::Matrix3d::Identity())
                                            : Eigen::Matrix3d(wt[tgt.parent(t)].linear());

@@ -30,6 +30,21 @@ Eigen::Vector3d LimbGoal(const Alignment& a, const TransferredMotion& motion, in
   return goal;
 }
 
+Eigen::Vector3d ContactPin(const Skeleton& tgt, const Limb& limb, const Clip& transferred,
+                           const FootContact& contact) {
+  // World transforms of the joints from the root down to the foot only.
+  std::vector<int> path;
+  for (int j = limb.end; j != Skeleton::kNoParent; j = tgt.parent(j)) path.push_back(j);
+  std::reverse(path.begin(), path.end());
+  std::vector<Eigen::Isometry3d> world(tgt.num_joints(), Eigen::Isometry3d::Identity());
+  Eigen::Vector3d sum = Eigen::Vector3d::Zero();
+  for (int f = contact.first; f <= contact.last; ++f) {
+    for (const int j : path) UpdateJointWorld(tgt, transferred.frame(f), world, j);
+    sum += world[limb.end].translation();
+  }
+  return sum / static_cast<double>(contact.last - contact.first + 1);
+}
+
 CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetOptions& options,
                         std::span<const FootContact> contacts, TransferredMotion* motion,
                         std::vector<std::string>* warnings) {
@@ -53,10 +68,11 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
         std::vector<std::pair<double, Eigen::Vector3d>>(frames, {0.0, Eigen::Vector3d::Zero()}));
     if (options.pin_feet) {
       for (const FootContact& k : contacts) {
+        const Eigen::Vector3d pin = ContactPin(tgt, m.limbs[k.limb], motion->clip, k);
         for (int f = std::max(0, k.first - blend); f <= std::min(frames - 1, k.last + blend); ++f) {
           const int dist = f < k.first ? k.first - f : (f > k.last ? f - k.last : 0);
           const double w = 1.0 - static_cast<double>(dist) / (blend + 1);
-          if (w > pins[k.limb][f].first) pins[k.limb][f] = {w, k.pin};
+          if (w > pins[k.limb][f].first) pins[k.limb][f] = {w, pin};
         }
       }
     }
@@ -131,7 +147,6 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
         // Feet: pinned during contacts (blending from the FK position, or from the scaled source
         // position with follow_source_between_contacts); hands: the scaled source position.
         const auto& [w, pin] = pins[p.limb][f];
-        const Eigen::Vector3d source_goal = LimbGoal(m, *motion, f, l, wt);
         const bool follow = !l.foot || options.follow_source_between_contacts;
         ik::Target& goal_target = targets[p.pose_task];
         ik::Target& pole_target = targets[p.pole_task];
@@ -141,11 +156,22 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
         pole_target.position = wt[l.lower].translation();
         if (goal_target.weight == 0.0) continue;
         any = true;
-        const Eigen::Vector3d free_goal = follow ? source_goal : wt[l.end].translation();
+        const Eigen::Vector3d free_goal =
+            follow ? LimbGoal(m, *motion, f, l, wt) : wt[l.end].translation();
         Eigen::Vector3d goal = free_goal;
         if (w > 0.0) {
           goal = (1.0 - w) * Horizontal(free_goal, up) + w * Horizontal(pin, up);
-          goal[up] = (1.0 - w) * free_goal[up] + w * source_goal[up];
+          goal[up] = (1.0 - w) * free_goal[up] + w * pin[up];
+          // A straight leg puts the pin at the leg's full length: kept a hair (1e-9 of the
+          // length) inside it, as LimbGoal does, so the knee keeps the pole's plane instead of
+          // an arbitrary turn about a straight leg.
+          const Eigen::Vector3d from_hip = goal - wt[l.upper].translation();
+          const double reach =
+              (1.0 - 1e-9) * ((wt[l.lower].translation() - wt[l.upper].translation()).norm() +
+                              (wt[l.end].translation() - wt[l.lower].translation()).norm());
+          if (from_hip.norm() > reach) {
+            goal = wt[l.upper].translation() + from_hip * (reach / from_hip.norm());
+          }
         }
         goal_target.position = goal;
         // The pole keeps the bend of the transferred pose (forward for a straight leg, backward

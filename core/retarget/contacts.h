@@ -68,8 +68,8 @@ std::vector<ContactWindow> DetectContacts(const Skeleton& skeleton, const Clip& 
 double FigureHipHeight(const Skeleton& skeleton, std::span<const Eigen::Isometry3d> world, int up);
 
 // A foot contact of the retarget passes: the foot's limb (index in Alignment::limbs), its frames
-// (0-based, inclusive) and where it is pinned (the mean of the source goals over the contact,
-// target world).
+// (0-based, inclusive) and the mean of the scaled source foot positions over the contact (target
+// world; the clean-up pins the foot at ContactPin, the retargeted foot's mean, instead).
 struct FootContact {
   int limb = 0;
   int first = 0;

@@ -318,6 +318,15 @@ HumanoidJoints ClassifyHumanoid(const Skeleton& s) {
     arms = CommonAncestor(s, arms, upper_body);
     chest_why = "where the arms and the head meet";
   }
+  // The arms hang from a joint named as a neck (3ds Max Biped's clavicles below 'Bip01 Neck',
+  // ProAnimationBank's below 'Neck'): the chest is the spine joint below it, so a chest of
+  // another rig drives that chest, not the neck (the retarget matrix found MocapBank's Chest2
+  // driving 'Bip01 Neck', its own neck left out).
+  if (arms >= 0 && is_neck(arms) && hips >= 0 && s.parent(arms) >= 0 && s.parent(arms) != hips &&
+      IsAncestor(s, hips, s.parent(arms))) {
+    arms = s.parent(arms);
+    chest_why = "below the neck the arms hang from";
+  }
   if (arms < 0 && h[Role::kNeck] >= 0) {
     arms = s.parent(h[Role::kNeck]);
     chest_why = "below the neck (no pair of arms)";

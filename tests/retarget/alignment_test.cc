@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "core/pose.h"
 #include "core/retarget/retarget.h"
 #include "core/retarget/transfer.h"
+#include "core/skeleton_builder.h"
 #include "retarget/humanoids.h"
 #include "test_util.h"
 
@@ -117,6 +119,59 @@ TEST(Align, UpAxesScaleUnitsAndChains) {
     EXPECT_LT(std::atan2(ds.cross(dt).norm(), ds.dot(dt)), 1e-9)
         << target->name(b.target_a) << " -> " << target->name(b.target_b);
   }
+}
+
+// At a branching joint of the spine the direction to the head is kept, whatever the branches'
+// angles: clavicles hanging from the chest's top in the source and rising from it in the target
+// (as ProAnimationBank's hang from its neck while Biovision's rise from its chest: a best fit over
+// all three segments turned the chest upside down, tests/retarget/matrix_test.cc).
+TEST(Align, SpineDirectionKeptAtBranches) {
+  RawSkeleton raw = ToRawSkeleton(*Humanoid(1.0, false, {}, false));
+  std::function<RawSkeleton::Joint*(RawSkeleton::Joint&, const std::string&)> find =
+      [&](RawSkeleton::Joint& j, const std::string& name) -> RawSkeleton::Joint* {
+    if (j.name == name) return &j;
+    for (auto& c : j.children) {
+      if (auto* r = find(c, name)) return r;
+    }
+    return nullptr;
+  };
+  // The source's arms hang from 'UpperChest', 28 above the chest: its collars 8 below it (the
+  // target's rise 12 above its chest), its neck 6 above it.
+  RawSkeleton::Joint* chest = find(raw.roots[0], "Chest");
+  ASSERT_NE(chest, nullptr);
+  RawSkeleton::Joint upper;
+  upper.name = "UpperChest";
+  upper.rest_translation = Eigen::Vector3d(0, 28, 0);
+  upper.channels = chest->channels;
+  upper.children = std::move(chest->children);
+  chest->children = {upper};
+  for (RawSkeleton::Joint& c : chest->children[0].children) {
+    if (c.name == "Neck") c.rest_translation = Eigen::Vector3d(0, 6, 0);
+    if (c.name == "LeftCollar") c.rest_translation = Eigen::Vector3d(3, -8, 0);
+    if (c.name == "RightCollar") c.rest_translation = Eigen::Vector3d(-3, -8, 0);
+  }
+  std::shared_ptr<const Skeleton> source = SkeletonBuilder().Build(raw);
+  ASSERT_TRUE(source);
+  const auto target = Humanoid(1.0, false, kCmuNames, false);
+  const Clip clip = Walk(*source, 30, 1.0);
+  BoneMap map = AutoMap(*source, *target);
+  bool chest_to_chest = false;
+  for (const BoneMapEntry& e : map.entries)
+    chest_to_chest |= e.source == "UpperChest" && e.target == "Chest";
+  ASSERT_TRUE(chest_to_chest) << "the arms' branch drives the target's chest";
+  const RetargetResult r = Retarget(source, clip, target, map);
+  std::vector<Eigen::Isometry3d> ws(source->num_joints()), wt(target->num_joints());
+  double worst = 0.0;
+  for (int f = 0; f < clip.num_frames(); ++f) {
+    ForwardKinematics(*source, clip.frame(f), ws);
+    ForwardKinematics(*target, r.clip.frame(f), wt);
+    const Eigen::Vector3d a = ws[source->FindJoint("Neck")].translation() -
+                              ws[source->FindJoint("UpperChest")].translation();
+    const Eigen::Vector3d b =
+        wt[target->FindJoint("Neck")].translation() - wt[target->FindJoint("Chest")].translation();
+    worst = std::max(worst, std::atan2(a.cross(b).norm(), a.dot(b)) * kDegPerRad);
+  }
+  EXPECT_LT(worst, 1e-6);  // 180 degrees with a best fit over the three segments
 }
 
 }  // namespace
