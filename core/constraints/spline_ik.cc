@@ -293,6 +293,7 @@ bool SplineIkConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
 
   // Where the tips go (full influence): tips[i] is bone i's, heads are the previous tips.
   std::vector<Eigen::Vector3d> tips(bones);
+  std::vector<double> weight(bones, 1.0);  // the part of each bone's turn that applies
   const Eigen::Vector3d start = spline.Position(0);
   if (stretch) {
     double cumulated = 0;
@@ -311,24 +312,34 @@ bool SplineIkConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
       tangent = end_point - spline.Position(static_cast<double>(k) / SplineCurve::kSamples);
     }
     tangent.normalize();
-    double u = 0;
-    bool beyond = false;
+    double u = 0, s_head = 0;
+    const double curve_length = spline.length();
     Eigen::Vector3d head = start;
     for (size_t i = 0; i < bones; ++i) {
+      if (s_head >= curve_length) {
+        weight[i] = 0;  // past the end: the bone keeps its pose relative to its parent
+        tips[i] = head;
+        continue;
+      }
       if (!(length[i] > tiny)) {
         tips[i] = head;
         continue;
       }
       double next = 0;
-      if (!beyond && spline.SphereExit(head, length[i], u, &next)) {
+      if (spline.SphereExit(head, length[i], u, &next)) {
         u = next;
         tips[i] = spline.Position(u);
+        s_head = spline.ArcLength(u);
       } else {
-        // |end_point + v tangent - head| = length, v >= 0 (head is inside the sphere's reach).
-        beyond = true;
+        // Rolling off the end: the tip on the end tangent's line, |end_point + v tangent - head|
+        // = length (v >= 0: the end point is inside the sphere), and the bone turns by the part
+        // of its path (arc to the end, then v) that lies on the curve.
         const Eigen::Vector3d e = end_point - head;
         const double b = tangent.dot(e), c = e.squaredNorm() - length[i] * length[i];
-        tips[i] = end_point + (-b + std::sqrt(std::max(0.0, b * b - c))) * tangent;
+        const double v = -b + std::sqrt(std::max(0.0, b * b - c));
+        tips[i] = end_point + v * tangent;
+        weight[i] = (curve_length - s_head) / (curve_length - s_head + v);
+        s_head = curve_length + v;
       }
       head = tips[i];
     }
@@ -354,7 +365,7 @@ bool SplineIkConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
       above[i] = cumulated;
       cumulated += length[i];
       const Eigen::Vector3d c = tips[i] - head;
-      if (!(c.norm() > tiny)) continue;
+      if (!(c.norm() > tiny) || weight[i] == 0) continue;
       chord[i] = c.normalized();
       if (first < 0) first = static_cast<int>(i);
       last = static_cast<int>(i);
@@ -407,7 +418,7 @@ bool SplineIkConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
     const int j = joints[i];
     const Eigen::Vector3d head = i == 0 ? start : tips[i - 1];
     const Eigen::Vector3d c = tips[i] - head;
-    if (length[i] > tiny && c.norm() > tiny) {
+    if (length[i] > tiny && c.norm() > tiny && weight[i] > 0) {
       const Eigen::Matrix3d own = pose.world[j].linear();
       const Eigen::Vector3d dir = c.normalized();
       const Eigen::Vector3d bone = axis[i] / length[i];
@@ -422,7 +433,9 @@ bool SplineIkConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
       } else {
         desired = Eigen::Quaterniond::FromTwoVectors(own * bone, dir).toRotationMatrix() * own;
       }
-      if (!ApplyWorldRotation(skeleton, pose, j, desired, influence, error)) return false;
+      if (!ApplyWorldRotation(skeleton, pose, j, desired, influence * weight[i], error)) {
+        return false;
+      }
     }
     if (stretch && i + 1 < joints.size()) {
       if (!ApplyWorldPosition(skeleton, pose, joints[i + 1], tips[i], influence, error)) {

@@ -62,8 +62,10 @@ struct UpSource {
 // - stretch off: the bone's tip is the first point of the curve after the previous tip whose
 //   distance from the bone's head is the bone's length (a sphere-curve intersection, Blender's
 //   "Y Scale Mode: None"): the chain keeps its bone lengths and every tip lies on the curve; a
-//   chain shorter than the curve stops short of its end, a longer one goes on along the curve's
-//   end tangent.
+//   chain shorter than the curve stops short of its end. A longer one rolls off the end as in
+//   Blender: the bone crossing the end aims at the point of the end tangent's line at its length
+//   from its head, turned only by the part of its path (arc to the end, then the line) that lies
+//   on the curve, and the bones after it keep their pose relative to it.
 // - stretch on: the tips go to arc lengths proportional to the cumulated bone lengths, the last
 //   one at the curve's end (Blender's "Fit Curve"); the joints are moved there through their
 //   position channels (every chain joint below the root needs three), the bones aim at them.

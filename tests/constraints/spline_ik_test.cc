@@ -262,27 +262,50 @@ TEST_F(SplineIk, ControlJointsAreReadFromThePose) {
   ExpectFitted(CatmullRomCurve(p), c, before, pose, 1e-9);
 }
 
-TEST_F(SplineIk, AChainLongerThanTheCurveGoesOnAlongItsEndTangent) {
+TEST_F(SplineIk, AChainLongerThanTheCurveRollsOffItsEnd) {
   const std::vector<V> p = {V(0, 0.1, 0), V(0.2, 0.6, 0.1), V(0.1, 1.1, 0.3)};  // ~1.1 < 1.8
   const SplineIkConstraint c = Spine(CurveType::kCatmullRom, p);
   const Pose before = Posed(*s_);
   Pose pose = before;
   ASSERT_TRUE(Run(c, pose)) << error_;
   const Curve curve = CatmullRomCurve(p);
-  const std::vector<V> was = ChainPoints(*s_, before, c.joints);
   const std::vector<V> got = ChainPoints(*s_, pose, c.joints);
-  const V end = curve.at(2);
-  const V tangent = (curve.at(2) - curve.at(2 - 1e-7)).normalized();
-  int beyond = 0;
-  for (size_t i = 1; i < got.size(); ++i) {
-    EXPECT_NEAR((got[i] - got[i - 1]).norm(), (was[i] - was[i - 1]).norm(), 1e-9);
-    if (DistanceToCurve(curve, got[i]) < 1e-9) continue;
-    ++beyond;  // past the end: on the tangent line, ahead of the end point
-    const V d = got[i] - end;
-    EXPECT_LT((d - d.dot(tangent) * tangent).norm(), 1e-6) << "point " << i << " on the line";
-    EXPECT_GT(d.dot(tangent), 0);
+  // The bones whose tips lie on the curve: s0, s1 (0.5 + 0.4 of a ~1.1 curve).
+  size_t i = 1;
+  for (; i < got.size() && DistanceToCurve(curve, got[i]) < 1e-9; ++i) {
   }
-  EXPECT_GE(beyond, 2);
+  ASSERT_EQ(i, 3u) << "two bones on the curve";
+  // Bone 2 (s2) crosses the end: it turns from where its fitted parent left it towards the point
+  // of the end tangent's line at its length, by the part of its path on the curve.
+  const size_t k = 2;
+  const int j = c.joints[k];
+  Pose mixed = pose;  // s2 with its own channels under the fitted parent
+  for (const int ch : s_->rotation_channels(j)) mixed.channels[ch] = before.channels[ch];
+  mixed.UpdateWorld(*s_);
+  const V axis_local = LocalAxis(*s_, before, c.joints, k);
+  const double length = axis_local.norm();
+  const V head = got[k];
+  const V end = curve.at(curve.segments);
+  const V tangent = (end - curve.at(curve.segments - 1e-6)).normalized();
+  const V e = end - head;
+  const double v =
+      -tangent.dot(e) + std::sqrt(std::pow(tangent.dot(e), 2) - e.squaredNorm() + length * length);
+  const V aim = (end + v * tangent - head).normalized();
+  const double on_curve =
+      ArcLengthTo(curve, curve.segments) - ArcLengthTo(curve, NearestParameter(curve, head));
+  const double fraction = on_curve / (on_curve + v);
+  const V was = (mixed.world[j].linear() * axis_local).normalized();
+  const double full = std::acos(std::clamp(was.dot(aim), -1.0, 1.0));
+  const V expected = Eigen::AngleAxisd(fraction * full, was.cross(aim).normalized()) * was;
+  EXPECT_GT(fraction, 0.05);
+  EXPECT_LT(fraction, 0.95);
+  EXPECT_LT(((got[k + 1] - head).normalized() - expected).norm(), 1e-6) << "partial turn";
+  // The bones after it keep their channels (their pose relative to s2).
+  for (size_t m = k + 1; m < c.joints.size(); ++m) {
+    for (const int ch : s_->rotation_channels(c.joints[m])) {
+      EXPECT_EQ(pose.channels[ch], before.channels[ch]) << "joint " << m;
+    }
+  }
 }
 
 TEST_F(SplineIk, StretchSpreadsTheJointsOverTheWholeCurve) {
@@ -354,7 +377,11 @@ TEST_F(SplineIk, EndsTwistRollsFromTheStartUpToTheEndUp) {
   c.up_axis = V(0, 0, 1);
   c.up_start.vector = V(1, 0.3, 0);  // its part off the chord: +X
   c.up_end.vector = V(0, 0.2, 1);    // +Z
-  const Pose before = Posed(*s_, 0.7);
+  Pose before = Posed(*s_, 0.7);
+  for (const char* name : {"t1", "t2", "t3"}) {  // rest bone lengths: 1.2 in all, on a curve of 2
+    for (int a = 0; a < 3; ++a) before.channels[s_->translation_channel(J(name), a)] = 0;
+  }
+  before.UpdateWorld(*s_);
   Pose pose = before;
   const std::vector<V> was = ChainPoints(*s_, pose, c.joints);
   ASSERT_TRUE(Run(c, pose)) << error_;
@@ -440,7 +467,8 @@ TEST_F(SplineIk, DegenerateInputsGiveNoNaN) {
     ASSERT_TRUE(Run(c, pose)) << error_;
     ExpectFitted(CatmullRomCurve(kThrough), c, before, pose, 1e-9);
   }
-  // Handles on their points (zero end tangents) and a chain longer than the curve.
+  // Handles on their points (zero end tangents) and a chain longer than the curve: the bones on
+  // the curve and the one rolling off it all lie on the segment's line.
   {
     const std::vector<V> p = {V(0, 0.1, 0), V(0, 0.1, 0), V(0.5, 1, 0), V(0.5, 1, 0)};
     const SplineIkConstraint c = Spine(CurveType::kBezier, p);
@@ -449,9 +477,9 @@ TEST_F(SplineIk, DegenerateInputsGiveNoNaN) {
     EXPECT_TRUE(finite(pose));
     const std::vector<V> got = ChainPoints(*s_, pose, c.joints);
     const V dir = V(0.5, 0.9, 0).normalized();
-    for (const V& x : got) {
-      const V d = x - V(0, 0.1, 0);
-      EXPECT_LT((d - d.dot(dir) * dir).norm(), 1e-9) << "on the segment's line";
+    for (size_t i = 0; i < 3; ++i) {
+      const V d = got[i] - V(0, 0.1, 0);
+      EXPECT_LT((d - d.dot(dir) * dir).norm(), 1e-9) << "point " << i << " on the segment's line";
     }
   }
   // A zero-length bone (s1 moved onto s0 by position channels is not possible: s1 has none;
