@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/pose.h"
+#include "core/pose_edit.h"
 #include "core/skeleton.h"
 
 namespace rigel::constraints {
@@ -13,7 +14,7 @@ namespace rigel::constraints {
 namespace {
 
 constexpr double kUnitTolerance = 1e-9;
-constexpr int kBisections = 60;
+constexpr int kIterations = 60;
 
 // 5-point Gauss-Legendre nodes and weights on [-1, 1].
 constexpr double kGaussX[5] = {-0.9061798459386640, -0.5384693101056831, 0.0, 0.5384693101056831,
@@ -29,6 +30,44 @@ const EndSite* EndSiteOf(const Skeleton& s, int joint) {
   return nullptr;
 }
 
+// The parent's world transform of `joint` (identity for a root).
+Eigen::Isometry3d ParentWorld(const Skeleton& s, const Pose& pose, int joint) {
+  const int parent = s.parent(joint);
+  return parent >= 0 ? pose.world[parent] : Eigen::Isometry3d::Identity();
+}
+
+// ApplyWorldRotation (constraint.h) without refreshing the joints below `joint`: its world
+// rotation becomes slerp(own, desired, w); only its own world transform is updated.
+bool WriteRotation(const Skeleton& s, Pose& pose, int joint, const Eigen::Matrix3d& desired,
+                   double w, std::string* error) {
+  const Eigen::Quaterniond own(pose.world[joint].linear());
+  const Eigen::Quaterniond goal(desired);
+  const Eigen::Quaterniond rotation = w >= 1.0 ? goal : own.slerp(w, goal);
+  if (!SetJointWorldRotation(s, joint, Eigen::Quaterniond(ParentWorld(s, pose, joint).linear()),
+                             rotation, pose.channels)) {
+    if (error != nullptr)
+      *error = "spline_ik: joint '" + s.name(joint) + "' needs three rotation channels";
+    return false;
+  }
+  UpdateJointWorld(s, pose.channels, pose.world, joint);
+  return true;
+}
+
+// ApplyWorldPosition likewise: the joint's world position becomes lerp(own, position, w).
+bool WritePosition(const Skeleton& s, Pose& pose, int joint, const Eigen::Vector3d& position,
+                   double w, std::string* error) {
+  const Eigen::Vector3d own = pose.world[joint].translation();
+  const Eigen::Vector3d goal = own + w * (position - own);
+  if (!SetJointLocalPosition(s, joint, ParentWorld(s, pose, joint).inverse() * goal,
+                             pose.channels)) {
+    if (error != nullptr)
+      *error = "spline_ik: joint '" + s.name(joint) + "' lacks position channels";
+    return false;
+  }
+  UpdateJointWorld(s, pose.channels, pose.world, joint);
+  return true;
+}
+
 // The signed angle about unit `axis` from `a` to `b` (both perpendicular to it).
 double SignedAngle(const Eigen::Vector3d& a, const Eigen::Vector3d& b,
                    const Eigen::Vector3d& axis) {
@@ -39,7 +78,7 @@ double SignedAngle(const Eigen::Vector3d& a, const Eigen::Vector3d& b,
 
 // --- SplineCurve ---------------------------------------------------------------------------
 
-bool SplineCurve::Build(CurveType type, const std::vector<Eigen::Vector3d>& p) {
+bool SplineCurve::Build(CurveType type, const std::vector<Eigen::Vector3d>& p, bool measure) {
   control_.clear();
   cumulative_.clear();
   if (type == CurveType::kBezier) {
@@ -73,19 +112,7 @@ bool SplineCurve::Build(CurveType type, const std::vector<Eigen::Vector3d>& p) {
       control_.insert(control_.end(), {p1, p1 + m1 / 3.0, p2 - m2 / 3.0, p2});
     }
   }
-  // Arc length table: Gauss-Legendre on each sample interval.
-  const int n = segments() * kSamples;
-  cumulative_.resize(n + 1);
-  cumulative_[0] = 0;
-  for (int k = 0; k < n; ++k) {
-    const double a = static_cast<double>(k) / kSamples;
-    const double b = static_cast<double>(k + 1) / kSamples;
-    double sum = 0;
-    for (int g = 0; g < 5; ++g) {
-      sum += kGaussW[g] * Derivative(0.5 * (a + b) + 0.5 * (b - a) * kGaussX[g]).norm();
-    }
-    cumulative_[k + 1] = cumulative_[k] + 0.5 * (b - a) * sum;
-  }
+  if (measure) Measure();
   return true;
 }
 
@@ -105,6 +132,38 @@ Eigen::Vector3d SplineCurve::Derivative(double u) const {
   const double t = u - k, s = 1 - t;
   const Eigen::Vector3d* c = &control_[4 * k];
   return 3 * (s * s * (c[1] - c[0]) + 2 * s * t * (c[2] - c[1]) + t * t * (c[3] - c[2]));
+}
+
+void SplineCurve::Measure() {
+  // Arc length table: Gauss-Legendre on each sample interval.
+  const int n = segments() * kSamples;
+  cumulative_.resize(n + 1);
+  cumulative_[0] = 0;
+  for (int k = 0; k < n; ++k) {
+    cumulative_[k + 1] = cumulative_[k] + Integrate(static_cast<double>(k) / kSamples,
+                                                    static_cast<double>(k + 1) / kSamples);
+  }
+}
+
+double SplineCurve::Integrate(double a, double b) const {
+  double total = 0;
+  while (a < b) {
+    const double end = std::min(b, (std::floor(a * kSamples) + 1) / kSamples);
+    double sum = 0;
+    for (int g = 0; g < 5; ++g) {
+      sum += kGaussW[g] * Derivative(0.5 * (a + end) + 0.5 * (end - a) * kGaussX[g]).norm();
+    }
+    total += 0.5 * (end - a) * sum;
+    a = end;
+  }
+  return total;
+}
+
+bool SplineCurve::IsPoint(double tolerance) const {
+  for (const Eigen::Vector3d& c : control_) {
+    if ((c - control_.front()).norm() > tolerance) return false;
+  }
+  return true;
 }
 
 double SplineCurve::ArcLength(double u) const {
@@ -156,16 +215,35 @@ bool SplineCurve::SphereExit(const Eigen::Vector3d& center, double radius, doubl
       lo = x;
       continue;
     }
+    // Safeguarded Newton on f(x) = |Position(x) - center| - radius, f(lo) < 0 <= f(hi).
     double hi = x;
-    for (int i = 0; i < kBisections && hi - lo > 0; ++i) {
-      const double mid = 0.5 * (lo + hi);
-      if (mid <= lo || mid >= hi) break;
-      (outside(mid) ? hi : lo) = mid;
+    double f_lo = (Position(lo) - center).norm() - radius;
+    double f_hi = (Position(hi) - center).norm() - radius;
+    double best = f_hi <= -f_lo ? hi : lo, best_f = std::min(f_hi, -f_lo);
+    double x_n = lo + (hi - lo) * (-f_lo / (f_hi - f_lo));
+    for (int i = 0; i < kIterations; ++i) {
+      const Eigen::Vector3d d = Position(x_n) - center;
+      const double dist = d.norm();
+      const double f = dist - radius;
+      if (std::abs(f) < best_f) {
+        best = x_n;
+        best_f = std::abs(f);
+      }
+      if (f < 0) {
+        lo = x_n;
+        f_lo = f;
+      } else {
+        hi = x_n;
+        f_hi = f;
+      }
+      if (std::abs(f) <= 1e-15 * std::max(1.0, radius) || !(hi > lo)) break;
+      const double slope = dist > 0 ? d.dot(Derivative(x_n)) / dist : 0.0;
+      double next = slope != 0 ? x_n - f / slope : lo;
+      if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+      if (next == x_n) break;
+      x_n = next;
     }
-    // The end nearer the sphere.
-    const double f_lo = radius - (Position(lo) - center).norm();
-    const double f_hi = (Position(hi) - center).norm() - radius;
-    *u = f_lo < f_hi ? lo : hi;
+    *u = best;
     return true;
   }
   return false;
@@ -273,7 +351,8 @@ bool SplineIkConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
   SplineCurve spline;
   double scale = 1.0;
   for (const Eigen::Vector3d& q : p) scale = std::max(scale, q.cwiseAbs().maxCoeff());
-  if (!spline.Build(curve, p) || !(spline.length() > 1e-12 * scale)) return true;  // a point
+  // The arc length table only for stretch (proportional arc lengths).
+  if (!spline.Build(curve, p, stretch) || spline.IsPoint(1e-12 * scale)) return true;  // a point
 
   // Bones: joint i to joint i + 1, the last joint to its End Site; axis in the joint's space.
   const EndSite* end = EndSiteOf(skeleton, joints.back());
@@ -312,11 +391,11 @@ bool SplineIkConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
       tangent = end_point - spline.Position(static_cast<double>(k) / SplineCurve::kSamples);
     }
     tangent.normalize();
-    double u = 0, s_head = 0;
-    const double curve_length = spline.length();
+    double u = 0;
+    bool rolled_off = false;
     Eigen::Vector3d head = start;
     for (size_t i = 0; i < bones; ++i) {
-      if (s_head >= curve_length) {
+      if (rolled_off) {
         weight[i] = 0;  // past the end: the bone keeps its pose relative to its parent
         tips[i] = head;
         continue;
@@ -329,7 +408,6 @@ bool SplineIkConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
       if (spline.SphereExit(head, length[i], u, &next)) {
         u = next;
         tips[i] = spline.Position(u);
-        s_head = spline.ArcLength(u);
       } else {
         // Rolling off the end: the tip on the end tangent's line, |end_point + v tangent - head|
         // = length (v >= 0: the end point is inside the sphere), and the bone turns by the part
@@ -338,8 +416,9 @@ bool SplineIkConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
         const double b = tangent.dot(e), c = e.squaredNorm() - length[i] * length[i];
         const double v = -b + std::sqrt(std::max(0.0, b * b - c));
         tips[i] = end_point + v * tangent;
-        weight[i] = (curve_length - s_head) / (curve_length - s_head + v);
-        s_head = curve_length + v;
+        const double on_curve = spline.Integrate(u, spline.segments());
+        weight[i] = on_curve > 0 || v > 0 ? on_curve / (on_curve + v) : 1.0;
+        rolled_off = true;
       }
       head = tips[i];
     }
@@ -396,12 +475,14 @@ bool SplineIkConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
     }
   }
 
-  // Write, parents first: the root onto the curve's start, then each bone onto its chord.
+  // Write, parents first: the root onto the curve's start, then each bone onto its chord. Only
+  // the chain's world transforms are kept up to date on the way (each joint's from its parent,
+  // just written); the joints below the root are refreshed once at the end.
   const int root = joints.front();
   bool root_moves = true;
   for (int a = 0; a < 3; ++a) root_moves = root_moves && skeleton.translation_channel(root, a) >= 0;
   if (root_moves) {
-    if (!ApplyWorldPosition(skeleton, pose, root, start, influence, error)) return false;
+    if (!WritePosition(skeleton, pose, root, start, influence, error)) return false;
   } else {
     const double off = (pose.world[root].translation() - start).norm();
     if (off > 1e-9 * std::max(1.0, total)) {
@@ -414,8 +495,10 @@ bool SplineIkConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
       return false;
     }
   }
+  size_t written = 0;
   for (size_t i = 0; i < bones; ++i) {
     const int j = joints[i];
+    if (i > 0) UpdateJointWorld(skeleton, pose.channels, pose.world, j);  // its parent moved
     const Eigen::Vector3d head = i == 0 ? start : tips[i - 1];
     const Eigen::Vector3d c = tips[i] - head;
     if (length[i] > tiny && c.norm() > tiny && weight[i] > 0) {
@@ -433,17 +516,16 @@ bool SplineIkConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
       } else {
         desired = Eigen::Quaterniond::FromTwoVectors(own * bone, dir).toRotationMatrix() * own;
       }
-      if (!ApplyWorldRotation(skeleton, pose, j, desired, influence * weight[i], error)) {
-        return false;
-      }
+      if (!WriteRotation(skeleton, pose, j, desired, influence * weight[i], error)) break;
     }
     if (stretch && i + 1 < joints.size()) {
-      if (!ApplyWorldPosition(skeleton, pose, joints[i + 1], tips[i], influence, error)) {
-        return false;
-      }
+      UpdateJointWorld(skeleton, pose.channels, pose.world, joints[i + 1]);
+      if (!WritePosition(skeleton, pose, joints[i + 1], tips[i], influence, error)) break;
     }
+    written = i + 1;
   }
-  return true;
+  pose.UpdateWorld(skeleton, root);
+  return written == bones;
 }
 
 }  // namespace rigel::constraints

@@ -109,18 +109,25 @@ struct SplineIkConstraint {
 // t = u - floor(u).
 class SplineCurve {
  public:
-  // Builds the curve of `type` through world points `p` (see CurveType). Returns false when
-  // there are too few points (a Bézier needs 3k + 1, k >= 1; a Catmull-Rom 2 distinct ones).
-  bool Build(CurveType type, const std::vector<Eigen::Vector3d>& p);
+  // Builds the curve of `type` through world points `p` (see CurveType), and its arc length table
+  // when `measure` (else call Measure before length, ArcLength and ParameterAt). Returns false
+  // when there are too few points (a Bézier needs 3k + 1, k >= 1; a Catmull-Rom 2 distinct ones).
+  bool Build(CurveType type, const std::vector<Eigen::Vector3d>& p, bool measure = true);
+  // Fills the arc length table.
+  void Measure();
   int segments() const { return static_cast<int>(control_.size() / 4); }
+  // Whether every control point lies within `tolerance` of the first (the curve is a point).
+  bool IsPoint(double tolerance) const;
   // Position and first derivative (d/du) at parameter u (clamped to [0, segments]).
   Eigen::Vector3d Position(double u) const;
   Eigen::Vector3d Derivative(double u) const;
-  // Total arc length.
+  // Arc length between parameters a <= b (Gauss-Legendre on each sample interval; no table).
+  double Integrate(double a, double b) const;
+  // Total arc length (measured curves).
   double length() const { return cumulative_.empty() ? 0.0 : cumulative_.back(); }
-  // Arc length from the start to parameter u.
+  // Arc length from the start to parameter u (measured curves).
   double ArcLength(double u) const;
-  // The parameter at arc length s (clamped to [0, length()]).
+  // The parameter at arc length s, clamped to [0, length()] (measured curves).
   double ParameterAt(double s) const;
   // The first parameter u > `from` at which |Position(u) - center| reaches `radius`, with
   // |Position(from) - center| < radius. Returns false when the curve stays inside the sphere up
@@ -130,7 +137,7 @@ class SplineCurve {
   const std::vector<Eigen::Vector3d>& control() const { return control_; }
 
   // Samples per segment of the table that brackets arc lengths and sphere crossings.
-  static constexpr int kSamples = 32;
+  static constexpr int kSamples = 16;
 
  private:
   std::vector<Eigen::Vector3d> control_;
