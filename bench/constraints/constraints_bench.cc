@@ -4,7 +4,9 @@
 // kinds constrain the prop (last joint). Each iteration restores the frame's channels and world
 // transforms first (a copy, measured alone as BM_RestorePose), as a bake starts each frame anew.
 // BM_Twist shares j40's twist over j36 and j38 (between j35, the reference, and the driver, which
-// keeps its world rotation). The IK/FK blend: BM_IkFkBlend is the job alone (j30..j59 at 0.5 from
+// keeps its world rotation). BM_SplineIk fits j30..j39 (nine bones) along a Catmull-Rom through
+// four points (keep twist; BM_SplineIkEnds: ends twist); each bone's write-back refreshes the
+// joints after it. The IK/FK blend: BM_IkFkBlend is the job alone (j30..j59 at 0.5 from
 // the frame towards another pose), BM_Solve / BM_SolveIkFkBlend a warm two-bone solve of the limb
 // j57-j58-j59 at ik_blend 1 and 0.5: their difference is the blend's cost inside ik::Solve.
 #include <benchmark/benchmark.h>
@@ -110,6 +112,15 @@ BENCHMARK(BM_RestorePose);
 // position kinds on the prop.
 std::vector<std::pair<const char*, constraints::Constraint>> Jobs(const Fixture& f) {
   namespace cs = constraints;
+  // Spline IK: the ten joints j30..j39 (nine bones, 0.45 long) along a Catmull-Rom from j30
+  // (their root, which has no position channels) through three fixed points.
+  std::vector<int> spine;
+  for (int j = f.mid; j < f.mid + 10; ++j) spine.push_back(j);
+  const Eigen::Vector3d p = f.frame.world[f.mid].translation();
+  const std::vector<cs::ControlPoint> points = {{f.mid, Eigen::Vector3d::Zero()},
+                                                {-1, p + Eigen::Vector3d(0.15, 0.1, 0)},
+                                                {-1, p + Eigen::Vector3d(0.3, 0.05, 0.1)},
+                                                {-1, p + Eigen::Vector3d(0.5, 0.1, 0)}};
   return {
       {"BM_Parent", cs::ParentConstraint{.joint = f.prop, .target = f.tip, .influence = 0.7}},
       {"BM_Point", cs::PointConstraint{.joint = f.prop, .target = f.tip, .axes = 0b101}},
@@ -133,6 +144,12 @@ std::vector<std::pair<const char*, constraints::Constraint>> Jobs(const Fixture&
        cs::TwistConstraint{.driver = f.skeleton->FindJoint("j40"),
                            .joints = {f.skeleton->FindJoint("j36"), f.skeleton->FindJoint("j38")},
                            .weights = {0.33, 0.66}}},
+      {"BM_SplineIk", cs::SplineIkConstraint{.joints = spine, .points = points}},
+      {"BM_SplineIkEnds", cs::SplineIkConstraint{.joints = spine,
+                                                 .points = points,
+                                                 .twist = cs::SplineTwist::kEnds,
+                                                 .up_start = {.vector = Eigen::Vector3d::UnitY()},
+                                                 .up_end = {.vector = Eigen::Vector3d::UnitZ()}}},
   };
 }
 

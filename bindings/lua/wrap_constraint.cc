@@ -15,10 +15,11 @@ namespace {
 
 const char* const kKinds[] = {"parent",        "point",          "orient",         "aim",
                               "copy_location", "copy_rotation",  "limit_rotation", "limit_distance",
-                              "twist",         "limit_location", nullptr};
+                              "twist",         "limit_location", "spline_ik",      nullptr};
 constexpr int kLimitRotationKind = 6;
 constexpr int kTwistKind = 8;
 constexpr int kLimitLocationKind = 9;
+constexpr int kSplineIkKind = 10;
 
 // Accepted options per kind (common ones first).
 #define RIGEL_COMMON "joint", "target", "influence", "after_stage"
@@ -34,16 +35,21 @@ const char* const kTwistOptions[] = {"driver",    "joints",    "weights",     "a
                                      "reference", "influence", "after_stage", nullptr};
 const char* const kLimitLocationOptions[] = {"joint", "influence", "after_stage", "min",
                                              "max",   "space",     nullptr};
+const char* const kSplineIkOptions[] = {"joints",    "root",        "tip",     "points",   "curve",
+                                        "stretch",   "twist",       "up_axis", "up_start", "up_end",
+                                        "influence", "after_stage", nullptr};
 #undef RIGEL_COMMON
 const char* const* const kOptionsByKind[] = {
-    kParentOptions, kPointOptions,        kPointOptions,         kAimOptions,
-    kCopyOptions,   kCopyOptions,         kLimitRotationOptions, kLimitDistanceOptions,
-    kTwistOptions,  kLimitLocationOptions};
+    kParentOptions, kPointOptions,         kPointOptions,         kAimOptions,
+    kCopyOptions,   kCopyOptions,          kLimitRotationOptions, kLimitDistanceOptions,
+    kTwistOptions,  kLimitLocationOptions, kSplineIkOptions};
 
 const char* const kUpTypes[] = {"world", "object", "object_rotation", nullptr};
 const char* const kModes[] = {"replace", "add", nullptr};
 const char* const kLimits[] = {"inside", "outside", "surface", nullptr};
 const char* const kSpaces[] = {"world", "local", nullptr};
+const char* const kCurves[] = {"catmull_rom", "bezier", nullptr};
+const char* const kSplineTwists[] = {"keep", "ends", nullptr};
 
 // Field `field` of limit_location: per-axis bounds as {x = ..., y = ..., z = ...} or {x, y, z};
 // an absent axis (or field) is unbounded, i.e. `fallback` (-inf for min, +inf for max).
@@ -202,6 +208,113 @@ constraints::TwistConstraint PushTwist(lua_State* L, int opt, const Skeleton& s,
   return c;
 }
 
+// The spline IK options. The chain (`joints`, root to tip, or `root` and `tip`) and the control
+// points (`points`: vec3s and joints) are checked and pushed on the Lua stack before any C++
+// container holds them: the chain's joint indices (*chain_count of them, root first), then four
+// values per point (joint index or -1, x, y, z; *point_count of them). Returns the job with its
+// lists still empty.
+constraints::SplineIkConstraint PushSplineIk(lua_State* L, int opt, const Skeleton& s,
+                                             int* chain_count, int* point_count) {
+  constraints::SplineIkConstraint c;
+  c.influence = InfluenceField(L, opt);
+  c.curve = OptionField(L, opt, "curve", kCurves, 0) == 1 ? constraints::CurveType::kBezier
+                                                          : constraints::CurveType::kCatmullRom;
+  c.stretch = BoolField(L, opt, "stretch", false);
+  c.twist = static_cast<constraints::SplineTwist>(OptionField(L, opt, "twist", kSplineTwists, 0));
+  c.up_axis = UnitField(L, opt, "up_axis", Eigen::Vector3d::UnitZ());
+  for (const char* field : {"up_start", "up_end"}) {
+    constraints::UpSource& up = field[3] == 's' ? c.up_start : c.up_end;
+    if (!HasField(L, opt, field)) continue;
+    lua_getfield(L, opt, field);
+    Eigen::Vector3d v;
+    if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER) {
+      up.joint = CheckJoint(L, lua_gettop(L), s);
+    } else if (ToVec3(L, -1, &v)) {
+      if (v.squaredNorm() == 0) {
+        luaL_argerror(L, opt, lua_pushfstring(L, "field '%s' must not be zero", field));
+      }
+      up.vector = v;
+    } else {
+      FieldError(L, opt, field, "joint name or index, or vec3");
+    }
+    lua_pop(L, 1);
+  }
+  const bool has_list = HasField(L, opt, "joints");
+  const bool has_ends = HasField(L, opt, "root") || HasField(L, opt, "tip");
+  if (has_list == has_ends) {
+    luaL_argerror(L, opt, "give the chain as 'joints' (root to tip) or as 'root' and 'tip'");
+  }
+  int n = 0;
+  if (has_list) {
+    lua_getfield(L, opt, "joints");
+    const int list = lua_gettop(L);
+    if (lua_type(L, list) != LUA_TTABLE) FieldError(L, opt, "joints", "list of joints");
+    n = static_cast<int>(luaL_len(L, list));
+    if (n < 2) luaL_argerror(L, opt, "field 'joints' needs at least two joints");
+    luaL_checkstack(L, n + 8, "too many chain joints");
+    for (int i = 1; i <= n; ++i) {
+      lua_rawgeti(L, list, i);
+      if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER) {
+        luaL_argerror(L, opt,
+                      lua_pushfstring(L, "field 'joints'[%d]: joint name or index expected", i));
+      }
+      const int joint = CheckJoint(L, lua_gettop(L), s);
+      lua_pop(L, 1);
+      lua_pushinteger(L, joint);
+    }
+    lua_remove(L, list);
+  } else {
+    const int root = RequiredJoint(L, opt, "root", s);
+    const int tip = RequiredJoint(L, opt, "tip", s);
+    // The path from the tip up to the root, pushed root first.
+    int depth = 0;
+    for (int j = tip; j != root; j = s.parent(j)) {
+      if (j < 0) {
+        luaL_argerror(L, opt,
+                      lua_pushfstring(L, "tip '%s' is not below root '%s'", s.name(tip).c_str(),
+                                      s.name(root).c_str()));
+      }
+      ++depth;
+    }
+    n = depth + 1;
+    luaL_checkstack(L, n + 8, "too many chain joints");
+    const int base = lua_gettop(L);
+    for (int i = 0; i < n; ++i) lua_pushnil(L);
+    int k = n - 1;
+    for (int j = tip; k >= 0; j = s.parent(j), --k) {
+      lua_pushinteger(L, j);
+      lua_replace(L, base + 1 + k);
+    }
+  }
+  if (!HasField(L, opt, "points")) FieldError(L, opt, "points", "list of vec3s and joints");
+  lua_getfield(L, opt, "points");
+  const int points = lua_gettop(L);
+  if (lua_type(L, points) != LUA_TTABLE) FieldError(L, opt, "points", "list of vec3s and joints");
+  const int m = static_cast<int>(luaL_len(L, points));
+  luaL_checkstack(L, 4 * m + 8, "too many control points");
+  for (int i = 1; i <= m; ++i) {
+    lua_rawgeti(L, points, i);
+    const int item = lua_gettop(L);
+    Eigen::Vector3d v = Eigen::Vector3d::Zero();
+    int joint = -1;
+    if (lua_type(L, item) == LUA_TSTRING || lua_type(L, item) == LUA_TNUMBER) {
+      joint = CheckJoint(L, item, s);
+    } else if (!ToVec3(L, item, &v)) {
+      luaL_argerror(L, opt,
+                    lua_pushfstring(L, "field 'points'[%d]: vec3 or joint name expected", i));
+    }
+    lua_pop(L, 1);
+    lua_pushinteger(L, joint);
+    lua_pushnumber(L, v.x());
+    lua_pushnumber(L, v.y());
+    lua_pushnumber(L, v.z());
+  }
+  lua_remove(L, points);
+  *chain_count = n;
+  *point_count = m;
+  return c;
+}
+
 }  // namespace
 
 int AddConstraint(lua_State* L, int kind_arg, int opt, const Skeleton& s, int default_after_stage,
@@ -233,6 +346,24 @@ int AddConstraintOfKind(lua_State* L, int kind, int opt, const Skeleton& s, int 
       }
     });
     lua_pop(L, 2 * n);
+    return Append(L, opt, s, entry, stack);
+  }
+  if (kind == kSplineIkKind) {
+    int n = 0, m = 0;
+    entry.constraint = PushSplineIk(L, opt, s, &n, &m);
+    catch_exceptions(L, [&] {
+      auto& spline = std::get<constraints::SplineIkConstraint>(entry.constraint);
+      const int base = lua_gettop(L) - n - 4 * m;
+      for (int i = 1; i <= n; ++i)
+        spline.joints.push_back(static_cast<int>(lua_tointeger(L, base + i)));
+      for (int i = 0; i < m; ++i) {
+        const int at = base + n + 4 * i + 1;
+        spline.points.push_back({static_cast<int>(lua_tointeger(L, at)),
+                                 Eigen::Vector3d(lua_tonumber(L, at + 1), lua_tonumber(L, at + 2),
+                                                 lua_tonumber(L, at + 3))});
+      }
+    });
+    lua_pop(L, n + 4 * m);
     return Append(L, opt, s, entry, stack);
   }
   const int joint = RequiredJoint(L, opt, "joint", s);

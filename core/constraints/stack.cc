@@ -25,14 +25,17 @@ std::string_view KindName(const Constraint& constraint) {
                  [](const LimitRotationConstraint&) { return std::string_view("limit_rotation"); },
                  [](const LimitDistanceConstraint&) { return std::string_view("limit_distance"); },
                  [](const TwistConstraint&) { return std::string_view("twist"); },
-                 [](const LimitLocationConstraint&) { return std::string_view("limit_location"); }},
+                 [](const LimitLocationConstraint&) { return std::string_view("limit_location"); },
+                 [](const SplineIkConstraint&) { return std::string_view("spline_ik"); }},
       constraint);
 }
 
 int ConstrainedJoint(const Constraint& constraint) {
   return std::visit(
-      Overloaded{[](const TwistConstraint& c) { return c.joints.empty() ? -1 : c.joints.front(); },
-                 [](const auto& c) { return c.joint; }},
+      Overloaded{
+          [](const TwistConstraint& c) { return c.joints.empty() ? -1 : c.joints.front(); },
+          [](const SplineIkConstraint& c) { return c.joints.empty() ? -1 : c.joints.front(); },
+          [](const auto& c) { return c.joint; }},
       constraint);
 }
 

@@ -19,22 +19,24 @@
 #include "core/constraints/orient.h"
 #include "core/constraints/parent.h"
 #include "core/constraints/point.h"
+#include "core/constraints/spline_ik.h"
 #include "core/constraints/twist.h"
 
 namespace rigel::constraints {
 
 // Any constraint job.
-using Constraint =
-    std::variant<ParentConstraint, PointConstraint, OrientConstraint, AimConstraint,
-                 CopyLocationConstraint, CopyRotationConstraint, LimitRotationConstraint,
-                 LimitDistanceConstraint, TwistConstraint, LimitLocationConstraint>;
+using Constraint = std::variant<ParentConstraint, PointConstraint, OrientConstraint, AimConstraint,
+                                CopyLocationConstraint, CopyRotationConstraint,
+                                LimitRotationConstraint, LimitDistanceConstraint, TwistConstraint,
+                                LimitLocationConstraint, SplineIkConstraint>;
 
 // "parent", "point", "orient", "aim", "copy_location", "copy_rotation", "limit_rotation",
-// "limit_distance", "twist", "limit_location": the kind of `constraint` (the names rig:constraint
-// accepts).
+// "limit_distance", "twist", "limit_location", "spline_ik": the kind of `constraint` (the names
+// rig:constraint accepts).
 std::string_view KindName(const Constraint& constraint);
 
-// The constrained joint of `constraint` (a twist's first twist joint, -1 when it has none).
+// The constrained joint of `constraint` (a twist's first twist joint, a spline IK's chain root;
+// -1 when it has none).
 int ConstrainedJoint(const Constraint& constraint);
 
 // One declared constraint.

@@ -420,15 +420,15 @@ function BakeSummary:records() end
 ---@field target rigel.JointRef
 
 ---@class rigel.ConstraintOptions
----@field joint? rigel.JointRef the constrained joint (every kind but twist)
----@field target? rigel.JointRef required except for limit_rotation, limit_location and twist
+---@field joint? rigel.JointRef the constrained joint (every kind but twist and spline_ik)
+---@field target? rigel.JointRef required except for limit_rotation, limit_location, twist, spline_ik
 ---@field influence? number 0..1, default 1
 ---@field after_stage? integer 1-based stage the constraint follows; 0 = before any stage
 ---@field maintain_offset? boolean parent (default true), point, orient (default false)
 ---@field switch? rigel.ConstraintSwitch[] parent: targets over time, by increasing frame
 ---@field axes? string "xyz" subsets: point, orient, copy_*, limit_rotation (default "xyz")
 ---@field aim_axis? rigel.Vec3Like aim: joint-space axis pointing at the target (default +X)
----@field up_axis? rigel.Vec3Like aim: joint-space axis turned towards the up vector (default +Y)
+---@field up_axis? rigel.Vec3Like aim: joint-space axis turned towards the up vector (default +Y); spline_ik "ends": the bones' up axis (default +Z)
 ---@field up_type? "world"|"object"|"object_rotation" aim (default "world")
 ---@field up_target? rigel.JointRef aim: for "object" and "object_rotation"
 ---@field up? rigel.Vec3Like aim: world up ("world") or up in up_target's space (default +Y)
@@ -439,10 +439,18 @@ function BakeSummary:records() end
 ---@field distance? number limit_distance: radius (default: the first frame's distance)
 ---@field limit? "inside"|"outside"|"surface" limit_distance (default "inside")
 ---@field driver? rigel.JointRef twist: the joint whose twist is shared out
----@field joints? rigel.JointRef[] twist: the twist joints
+---@field joints? rigel.JointRef[] twist: the twist joints; spline_ik: the chain, root to tip (or root and tip)
 ---@field weights? number[] twist: each twist joint's share, 0..1 (default i / (n + 1))
 ---@field axis? rigel.Vec3Like twist: axis in the reference joint's space (default the bone axis)
 ---@field reference? rigel.JointRef twist: default the nearest joint above driver and twist joints
+---@field root? rigel.JointRef spline_ik: the chain's root (with tip, instead of joints)
+---@field tip? rigel.JointRef spline_ik: the chain's tip
+---@field points? (rigel.Vec3Like|rigel.JointRef)[] spline_ik: control points, fixed (vec3) or joints
+---@field curve? "catmull_rom"|"bezier" spline_ik (default "catmull_rom", centripetal; bezier: 3k + 1 points)
+---@field stretch? boolean spline_ik: spread the joints over the whole curve (needs position channels)
+---@field twist? "keep"|"ends" spline_ik: roll kept (Blender, default) or from up_start to up_end
+---@field up_start? rigel.Vec3Like|rigel.JointRef spline_ik "ends": world up, or a joint's rotation times up_axis (default the first point's joint)
+---@field up_end? rigel.Vec3Like|rigel.JointRef spline_ik "ends": as up_start (default the last point's joint)
 
 ---@class rigel.Rig
 ---@field skeleton rigel.Skeleton
@@ -544,7 +552,7 @@ function Rig:effectors() end
 function Rig:solve(pose, frame) end
 ---Declares a constraint (docs/constraints.md); returns its handle (1-based index). It runs after
 ---the stages declared so far (before any stage when none), or after options.after_stage.
----@param kind "parent"|"point"|"orient"|"aim"|"copy_location"|"copy_rotation"|"limit_rotation"|"limit_distance"|"limit_location"|"twist"
+---@param kind "parent"|"point"|"orient"|"aim"|"copy_location"|"copy_rotation"|"limit_rotation"|"limit_distance"|"limit_location"|"twist"|"spline_ik"
 ---@param options rigel.ConstraintOptions
 ---@return integer
 function Rig:constraint(kind, options) end

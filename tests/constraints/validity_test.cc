@@ -25,6 +25,7 @@ using constraints::LimitRotationConstraint;
 using constraints::OrientConstraint;
 using constraints::ParentConstraint;
 using constraints::PointConstraint;
+using constraints::SplineIkConstraint;
 using constraints::TwistConstraint;
 using constraints::UpType;
 
@@ -54,6 +55,11 @@ ValidityCase DefaultJob() {
 template <>
 ValidityCase DefaultJob<TwistConstraint>() {
   return {"twist_default", TwistConstraint(), false, "twist: driver index -1 out of range"};
+}
+// A spline IK has a chain, not a joint.
+template <>
+ValidityCase DefaultJob<SplineIkConstraint>() {
+  return {"spline_ik_default", SplineIkConstraint(), false, "spline_ik: no chain joint"};
 }
 template <size_t... kIndex>
 void AddDefaultJobs(std::vector<ValidityCase>& cases, std::index_sequence<kIndex...>) {
@@ -221,6 +227,65 @@ std::vector<ValidityCase> Cases() {
        false, "has no Yposition channel"},
   };
   cases.insert(cases.end(), limit_location_rows.begin(), limit_location_rows.end());
+  // Spline IK: the arm-hand bone along a curve from the root joint to a fixed point.
+  SplineIkConstraint spline;
+  spline.joints = {kArm, kHand};
+  spline.points = {{kRoot, Eigen::Vector3d::Zero()}, {-1, Eigen::Vector3d(1, 1, 0)}};
+  const std::vector<ValidityCase> spline_rows = {
+      {"spline_ik_valid", spline, true, ""},
+      {"spline_ik_joint_out_of_range",
+       With(spline,
+            [](auto& c) {
+              c.joints = {kArm, 42};
+            }),
+       false, "spline_ik: chain joint index 42 out of range"},
+      {"spline_ik_broken_chain",
+       With(spline,
+            [](auto& c) {
+              c.joints = {kRoot, kHand};
+            }),
+       false, "chain joint 'hand' is not a child of 'root'"},
+      {"spline_ik_zero_length", With(spline, [](auto& c) { c.joints = {kStub}; }), false,
+       "has zero length"},
+      {"spline_ik_one_point", With(spline, [](auto& c) { c.points.resize(1); }), false,
+       "1 control point(s); at least 2 are needed"},
+      {"spline_ik_bezier_count",
+       With(spline,
+            [](auto& c) {
+              c.curve = constraints::CurveType::kBezier;
+              c.points.push_back({kOther, Eigen::Vector3d::Zero()});
+            }),
+       false, "a Bezier curve needs 3k + 1 points"},
+      {"spline_ik_control_joint_below_the_root",
+       With(spline, [](auto& c) { c.points[1].joint = kHand; }), false,
+       "control point 2: joint 'hand' lies below the chain's root 'arm'"},
+      {"spline_ik_point_nan",
+       With(spline, [](auto& c) { c.points[1].position.x() = std::nan(""); }), false,
+       "control point 2 is not finite"},
+      {"spline_ik_influence_above_one", With(spline, [](auto& c) { c.influence = 1.5; }), false,
+       "influence must be in [0, 1]"},
+      {"spline_ik_stretch_needs_position_channels", With(spline, [](auto& c) { c.stretch = true; }),
+       false, "spline_ik: joint 'hand' has no Xposition channel"},
+      {"spline_ik_ends_without_an_end_up",
+       With(spline, [](auto& c) { c.twist = constraints::SplineTwist::kEnds; }), false,
+       "up_end is not given and the last control point is not a joint"},
+      {"spline_ik_ends_up_axis_not_unit",
+       With(spline,
+            [](auto& c) {
+              c.twist = constraints::SplineTwist::kEnds;
+              c.up_end.vector = Eigen::Vector3d::UnitY();
+              c.up_axis = Eigen::Vector3d(0, 0, 2);
+            }),
+       false, "up_axis must be unit length"},
+      {"spline_ik_ends_valid",
+       With(spline,
+            [](auto& c) {
+              c.twist = constraints::SplineTwist::kEnds;
+              c.up_end.joint = kOther;
+            }),
+       true, ""},
+  };
+  cases.insert(cases.end(), spline_rows.begin(), spline_rows.end());
   return cases;
 }
 
