@@ -482,6 +482,45 @@ TEST(Fabrik, ZeroLengthBone) {
   EXPECT_TRUE(AllFinite(SolveFor(rig, Vector3d::Zero(), ws, &report)));
 }
 
+// Degenerate goals on a chain mixing every kind of joint (cone, hinge, one-channel hinge with
+// Euler limits, a locked channel, a zero-length bone): goals on the base, on a joint, very far,
+// and the chain folded or straight at the start. Every channel stays finite and in its limits.
+TEST(Fabrik, DegenerateGoalsStayFinite) {
+  const auto s = Chain({kZXY, kZXY, {C::kYrotation}, kZXY, kZXY, kZXY},
+                       {Vector3d::Zero(), Vector3d(1, 0, 0), Vector3d(1, 0, 0), Vector3d(0.5, 0, 0),
+                        Vector3d::Zero(), Vector3d(0.5, 0, 0)});
+  Rig rig = FabrikRig(s, Vector3d(0.3, 0, 0), 50);
+  rig.SetCone(1, 40 * kDeg);
+  rig.SetLimits(s->rotation_channels(2)[0], 0, 2.5);
+  rig.SetHinge(3, Vector3d(0, 1, 1), -1, 1);
+  rig.Lock(s->rotation_channels(4)[1]);
+  rig.SetCone(5, 0);
+  Workspace ws;
+  std::mt19937_64 rng(10);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const std::vector<Vector3d> goals = {
+      Vector3d::Zero(),     Vector3d(1, 0, 0),          Vector3d(2, 0, 0),    Vector3d(3.3, 0, 0),
+      Vector3d(1e12, 0, 0), Vector3d(-1e-15, 1e-15, 0), Vector3d(0, 0, -3.3), Vector3d(-1, 0, 0)};
+  for (const Vector3d& goal : goals) {
+    for (int start = 0; start < 3; ++start) {
+      Pose pose(*s);
+      if (start == 1) pose.channels[s->rotation_channels(2)[0]] = 2.5;  // Folded elbow.
+      if (start == 2) {
+        for (double& v : pose.channels) v = u(rng);
+      }
+      pose.UpdateWorld(*s);
+      SolveReport report;
+      const std::vector<double> q = SolveFor(rig, goal, ws, &report, &pose);
+      ASSERT_TRUE(AllFinite(q)) << goal.transpose() << " start " << start;
+      for (int c = 0; c < s->num_channels(); ++c) {
+        EXPECT_GE(q[c], rig.min[c]);
+        EXPECT_LE(q[c], rig.max[c]);
+      }
+      EXPECT_TRUE(std::isfinite(report.position_error[0]));
+    }
+  }
+}
+
 // CMU 01_01: the right arm (chain_root RightArm) reaches the hand's positions of other frames,
 // starting from frame 0 (the targets are reachable: the same arm made them).
 TEST(Fabrik, CmuArmReachesTheClipsHandPositions) {
