@@ -423,6 +423,17 @@ int Register() {
         ->Iterations(1)
         ->Unit(benchmark::kMillisecond);
   }
+  // The per-chain position methods without a Jacobian, next to dls_adaptive on the same chains
+  // and targets (CCD and FABRIK ignore restarts).
+  for (const ik::Method m : {ik::Method::kCcd, ik::Method::kFabrik}) {
+    for (const Problem* p : {&ArmProblem(), &Chain30Problem()}) {
+      benchmark::RegisterBenchmark(
+          ("rigel_" + std::string(ik::MethodName(m)) + "/" + p->name + "/position").c_str(),
+          RigelChain, p, false, m)
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
   benchmark::RegisterBenchmark("rigel_full_body/humanoid60", FullBody)
       ->Iterations(1)
       ->Unit(benchmark::kMillisecond);

@@ -37,11 +37,12 @@ int CheckEffector(lua_State* L, int arg, const RigState& state) {
 namespace {
 
 const char* const kTaskTypes[] = {"position", "orientation", "both", "aim", "pole", nullptr};
-const char* const kMethods[] = {"transpose",    "pinv", "svd",      "qr",   "dls",
-                                "dls_adaptive", "ccd",  "two_bone", nullptr};
+const char* const kMethods[] = {"transpose",    "pinv", "svd",      "qr",     "dls",
+                                "dls_adaptive", "ccd",  "two_bone", "fabrik", nullptr};
 constexpr ik::Method kMethodValues[] = {
-    ik::Method::kTranspose, ik::Method::kPseudoInverse, ik::Method::kSvd, ik::Method::kQr,
-    ik::Method::kDls,       ik::Method::kDlsAdaptive,   ik::Method::kCcd, ik::Method::kTwoBone};
+    ik::Method::kTranspose, ik::Method::kPseudoInverse, ik::Method::kSvd,
+    ik::Method::kQr,        ik::Method::kDls,           ik::Method::kDlsAdaptive,
+    ik::Method::kCcd,       ik::Method::kTwoBone,       ik::Method::kFabrik};
 
 bool IsAncestor(const Skeleton& s, int ancestor, int joint) {
   for (int j = s.parent(joint); j >= 0; j = s.parent(j)) {
@@ -335,6 +336,92 @@ int w_Rig_prefer(lua_State* L) {
   return 1;
 }
 
+int w_Rig_cone(lua_State* L) {
+  // rig:cone(joint, max_degrees) -> rig: FABRIK keeps the joint's bone within max_degrees of its
+  // rest direction.
+  RigBox* box = CheckRig(L, 1);
+  const Skeleton& s = box->state->rig.skeleton();
+  const int j = CheckJoint(L, 2, s);
+  const double degrees = CheckFinite(L, 3);
+  CheckMaxArgs(L, 3);
+  if (degrees < 0 || degrees > 180) {
+    return luaL_argerror(L, 3,
+                         lua_pushfstring(L, "cone of joint '%s': expected 0..180 degrees, got %f",
+                                         s.name(j).c_str(), degrees));
+  }
+  box->state->rig.SetCone(j, degrees * kRadPerDeg);
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Rig_hinge(lua_State* L) {
+  // rig:hinge(joint, axis, min_degrees, max_degrees) -> rig: for FABRIK the joint turns about
+  // `axis` ("x", "y", "z" or a vector, in the frame its rotation channels act in) only, by an
+  // angle in [min, max].
+  RigBox* box = CheckRig(L, 1);
+  const Skeleton& s = box->state->rig.skeleton();
+  const int j = CheckJoint(L, 2, s);
+  Eigen::Vector3d axis;
+  if (lua_type(L, 3) == LUA_TSTRING) {
+    const char* const kAxes[] = {"x", "y", "z", nullptr};
+    axis = Eigen::Vector3d::Unit(CheckOption(L, 3, "hinge axis", kAxes));
+  } else {
+    axis = CheckVec3(L, 3);
+    if (axis.norm() < 1e-12) {
+      return luaL_argerror(
+          L, 3,
+          lua_pushfstring(L, "hinge of joint '%s': the axis is a zero vector", s.name(j).c_str()));
+    }
+  }
+  const double lo = CheckFinite(L, 4);
+  const double hi = CheckFinite(L, 5);
+  CheckMaxArgs(L, 5);
+  if (lo < -180 || hi > 180 || lo > hi) {
+    return luaL_argerror(
+        L, lo < -180 ? 4 : 5,
+        lua_pushfstring(
+            L, "hinge of joint '%s': expected -180 <= min <= max <= 180 degrees, got %f, %f",
+            s.name(j).c_str(), lo, hi));
+  }
+  box->state->rig.SetHinge(j, axis, lo * kRadPerDeg, hi * kRadPerDeg);
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Rig_clear_bone_limit(lua_State* L) {
+  // rig:clear_bone_limit(joint) -> rig: removes the joint's cone or hinge.
+  RigBox* box = CheckRig(L, 1);
+  const int j = CheckJoint(L, 2, box->state->rig.skeleton());
+  CheckMaxArgs(L, 2);
+  box->state->rig.ClearBoneLimit(j);
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Rig_get_bone_limit(lua_State* L) {
+  // rig:get_bone_limit(joint) -> "none" | "cone", max_degrees | "hinge", axis, min, max
+  RigBox* box = CheckRig(L, 1);
+  const int j = CheckJoint(L, 2, box->state->rig.skeleton());
+  CheckMaxArgs(L, 2);
+  const ik::BoneLimit& b = box->state->rig.bone_limits[j];
+  switch (b.kind) {
+    case ik::BoneLimit::Kind::kCone:
+      lua_pushliteral(L, "cone");
+      lua_pushnumber(L, b.max_angle * kDegPerRad);
+      return 2;
+    case ik::BoneLimit::Kind::kHinge:
+      lua_pushliteral(L, "hinge");
+      PushVec3(L, b.axis);
+      lua_pushnumber(L, b.min * kDegPerRad);
+      lua_pushnumber(L, b.max * kDegPerRad);
+      return 4;
+    case ik::BoneLimit::Kind::kNone:
+      break;
+  }
+  lua_pushliteral(L, "none");
+  return 1;
+}
+
 const char* const kStageOptions[] = {
     "method",          "effectors",      "chain_root",      "upper",          "lower",
     "max_iterations",  "tolerance",      "angle_tolerance", "stall_fraction", "stall_iterations",
@@ -519,6 +606,10 @@ const luaL_Reg kRigMethods[] = {{"effector", w_Rig_effector},
                                 {"is_locked", w_Rig_is_locked},
                                 {"strength", w_Rig_strength},
                                 {"prefer", w_Rig_prefer},
+                                {"cone", w_Rig_cone},
+                                {"hinge", w_Rig_hinge},
+                                {"clear_bone_limit", w_Rig_clear_bone_limit},
+                                {"get_bone_limit", w_Rig_get_bone_limit},
                                 {"stage", w_Rig_stage},
                                 {"clear_stages", w_Rig_clear_stages},
                                 {"effectors", w_Rig_effectors},

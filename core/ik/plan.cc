@@ -50,6 +50,8 @@ bool PlanMethod(const Rig& rig, const Stage& stage, StageWork& st, const std::st
       return PlanCcd(rig, stage, st, where, error);
     case Method::kTwoBone:
       return PlanTwoBone(rig, stage, st, where, error);
+    case Method::kFabrik:
+      return PlanFabrik(rig, stage, st, where, error);
     default:
       return true;
   }

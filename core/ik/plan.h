@@ -105,6 +105,21 @@ struct StageWork {
   bool reached = true;
   // kTwoBone: the limb's swivel continuity across frames (Workspace::ResetContinuity clears it).
   Swivel swivel;
+  // kFabrik (core/ik/fabrik.cc; pos_task, end and limb_path as for kTwoBone): the chain's
+  // joints with free rotation channels, base first; whether the end joint's own rotation moves
+  // the chain's last point (a kPosition effector offset past a free end joint); per chain
+  // joint its bone (to the next chain joint or the effector point, in its joint frame, set at
+  // the start of each solve), length and next hinge frame; the chain points as FK has them and as
+  // the tip-to-base pass moves them (one more than the joints: the last is the effector point).
+  std::vector<int> chain;
+  std::vector<Eigen::Vector3d> chain_bone;
+  std::vector<double> chain_length;
+  // Per chain joint whose next chain joint is a hinge: the next joint's channel frame in this
+  // joint's frame (a free joint twists about its bone to turn that hinge's plane); entry (0, 0)
+  // is 2 when the next joint is not a hinge.
+  std::vector<Eigen::Matrix3d> chain_next_frame;
+  std::vector<Eigen::Vector3d> chain_points;
+  std::vector<Eigen::Vector3d> chain_reach;
 };
 
 }  // namespace internal

@@ -18,9 +18,9 @@ constexpr std::array<std::string_view, 5> kTaskTypeNames = {"position", "orienta
                                                             "aim", "pole"};
 static_assert(kTaskTypeNames.size() == static_cast<std::size_t>(TaskType::kPole) + 1);
 
-constexpr std::array<std::string_view, 8> kMethodNames = {
-    "transpose", "pseudo_inverse", "svd", "qr", "dls", "dls_adaptive", "ccd", "two_bone"};
-static_assert(kMethodNames.size() == static_cast<std::size_t>(Method::kTwoBone) + 1);
+constexpr std::array<std::string_view, 9> kMethodNames = {
+    "transpose", "pseudo_inverse", "svd", "qr", "dls", "dls_adaptive", "ccd", "two_bone", "fabrik"};
+static_assert(kMethodNames.size() == static_cast<std::size_t>(Method::kFabrik) + 1);
 
 constexpr std::array<std::string_view, 4> kStatusNames = {"converged", "not_converged",
                                                           "unreachable", "invalid_input"};
@@ -46,6 +46,7 @@ Rig::Rig(std::shared_ptr<const Skeleton> skeleton) : skeleton_(std::move(skeleto
   preferred.assign(nc, 0.0);
   preferred_gain.assign(nc, 0.0);
   strength.assign(nj, 1.0);
+  bone_limits.assign(nj, BoneLimit{});
 }
 
 int Rig::AddTask(const Task& task) {
@@ -66,5 +67,24 @@ void Rig::SetPreferred(int channel, double value, double gain) {
   preferred[channel] = value;
   preferred_gain[channel] = gain;
 }
+
+void Rig::SetCone(int joint, double max_angle) {
+  BoneLimit& b = bone_limits[joint];
+  b = BoneLimit{};
+  b.kind = BoneLimit::Kind::kCone;
+  b.max_angle = max_angle;
+}
+
+void Rig::SetHinge(int joint, const Eigen::Vector3d& axis, double lo, double hi) {
+  BoneLimit& b = bone_limits[joint];
+  b = BoneLimit{};
+  b.kind = BoneLimit::Kind::kHinge;
+  const double n = axis.norm();
+  b.axis = n > 0 ? Eigen::Vector3d(axis / n) : axis;
+  b.min = lo;
+  b.max = hi;
+}
+
+void Rig::ClearBoneLimit(int joint) { bone_limits[joint] = BoneLimit{}; }
 
 }  // namespace rigel::ik

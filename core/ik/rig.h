@@ -121,6 +121,15 @@ enum class Method : std::uint8_t {
   // A position task weighted off for the frame (Task::weight * Target::weight == 0) leaves the
   // limb as it is.
   kTwoBone,
+  // FABRIK (Aristidou & Lasenby 2011, forward and backward reaching, core/ik/fabrik.cc): one
+  // position or pose effector per stage; the chain runs from the stage's chain_root (default:
+  // the topmost joint of the effector's path with free rotation channels) to the effector. Each
+  // pass moves the joint positions (tip to base, then base to tip), and the base-to-tip pass
+  // writes every joint's rotation channels at once (the minimal rotation taking its bone to the
+  // new direction), applying the joint's BoneLimit (cone or hinge) there and the per-channel
+  // limits and locks after it. A kPose target's orientation goes to the end joint's rotation
+  // channels, as with kTwoBone. Translation channels do not move.
+  kFabrik,
 };
 
 std::string_view MethodName(Method method);
@@ -189,6 +198,32 @@ struct Stage {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// A joint's direction limit, used by FABRIK stages (Method::kFabrik; the other methods act on
+// the per-channel limits only). Angles in radians. Both kinds are expressed in the joint's
+// channel frame: its parent's world rotation times its rest orientation (the parent's frame for a
+// BVH joint), the frame its rotation channels act in. The joint's "bone" is the vector from its
+// origin to the next joint of the FABRIK chain (or the effector point); its rest direction is
+// that bone's direction when the joint's rotation channels are all zero.
+struct BoneLimit {
+  enum class Kind : std::uint8_t {
+    // No limit beyond the per-channel ones. The default.
+    kNone,
+    // Ball joint: the bone stays within max_angle of its rest direction (a circular cone). The
+    // twist about the bone is left as the joint has it.
+    kCone,
+    // Hinge: the joint's channel rotation is a rotation about `axis` (channel frame, unit) by an
+    // angle in [min, max] (a subset of [-pi, pi]); the bone turns in the plane normal to the axis.
+    kHinge,
+  };
+  Kind kind = Kind::kNone;
+  // kCone: the cone's half angle, in [0, pi].
+  double max_angle = 0.0;
+  // kHinge: the axis and the angle range (min <= max).
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();
+  double min = 0.0;
+  double max = 0.0;
+};
+
 // Everything to solve on one skeleton. Per-channel arrays have Skeleton::num_channels() entries,
 // per-joint arrays num_joints() entries; the constructor sizes them with their defaults.
 class Rig {
@@ -211,6 +246,12 @@ class Rig {
   // Preferred value (radians or length units) and gain (>= 0) of a channel for the null-space
   // bias. Defaults 0 and 0 (no bias).
   void SetPreferred(int channel, double value, double gain);
+  // FABRIK direction limits of one joint (BoneLimit): a cone of half angle max_angle (radians),
+  // a hinge about `axis` (channel frame, normalized here) with min <= angle <= max (radians), or
+  // none.
+  void SetCone(int joint, double max_angle);
+  void SetHinge(int joint, const Eigen::Vector3d& axis, double min, double max);
+  void ClearBoneLimit(int joint);
 
   std::vector<Task> tasks;
   // Per channel.
@@ -221,6 +262,8 @@ class Rig {
   std::vector<double> preferred_gain;
   // Per joint.
   std::vector<double> strength;
+  // FABRIK direction limits (BoneLimit), default kNone.
+  std::vector<BoneLimit> bone_limits;
   // The solver stack, run in order. Empty = one kDlsAdaptive stage over every task.
   std::vector<Stage> stages;
 

@@ -108,6 +108,8 @@ internal::StageRunner RunnerFor(Method method) {
       return internal::RunCcd;
     case Method::kTwoBone:
       return internal::RunTwoBone;
+    case Method::kFabrik:
+      return internal::RunFabrik;
     default:
       return internal::RunIterative;
   }

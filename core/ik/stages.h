@@ -37,6 +37,10 @@ Status RunCcd(const Rig& rig, int stage, std::span<const Target> targets, Pose& 
 Status RunTwoBone(const Rig& rig, int stage, std::span<const Target> targets, Pose& pose,
                   Workspace::Impl& w, int* iterations);
 
+// FABRIK (core/ik/fabrik.cc).
+Status RunFabrik(const Rig& rig, int stage, std::span<const Target> targets, Pose& pose,
+                 Workspace::Impl& w, int* iterations);
+
 // Prepare-time checks of a CCD stage (needs a position or pose task). `where` names the stage
 // in the error message.
 bool PlanCcd(const Rig& rig, const Stage& stage, StageWork& st, const std::string& where,
@@ -46,6 +50,11 @@ bool PlanCcd(const Rig& rig, const Stage& stage, StageWork& st, const std::strin
 // end joints (found from the position task's joint when the stage leaves them at -1).
 bool PlanTwoBone(const Rig& rig, const Stage& stage, StageWork& st, const std::string& where,
                  std::string* error);
+
+// Prepare-time plan of a FABRIK stage: its one position or pose task, its chain (the joints with
+// free rotation channels from chain_root, or the path's top, to the effector) and its buffers.
+bool PlanFabrik(const Rig& rig, const Stage& stage, StageWork& st, const std::string& where,
+                std::string* error);
 
 }  // namespace rigel::ik::internal
 

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "core/euler.h"
 #include "core/skeleton.h"
 
 namespace rigel::ik::internal {
@@ -43,6 +44,25 @@ bool ValidateRig(const Rig& rig, std::string* error) {
   for (size_t j = 0; j < nj; ++j) {
     if (!Finite(rig.strength[j]) || rig.strength[j] < 0) {
       return Fail(error, "joint '" + s.name(static_cast<int>(j)) + "': negative strength");
+    }
+  }
+  if (rig.bone_limits.size() != nj) {
+    return Fail(error, "rig bone_limits: expected " + std::to_string(nj) + " entries, got " +
+                           std::to_string(rig.bone_limits.size()));
+  }
+  for (size_t j = 0; j < nj; ++j) {
+    const BoneLimit& b = rig.bone_limits[j];
+    const std::string where = "joint '" + s.name(static_cast<int>(j)) + "'";
+    if (b.kind == BoneLimit::Kind::kCone && !(b.max_angle >= 0 && b.max_angle <= kPi)) {
+      return Fail(error, where + ": cone angle must be in [0, 180] degrees");
+    }
+    if (b.kind == BoneLimit::Kind::kHinge) {
+      if (!b.axis.allFinite() || std::abs(b.axis.norm() - 1.0) > 1e-6) {
+        return Fail(error, where + ": hinge axis must be a non-zero finite vector");
+      }
+      if (!(b.min >= -kPi && b.max <= kPi && b.min <= b.max)) {
+        return Fail(error, where + ": hinge range must satisfy -180 <= min <= max <= 180 degrees");
+      }
     }
   }
   const int n = s.num_joints();

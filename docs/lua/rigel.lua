@@ -13,7 +13,7 @@
 ---A quat or a table {w, x, y, z} / {w = , x = , y = , z = }.
 ---@alias rigel.QuatLike rigel.quat|number[]|{w: number, x: number, y: number, z: number}
 ---@alias rigel.EffectorType "position"|"orientation"|"both"|"aim"|"pole"
----@alias rigel.Method "transpose"|"pinv"|"svd"|"qr"|"dls"|"dls_adaptive"|"ccd"|"two_bone"
+---@alias rigel.Method "transpose"|"pinv"|"svd"|"qr"|"dls"|"dls_adaptive"|"ccd"|"two_bone"|"fabrik"
 ---@alias rigel.Status "converged"|"not_converged"|"unreachable"|"invalid_input"
 
 ---@class rigel
@@ -536,6 +536,24 @@ function Rig:strength(joint, strength) end
 ---@param gain? number default 1
 ---@return rigel.Rig self
 function Rig:prefer(joint, channel, value, gain) end
+---FABRIK: the joint's bone stays within max_degrees of its rest direction.
+---@param joint rigel.JointRef
+---@param max_degrees number 0..180
+---@return rigel.Rig self
+function Rig:cone(joint, max_degrees) end
+---FABRIK: the joint turns about axis (in the frame its rotation channels act in) by min..max.
+---@param joint rigel.JointRef
+---@param axis "x"|"y"|"z"|rigel.Vec3Like
+---@param min number degrees, >= -180
+---@param max number degrees, <= 180
+---@return rigel.Rig self
+function Rig:hinge(joint, axis, min, max) end
+---@param joint rigel.JointRef
+---@return "none"|"cone"|"hinge" kind, number|rigel.vec3|nil degrees_or_axis, number? min, number? max
+function Rig:get_bone_limit(joint) end
+---@param joint rigel.JointRef
+---@return rigel.Rig self
+function Rig:clear_bone_limit(joint) end
 ---Appends a solver stage; returns its 1-based index.
 ---@param options rigel.StageOptions
 ---@return integer

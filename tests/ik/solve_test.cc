@@ -152,7 +152,7 @@ TEST(Determinism, ReusedWorkspaceMatchesAFreshOne) {
 
 TEST(Allocation, NoneOncePreparedOneLevel) {
   for (const Method m : {Method::kTranspose, Method::kPseudoInverse, Method::kSvd, Method::kQr,
-                         Method::kDls, Method::kDlsAdaptive, Method::kCcd}) {
+                         Method::kDls, Method::kDlsAdaptive, Method::kCcd, Method::kFabrik}) {
     Rig rig = ArmRig(TaskType::kPose, m);
     Pose pose(rig.skeleton());
     std::vector<Target> targets(1);

@@ -71,6 +71,9 @@ local mutators = {
     unlock = function(o) return o.rig:unlock("Lower") end,
     strength = function(o) return o.rig:strength("Upper", 0.5) end,
     prefer = function(o) return o.rig:prefer("Upper", "Zrotation", 10, 0.1) end,
+    cone = function(o) return o.rig:cone("Lower", 30) end,
+    hinge = function(o) return o.rig:hinge("Lower", "x", -10, 90) end,
+    clear_bone_limit = function(o) return o.rig:clear_bone_limit("Lower") end,
     stage = function(o) return o.rig:stage({ method = "ccd" }) end,
     clear_stages = function(o) return o.rig:clear_stages() end,
     constraint = function(o)
@@ -99,7 +102,7 @@ local readers = {
            world_rotation = true, local_position = true, local_rotation = true,
            end_position = true, values = true, copy = true },
   Rig = { get_target = true, get_limit = true, is_locked = true, effectors = true,
-          constraints = true },
+          constraints = true, get_bone_limit = true },
   Scene = { clip = true, save = true },
   Skeleton = { joint = true, find = true, name = true, parent = true, children = true,
                joints = true, chain = true, rest_offset = true, rest_orientation = true,
