@@ -9,6 +9,8 @@
 // joints after it. The IK/FK blend: BM_IkFkBlend is the job alone (j30..j59 at 0.5 from
 // the frame towards another pose), BM_Solve / BM_SolveIkFkBlend a warm two-bone solve of the limb
 // j57-j58-j59 at ik_blend 1 and 0.5: their difference is the blend's cost inside ik::Solve.
+// BM_SolveFoot / BM_SolveFootRoll: a two-bone pose goal through ik::ConstrainedFrame without and
+// with a foot roll (rig:foot_roll): their difference is the foot roll's cost.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -18,7 +20,9 @@
 #include <variant>
 #include <vector>
 
+#include "core/constraints/foot_roll.h"
 #include "core/constraints/stack.h"
+#include "core/ik/constrained_solve.h"
 #include "core/ik/ik_fk_blend.h"
 #include "core/ik/solve.h"
 #include "core/pose.h"
@@ -198,6 +202,58 @@ void SolveChain(benchmark::State& st, double blend) {
   }
   if (report.status != ik::Status::kConverged) st.SkipWithError("the limb did not reach");
 }
+// A warm two-bone solve of the pose effector j58 (limb j56-j57-j58, j59 its toe) through
+// ik::ConstrainedFrame, with or without a foot roll on it (the goal rolled 20 degrees over the
+// ball, the toe turned back): their difference is the foot roll's cost per frame.
+void SolveFoot(benchmark::State& st, bool roll) {
+  const Fixture& f = F();
+  const int ankle = f.skeleton->FindJoint("j58");
+  ik::Rig rig(f.skeleton);
+  rig.AddTask({.type = ik::TaskType::kPose, .joint = ankle});
+  ik::Stage stage;
+  stage.method = ik::Method::kTwoBone;
+  stage.upper = f.skeleton->FindJoint("j56");
+  stage.lower = f.skeleton->FindJoint("j57");
+  rig.stages.push_back(stage);
+  std::vector<ik::Target> targets(1);
+  targets[0].position = f.frame.world[ankle].translation() + Eigen::Vector3d(-0.02, -0.02, 0.01);
+  targets[0].orientation = Eigen::Quaterniond(f.frame.world[ankle].linear());
+  std::vector<constraints::FootRollRig> rolls;
+  if (roll) {
+    constraints::FootRollRig r;
+    r.task = 0;
+    r.ankle = ankle;
+    r.toe = f.tip;
+    r.foot.ball = Eigen::Vector3d(0, -0.05, 0.1);
+    r.foot.heel = Eigen::Vector3d(0, -0.05, -0.05);
+    r.foot.toe = Eigen::Vector3d(0, -0.05, 0.15);
+    r.foot.roll = 0.35;
+    rolls.push_back(r);
+  }
+  ik::Workspace ws;
+  ik::SolveReport report;
+  const ik::ConstrainedFrame job{.rig = &rig,
+                                 .targets = targets,
+                                 .constraints = nullptr,
+                                 .state = nullptr,
+                                 .foot_rolls = rolls,
+                                 .workspace = &ws};
+  Pose pose = f.frame;
+  bool solved = false;
+  std::string error;
+  for (auto _ : st) {
+    pose.channels = f.frame.channels;
+    const bool ok = job.Run(0, pose, &report, &solved, &error);
+    benchmark::DoNotOptimize(ok);
+    benchmark::DoNotOptimize(pose.channels.data());
+  }
+  if (!error.empty()) st.SkipWithError(error.c_str());
+}
+void BM_SolveFoot(benchmark::State& st) { SolveFoot(st, false); }
+void BM_SolveFootRoll(benchmark::State& st) { SolveFoot(st, true); }
+BENCHMARK(BM_SolveFoot);
+BENCHMARK(BM_SolveFootRoll);
+
 void BM_Solve(benchmark::State& st) { SolveChain(st, 1.0); }
 void BM_SolveIkFkBlend(benchmark::State& st) { SolveChain(st, 0.5); }
 BENCHMARK(BM_Solve);
