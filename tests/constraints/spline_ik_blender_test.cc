@@ -229,7 +229,7 @@ TEST(SplineIkBlender, AgreesWithBlendersSplineIk) {
     for (size_t i = 1; i < k.before.size(); ++i) length += (k.before[i] - k.before[i - 1]).norm();
     double position = 0, direction = 0, rotation = 0;
     for (size_t i = 0; i < bones; ++i) {
-      const size_t head = kept[c][i], tail = kept[c][i + 1];
+      const size_t head = kept[c][i], next = kept[c][i + 1];
       const V bh(b["heads"][i][0].get<double>(), b["heads"][i][1].get<double>(),
                  b["heads"][i][2].get<double>());
       const V bt(b["tails"][i][0].get<double>(), b["tails"][i][1].get<double>(),
@@ -238,15 +238,15 @@ TEST(SplineIkBlender, AgreesWithBlendersSplineIk) {
       // With stretch, an End Site cannot move (no scale, no channels): Blender scales that bone
       // to the curve's end, rigel aims it there. Compared: its direction.
       const bool end_site =
-          tail + 1 == k.before.size() && k.before.size() > k.rotation_before.size();
+          next + 1 == k.before.size() && k.before.size() > k.rotation_before.size();
       if (!(k.y_scale == "FIT_CURVE" && end_site)) {
-        position = std::max(position, (bt - k.after[tail]).norm());
+        position = std::max(position, (bt - k.after[next]).norm());
       }
-      const V rigel_dir = (k.after[tail] - k.after[head]).normalized();
+      const V rigel_dir = (k.after[next] - k.after[head]).normalized();
       direction =
           std::max(direction, std::acos(std::min(1.0, rigel_dir.dot((bt - bh).normalized()))));
       // The joint heading this bone: the last of the merged zero-length run.
-      const size_t joint = tail - 1;
+      const size_t joint = next - 1;
       const Eigen::Matrix3d rigel_change =
           k.rotation_after[joint] * k.rotation_before[joint].transpose();
       const Eigen::Matrix3d blender_change =
@@ -260,10 +260,10 @@ TEST(SplineIkBlender, AgreesWithBlendersSplineIk) {
     double tolerance = 1e-4;
     if (k.rolls_off) {
       const size_t n = k.bezier.size();
-      const auto last_segment = [&](double t) {
-        const double r = 1 - t;
-        return V(r * r * r * k.bezier[n - 4] + 3 * r * r * t * k.bezier[n - 3] +
-                 3 * r * t * t * k.bezier[n - 2] + t * t * t * k.bezier[n - 1]);
+      const auto last_segment = [&](double u) {
+        const double r = 1 - u;
+        return V(r * r * r * k.bezier[n - 4] + 3 * r * r * u * k.bezier[n - 3] +
+                 3 * r * u * u * k.bezier[n - 2] + u * u * u * k.bezier[n - 1]);
       };
       const V chord = (last_segment(1) - last_segment(1 - 1.0 / kResolution)).normalized();
       const V tangent = (k.bezier[n - 1] - k.bezier[n - 2]).normalized();

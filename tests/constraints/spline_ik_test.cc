@@ -247,7 +247,9 @@ TEST_F(SplineIk, CatmullRomTipsOnTheCurveLengthsKept) {
   ExpectFitted(CatmullRomCurve(kThrough), c, before, pose, 1e-9);
   // The curve goes through its points (the test's curve, checked against the points).
   const Curve curve = CatmullRomCurve(kThrough);
-  for (size_t i = 0; i < kThrough.size(); ++i) EXPECT_LT((curve.at(i) - kThrough[i]).norm(), 1e-12);
+  for (size_t i = 0; i < kThrough.size(); ++i) {
+    EXPECT_LT((curve.at(static_cast<double>(i)) - kThrough[i]).norm(), 1e-12);
+  }
 }
 
 TEST_F(SplineIk, ControlJointsAreReadFromThePose) {
