@@ -127,6 +127,10 @@ Scene ReadWithAssimp(const std::string& path) {
   // Textures are never used: not reading them saves time and memory on character files.
   // Materials are read for their names, which meshes carry through.
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_TEXTURES, false);
+  // Every curve is kept: by default Assimp drops a channel whose keys equal the node's own rest
+  // transform, so a joint keyed at rest (a one-frame T-pose, a leaf joint that never turns) lost
+  // its animation and, with it, its place in the skeleton.
+  importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES, false);
   const aiScene* scene = nullptr;
   try {
     scene = importer.ReadFile(path, 0);

@@ -200,6 +200,36 @@ TEST(RoundTrip, TinyBvhThroughGlbGltfAndFbx) {
   ExpectRoundTrips(TinyScene(), dir, "tiny", {"glb", "gltf", "fbx"});
 }
 
+// A one-frame clip with every joint at rest (a T-pose): by default Assimp drops an FBX curve whose
+// keys equal the node's rest transform, which took every joint but the root out of the skeleton
+// read back (1 of 5 joints). Every joint must come back, in every format.
+TEST(RoundTrip, OneFrameAtRestKeepsEveryJoint) {
+  TempDir dir;
+  Scene scene = TinyScene();
+  Clip rest(1, scene.skeleton->num_channels(), scene.clips[0].frame_time());
+  rest.set_name(scene.clips[0].name());
+  scene.clips.assign(1, rest);
+  ExpectRoundTrips(scene, dir, "rest", {"fbx"});
+  // glTF too (its one key has no spacing and glTF no frame rate, so only the pose is compared).
+  for (const char* format : {"fbx", "glb", "gltf"}) {
+    const std::string path = dir.file(std::string("rest.") + format);
+    if (std::string(format) != "fbx") SaveScene(scene, path);
+    const Scene back = LoadScene(path);
+    ASSERT_EQ(back.skeleton->num_joints(), scene.skeleton->num_joints()) << path;
+    for (int j = 0; j < scene.skeleton->num_joints(); ++j) {
+      EXPECT_EQ(back.skeleton->name(j), scene.skeleton->name(j)) << path;
+    }
+    // Written in metres (the unit estimated from the height): compared in the output's unit.
+    const double scale = scene.estimated_unit_metres / back.file_unit_metres;
+    int shared = 0;
+    EXPECT_LE(MaxWorldDifference(*scene.skeleton, scene.clips[0], *back.skeleton, back.clips[0],
+                                 scale, &shared),
+              1e-5 * testing::Height(*scene.skeleton, scene.clips[0]) * scale)
+        << path;  // float32 curves, as ExpectRoundTrip
+    EXPECT_EQ(shared, scene.skeleton->num_joints()) << path;
+  }
+}
+
 TEST(RoundTrip, CmuBvhThroughGlbAndFbx) {
   RIGEL_REQUIRE_SHARED_DATA();
   TempDir dir;
