@@ -72,6 +72,9 @@ class Converter {
     double fps = 30;
     double ticks_per_frame = 1;
     int frames = 1;
+    // True when nothing in the file gave the rate (a glTF animation with a single key: one key has
+    // no spacing and glTF no frame rate) and `fps` is the 30 assumed.
+    bool rate_assumed = false;
   };
 
   // One animation sampled on every frame: per frame and joint (in joints_ order) the channel

@@ -75,6 +75,8 @@ Converter::Timing Converter::TimingOf(const aiAnimation* anim) const {
   } else if (std::isfinite(min_dt)) {
     timing.fps = SnapRate(tps / min_dt);
     if (timing.fps < 12) timing.fps = 30;
+  } else {
+    timing.rate_assumed = true;
   }
   timing.ticks_per_frame = tps / timing.fps;
   if (const double grid = KeyGrid(*anim, timing.ticks_per_frame); grid > 0) {
@@ -97,6 +99,12 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
   const aiAnimation* anim = a >= 0 ? scene_.mAnimations[a] : nullptr;
   const std::vector<const aiNodeAnim*>& map = maps_[a + 1];
   const Timing timing = TimingOf(anim);
+  if (timing.rate_assumed) {
+    warnings_.push_back(fmt::format(
+        "{}: animation '{}' has a single key and the file states no frame rate: its frame time "
+        "is unknown, 1/{} s assumed",
+        path_, name, timing.fps));
+  }
   const int n = static_cast<int>(nodes_.size());
   const int num_joints = static_cast<int>(joints_.size());
   const double values = static_cast<double>(timing.frames) * num_joints * 6;
