@@ -10,6 +10,38 @@ namespace rigel::ik {
 
 namespace {
 constexpr int kAfterAnyStage = 1 << 30;
+
+// The targets with each foot-rolled effector's goal replaced by its rolled ankle (the target holds
+// the planted ankle), in the workspace's scratch; `goals` views them. False with `error` when a
+// foot roll's effector is not a pose effector.
+bool RollGoals(const Rig& rig, std::span<const Target> targets,
+               std::span<const constraints::FootRollRig> foot_rolls, Workspace& workspace,
+               std::span<const Target>* goals, std::string* error) {
+  // Prepared first: a preparation starts the workspace afresh, scratch included (a failed one is
+  // reported by Solve).
+  if (!workspace.IsPreparedFor(rig)) workspace.Prepare(rig);
+  std::vector<Target>& rolled = workspace.impl().rolled_targets;
+  rolled.assign(targets.begin(), targets.end());
+  for (size_t i = 0; i < foot_rolls.size(); ++i) {
+    const int task = foot_rolls[i].task;
+    if (task < 0 || task >= static_cast<int>(rolled.size()) ||
+        task >= static_cast<int>(rig.tasks.size()) || rig.tasks[task].type != TaskType::kPose) {
+      *error = "foot roll " + std::to_string(i + 1) +
+               ": its effector must be a pose effector (position and rotation)";
+      return false;
+    }
+    Target& t = rolled[task];
+    Eigen::Isometry3d planted = Eigen::Isometry3d::Identity();
+    planted.linear() = t.orientation.normalized().toRotationMatrix();
+    planted.translation() = t.position;
+    const Eigen::Isometry3d goal = foot_rolls[i].Goal(planted);
+    t.position = goal.translation();
+    t.orientation = Eigen::Quaterniond(goal.linear());
+  }
+  *goals = rolled;
+  return true;
+}
+
 }  // namespace
 
 bool ConstrainedFrame::Run(int frame, Pose& pose, SolveReport* report, bool* solved,
@@ -44,30 +76,8 @@ bool ConstrainedFrame::Run(int frame, Pose& pose, SolveReport* report, bool* sol
     const bool interleaved =
         has_constraints && last_stage > 0 && constraints->Any(0, last_stage - 1);
     std::span<const Target> goals = targets;
-    // Prepared first: a preparation starts the workspace afresh, scratch included (a failed one
-    // is reported by Solve below).
-    if (!foot_rolls.empty() && !workspace->IsPreparedFor(*rig)) workspace->Prepare(*rig);
-    if (!foot_rolls.empty()) {
-      std::vector<Target>& rolled = workspace->impl().rolled_targets;
-      rolled.assign(targets.begin(), targets.end());
-      for (size_t i = 0; i < foot_rolls.size(); ++i) {
-        const int task = foot_rolls[i].task;
-        if (task < 0 || task >= static_cast<int>(rolled.size()) ||
-            task >= static_cast<int>(rig->tasks.size()) ||
-            rig->tasks[task].type != TaskType::kPose) {
-          *error = "foot roll " + std::to_string(i + 1) +
-                   ": its effector must be a pose effector (position and rotation)";
-          return false;
-        }
-        Target& t = rolled[task];
-        Eigen::Isometry3d planted = Eigen::Isometry3d::Identity();
-        planted.linear() = t.orientation.normalized().toRotationMatrix();
-        planted.translation() = t.position;
-        const Eigen::Isometry3d goal = foot_rolls[i].Goal(planted);
-        t.position = goal.translation();
-        t.orientation = Eigen::Quaterniond(goal.linear());
-      }
-      goals = rolled;
+    if (!foot_rolls.empty() && !RollGoals(*rig, targets, foot_rolls, *workspace, &goals, error)) {
+      return false;
     }
     if (!Solve(*rig, goals, pose, *workspace, report, interleaved ? &interleave : nullptr)) {
       *error = interleave.failed ? report->message : "invalid rig: " + report->message;
