@@ -32,15 +32,7 @@ using constraints::State;
 
 enum Joint { kRoot = 0, kArm = 1, kHand = 2, kProp = 3, kOther = 4, kStub = 5 };
 
-// Appends to `parent` a child joint `name` at `offset` with `channels`; returns it.
-inline RawSkeleton::Joint& AddChild(RawSkeleton::Joint& parent, const char* name,
-                                    const Eigen::Vector3d& offset, std::vector<C> channels) {
-  RawSkeleton::Joint& child = parent.children.emplace_back();
-  child.name = name;
-  child.rest_translation = offset;
-  child.channels = std::move(channels);
-  return child;
-}
+using testing::AddChild;
 
 inline std::shared_ptr<const Skeleton> Tree() {
   RawSkeleton raw;

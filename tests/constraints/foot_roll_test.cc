@@ -133,12 +133,10 @@ std::shared_ptr<const Skeleton> Leg() {
   hips.rest_translation = Vector3d(0, 0.95, 0);
   hips.channels = {C::kXposition, C::kYposition, C::kZposition,
                    C::kZrotation, C::kXrotation, C::kYrotation};
-  auto add = [](RawSkeleton::Joint & parent, const char* name, const Vector3d& offset) -> auto& {
-    RawSkeleton::Joint& j = parent.children.emplace_back();
-    j.name = name;
-    j.rest_translation = offset;
-    j.channels = {C::kZrotation, C::kXrotation, C::kYrotation};
-    return j;
+  const std::vector<C> rot = {C::kZrotation, C::kXrotation, C::kYrotation};
+  auto add = [&](RawSkeleton::Joint& parent, const char* name,
+                 const Vector3d& offset) -> RawSkeleton::Joint& {
+    return testing::AddChild(parent, name, offset, rot);
   };
   RawSkeleton::Joint& thigh = add(hips, "thigh", Vector3d(0.1, 0, 0));
   RawSkeleton::Joint& shin = add(thigh, "shin", Vector3d(0, -0.45, 0));

@@ -28,23 +28,15 @@ std::shared_ptr<const Skeleton> TwoChains() {
   RawSkeleton raw;
   RawSkeleton::Joint& root = raw.roots.emplace_back();
   root.name = "root";
-  auto add = [](RawSkeleton::Joint& parent, const char* name, const Vector3d& offset,
-                std::vector<C> channels) -> RawSkeleton::Joint& {
-    RawSkeleton::Joint& j = parent.children.emplace_back();
-    j.name = name;
-    j.rest_translation = offset;
-    j.channels = std::move(channels);
-    return j;
-  };
   const std::vector<C> rot = {C::kXrotation, C::kYrotation, C::kZrotation};
-  RawSkeleton::Joint& a1 = add(root, "a1", Vector3d(0, 0.5, 0), rot);
-  RawSkeleton::Joint& a2 = add(a1, "a2", Vector3d(1, 0, 0), rot);
-  add(a2, "a3", Vector3d(1, 0, 0), {});
-  RawSkeleton::Joint& carrier =
-      add(root, "carrier", Vector3d(0.5, 1.0, 0), {C::kXposition, C::kYposition, C::kZposition});
-  RawSkeleton::Joint& b1 = add(carrier, "b1", Vector3d(0, 0, 0), rot);
-  RawSkeleton::Joint& b2 = add(b1, "b2", Vector3d(0, -0.8, 0), rot);
-  add(b2, "b3", Vector3d(0, -0.8, 0), {});
+  RawSkeleton::Joint& a1 = testing::AddChild(root, "a1", Vector3d(0, 0.5, 0), rot);
+  RawSkeleton::Joint& a2 = testing::AddChild(a1, "a2", Vector3d(1, 0, 0), rot);
+  testing::AddChild(a2, "a3", Vector3d(1, 0, 0), {});
+  RawSkeleton::Joint& carrier = testing::AddChild(root, "carrier", Vector3d(0.5, 1.0, 0),
+                                                  {C::kXposition, C::kYposition, C::kZposition});
+  RawSkeleton::Joint& b1 = testing::AddChild(carrier, "b1", Vector3d(0, 0, 0), rot);
+  RawSkeleton::Joint& b2 = testing::AddChild(b1, "b2", Vector3d(0, -0.8, 0), rot);
+  testing::AddChild(b2, "b3", Vector3d(0, -0.8, 0), {});
   return testing::BuildOrDie(raw);
 }
 

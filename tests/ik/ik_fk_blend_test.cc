@@ -28,14 +28,7 @@ namespace {
 using C = ChannelType;
 enum Joint { kRoot, kUpper, kLower, kHand, kFinger, kOther, kOtherHand };
 
-RawSkeleton::Joint& AddChild(RawSkeleton::Joint& parent, const char* name,
-                             const Eigen::Vector3d& offset, std::vector<C> channels) {
-  RawSkeleton::Joint& child = parent.children.emplace_back();
-  child.name = name;
-  child.rest_translation = offset;
-  child.channels = std::move(channels);
-  return child;
-}
+using testing::AddChild;
 
 std::shared_ptr<const Skeleton> Tree() {
   RawSkeleton raw;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/euler.h"
@@ -19,6 +20,16 @@ namespace rigel::testing {
 
 using C = ChannelType;
 inline const std::vector<C> kZXY = {C::kZrotation, C::kXrotation, C::kYrotation};
+
+// Appends to `parent` a child joint `name` at `offset` with `channels`; returns it.
+inline RawSkeleton::Joint& AddChild(RawSkeleton::Joint& parent, const char* name,
+                                    const Eigen::Vector3d& offset, std::vector<C> channels) {
+  RawSkeleton::Joint& child = parent.children.emplace_back();
+  child.name = name;
+  child.rest_translation = offset;
+  child.channels = std::move(channels);
+  return child;
+}
 
 inline std::shared_ptr<const Skeleton> BuildOrDie(const RawSkeleton& raw) {
   std::string error;
