@@ -275,6 +275,7 @@ void SizeBuffers(const Stage& stage, StageWork& st) {
     lv.r = VectorXd::Zero(r);
     lv.beta = VectorXd::Zero(r);
     lv.tmp_m = VectorXd::Zero(std::max(r, 1));
+    lv.work = VectorXd::Zero(static_cast<Eigen::Index>(r) * 6);
     lv.tmp_n = VectorXd::Zero(ncols);
     lv.unit = VectorXd::Zero(r);
     lv.col = VectorXd::Zero(ncols);

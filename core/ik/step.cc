@@ -128,6 +128,38 @@ template <int N>
   }
 }
 
+// The LDL^T of st.levels[0].m in place: fixed-size for one 3- or 6-row task (N > 0), on 6 x 6
+// (or 3 x 3) blocks when the rows are a multiple of 6 (or 3), by the column sweep otherwise.
+// False when a pivot is not positive.
+template <int N>
+bool Factorize(StageWork& st) {
+  Level& lv = st.levels[0];
+  const int m = st.rows;
+  if constexpr (N > 0) {
+    return Ldlt<N>(lv.m.data(), m, lv.tmp_m.data());
+  } else {
+    if (m % 6 == 0) return BlockLdlt<6>(lv.m.data(), m, lv.tmp_m.data(), lv.work.data());
+    if (m % 3 == 0) return BlockLdlt<3>(lv.m.data(), m, lv.tmp_m.data(), lv.work.data());
+    return Ldlt<0>(lv.m.data(), m, lv.tmp_m.data());
+  }
+}
+
+// x := (L D L^T)^-1 x with the factor Factorize<N> left in st.levels[0].
+template <int N>
+void SolveFactored(StageWork& st, double* x) {
+  const Level& lv = st.levels[0];
+  const int m = st.rows;
+  if constexpr (N > 0) {
+    LdltSolve<N>(lv.m.data(), m, lv.tmp_m.data(), x);
+  } else if (m % 6 == 0) {
+    BlockLdltSolve<6>(lv.m.data(), m, lv.tmp_m.data(), x);
+  } else if (m % 3 == 0) {
+    BlockLdltSolve<3>(lv.m.data(), m, lv.tmp_m.data(), x);
+  } else {
+    LdltSolve<0>(lv.m.data(), m, lv.tmp_m.data(), x);
+  }
+}
+
 // st.x = J^T (J J^T + lambda^2 I)^-1 rhs over the free columns (st.x on clamped columns is left
 // to the caller), with the null-space bias of SolveLevels when `bias`.
 // N > 0: one task of N rows (compile-time sizes for the 3- and 6-row chains).
@@ -151,18 +183,18 @@ void FastDlsStepN(StageWork& st, double lambda, bool bias) {
     }
   }
   AssembleNormal(st, lambda * lambda);
-  if (!Ldlt<N>(lv.m.data(), m, lv.tmp_m.data())) {
+  if (!Factorize<N>(st)) {
     // Singular (lambda = 0 at a singular pose): damp slightly so the step stays finite.
     AssembleNormal(st, lambda * lambda);
     double largest = 0.0;
     for (int i = 0; i < m; ++i) largest = std::max(largest, lv.m(i, i));
     AssembleNormal(st, lambda * lambda + 1e-10 * std::max(largest, 1e-300));
-    if (!Ldlt<N>(lv.m.data(), m, lv.tmp_m.data())) {
+    if (!Factorize<N>(st)) {
       st.x.setZero();
       return;
     }
   }
-  LdltSolve<N>(lv.m.data(), m, lv.tmp_m.data(), lv.beta.data());
+  SolveFactored<N>(st, lv.beta.data());
   FreeColumnsTimesBeta<N>(st, j, lj, lv.beta.data());
   if (bias) st.x -= st.z;
 }
@@ -172,11 +204,10 @@ void FastDlsStepN(StageWork& st, double lambda, bool bias) {
 template <int N>
 void ChordStepN(StageWork& st) {
   Level& lv = st.levels[0];
-  const int m = st.rows;
   const double* j = st.j_saved.data();
   const int lj = static_cast<int>(st.j_saved.rows());
   lv.beta = st.e;
-  LdltSolve<N>(lv.m.data(), m, lv.tmp_m.data(), lv.beta.data());
+  SolveFactored<N>(st, lv.beta.data());
   FreeColumnsTimesBeta<N>(st, j, lj, lv.beta.data());
 }
 

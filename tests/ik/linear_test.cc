@@ -1,5 +1,6 @@
 // The linear kernels of the iteration (core/ik/linear.h) against Eigen's reference
-// decompositions: the in-place LDL^T at fixed sizes 3 and 6 and at a runtime size, and every
+// decompositions: the in-place LDL^T at fixed sizes 3 and 6, at a runtime size and on 3 x 3 and
+// 6 x 6 blocks, and every
 // method's Factor/Apply on full-rank and rank-deficient systems.
 #include "core/ik/linear.h"
 
@@ -65,6 +66,51 @@ TEST(Linear, LdltRejectsANonPositivePivot) {
   EXPECT_FALSE(Ldlt<3>(m.data(), 3, inv_d.data()));
   Eigen::Matrix3d zero = Eigen::Matrix3d::Zero();
   EXPECT_FALSE(Ldlt<0>(zero.data(), 3, inv_d.data()));
+}
+
+// BlockLdlt<B>/BlockLdltSolve<B> (the multi-effector systems: rows a multiple of 6 or 3) against
+// Eigen's LDL^T, from the lower triangle only, and against the column sweep Ldlt<0> they replace.
+template <int B>
+void ExpectBlockLdltSolves(int n, std::mt19937_64& rng) {
+  const Eigen::MatrixXd j = Random(n, n + 30, rng);
+  const Eigen::MatrixXd spd = j * j.transpose() + 1e-3 * Eigen::MatrixXd::Identity(n, n);
+  const Eigen::VectorXd b = Random(n, 1, rng);
+  const Eigen::VectorXd reference = spd.ldlt().solve(b);
+  Eigen::MatrixXd lower = spd.triangularView<Eigen::Lower>();
+  for (int c = 1; c < n; ++c) {
+    for (int r = 0; r < c; ++r) lower(r, c) = 1e300;  // Never read.
+  }
+  Eigen::MatrixXd sweep = lower;
+  Eigen::VectorXd inv_d(n), inv_d_sweep(n), work(n * B), x = b;
+  ASSERT_TRUE(BlockLdlt<B>(lower.data(), n, inv_d.data(), work.data())) << n;
+  BlockLdltSolve<B>(lower.data(), n, inv_d.data(), x.data());
+  EXPECT_LE((x - reference).norm(), 1e-10 * (1 + reference.norm())) << n;
+  EXPECT_LE((spd * x - b).norm(), 1e-10 * (1 + b.norm())) << n;
+  // The same factor as the column sweep (L below the diagonal, 1 / D), to rounding.
+  ASSERT_TRUE(Ldlt<0>(sweep.data(), n, inv_d_sweep.data()));
+  EXPECT_LE((inv_d - inv_d_sweep).cwiseAbs().maxCoeff(), 1e-12 * inv_d_sweep.cwiseAbs().maxCoeff());
+  for (int c = 0; c < n; ++c) {
+    for (int r = c + 1; r < n; ++r) EXPECT_NEAR(lower(r, c), sweep(r, c), 1e-9) << r << "," << c;
+  }
+}
+
+TEST(Linear, BlockLdltSolvesMultiEffectorSystems) {
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 20; ++trial) {
+    for (const int n : {6, 12, 18, 24, 36}) ExpectBlockLdltSolves<6>(n, rng);
+    for (const int n : {3, 9, 15, 24}) ExpectBlockLdltSolves<3>(n, rng);
+  }
+}
+
+TEST(Linear, BlockLdltRejectsANonPositivePivotInAnyBlock) {
+  // Positive definite except for one row: the pivot of row `bad` is D = -1, whichever block of
+  // six it falls in.
+  for (const int bad : {0, 5, 6, 13, 23}) {
+    Eigen::MatrixXd m = Eigen::MatrixXd::Identity(24, 24);
+    m(bad, bad) = -1.0;
+    Eigen::VectorXd inv_d(24), work(24 * 6);
+    EXPECT_FALSE(BlockLdlt<6>(m.data(), 24, inv_d.data(), work.data())) << bad;
+  }
 }
 
 // A level sized as Workspace::Prepare sizes it.
