@@ -12,37 +12,34 @@
 #include "cli/batch/batch.h"
 #include "exporters/atomic_file.h"
 
+// xxHash (Debian's libxxhash-dev), inlined: no library to link, and the sanitizer builds
+// instrument it with the rest.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 namespace fs = std::filesystem;
 
 namespace rigel::batch {
 
-namespace {
-constexpr uint64_t kFnvOffset = 14695981039346656037ull;
-constexpr uint64_t kFnvPrime = 1099511628211ull;
-uint64_t Fnv(uint64_t h, const char* data, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    h ^= static_cast<unsigned char>(data[i]);
-    h *= kFnvPrime;
-  }
-  return h;
-}
-}  // namespace
-
 std::string HashBytes(std::string_view bytes) {
-  return fmt::format("{:016x}", Fnv(kFnvOffset, bytes.data(), bytes.size()));
+  return fmt::format("{:016x}", XXH3_64bits(bytes.data(), bytes.size()));
 }
 
 std::string HashFile(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
   std::vector<char> buffer(1 << 20);
-  uint64_t h = kFnvOffset;
+  XXH3_state_t state;
+  XXH3_INITSTATE(&state);
+  XXH3_64bits_reset(&state);
   size_t got;
-  while ((got = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) h = Fnv(h, buffer.data(), got);
+  while ((got = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
+    XXH3_64bits_update(&state, buffer.data(), got);
+  }
   const bool bad = std::ferror(f);
   std::fclose(f);
   if (bad) throw std::runtime_error(path + ": read error");
-  return fmt::format("{:016x}", h);
+  return fmt::format("{:016x}", XXH3_64bits_digest(&state));
 }
 
 std::string ManifestPath(const std::string& output) {
