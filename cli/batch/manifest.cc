@@ -1,6 +1,8 @@
 // Resume manifests: hashes of what an output was made from, kept beside it; and the removal of
 // the temporaries an interrupted run left.
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -8,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 
 #include "cli/batch/batch.h"
 #include "exporters/atomic_file.h"
@@ -26,19 +29,28 @@ std::string HashBytes(std::string_view bytes) {
 }
 
 std::string HashFile(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
-  std::vector<char> buffer(1 << 20);
+  // Plain read(2) into an uninitialized buffer: no stdio copy, no zeroing (a zeroed 1 MB vector per
+  // file and fread's copy were most of the supervisor's time in a bake).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  constexpr size_t kChunk = 256 * 1024;
+  const std::unique_ptr<char[]> buffer(new char[kChunk]);
   XXH3_state_t state;
   XXH3_INITSTATE(&state);
   XXH3_64bits_reset(&state);
-  size_t got;
-  while ((got = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
-    XXH3_64bits_update(&state, buffer.data(), got);
+  while (true) {
+    const ssize_t got = ::read(fd, buffer.get(), kChunk);
+    if (got > 0) {
+      XXH3_64bits_update(&state, buffer.get(), static_cast<size_t>(got));
+    } else if (got == 0) {
+      break;
+    } else if (errno != EINTR) {
+      const int err = errno;
+      ::close(fd);
+      throw std::runtime_error(path + ": read error: " + std::strerror(err));
+    }
   }
-  const bool bad = std::ferror(f);
-  std::fclose(f);
-  if (bad) throw std::runtime_error(path + ": read error");
+  ::close(fd);
   return fmt::format("{:016x}", XXH3_64bits_digest(&state));
 }
 

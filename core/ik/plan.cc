@@ -140,6 +140,13 @@ void PlanColumns(const Rig& rig, const Stage& stage, const Workspace::Impl& w, S
     st.fk.push_back(f);
   }
   st.fk_theta.assign(st.fk_channels.size(), 0.0);
+  st.fk_rotations.clear();
+  for (const FkJoint& f : st.fk) {
+    for (int i = f.t_end; i < f.r_end; ++i) st.fk_rotations.push_back(i);
+  }
+  st.fk_angle.assign(st.fk_rotations.size(), 0.0);
+  st.fk_sin.assign(st.fk_rotations.size(), 0.0);
+  st.fk_cos.assign(st.fk_rotations.size(), 0.0);
 }
 
 // The stage's rows: per task its first row, row count, columns (those moving its joint) and

@@ -12,6 +12,13 @@ using rigel::internal::RotateColumns;
 
 void ChainFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double* theta) {
   (void)s;
+  // Every rotation's sine and cosine first, in one vectorized pass (bit for bit SinCos).
+  const int nrot = static_cast<int>(st.fk_rotations.size());
+  for (int k = 0; k < nrot; ++k) {
+    st.fk_angle[k] = theta[st.fk_channels[st.fk_rotations[k]].channel];
+  }
+  rigel::internal::SinCosBatch(st.fk_angle.data(), nrot, st.fk_sin.data(), st.fk_cos.data());
+  int k = 0;
   for (const FkJoint& f : st.fk) {
     Vector3d local_t = f.rest_t;
     for (int i = f.t_begin; i < f.t_end; ++i) {
@@ -41,9 +48,8 @@ void ChainFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double*
     for (int i = f.t_end; i < f.r_end; ++i) {
       const FkChannel& rc = st.fk_channels[i];
       st.fk_theta[i] = theta[rc.channel];
-      double sn, cs;
-      rigel::internal::SinCos(theta[rc.channel], &sn, &cs);
-      RotateColumns(r, rc.axis, cs, sn);
+      RotateColumns(r, rc.axis, st.fk_cos[k], st.fk_sin[k]);
+      ++k;
       if (rc.col >= 0) {
         st.axis[rc.col] = r.col(rc.axis);
         st.pivot[rc.col] = pos;
