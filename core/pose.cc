@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 #include "core/euler.h"
 #include "core/fast_math.h"
@@ -48,8 +49,15 @@ Eigen::Isometry3d LocalTransform(const Skeleton& skeleton, int joint,
   return local;
 }
 
-void UpdateJointWorld(const Skeleton& skeleton, std::span<const double> channels,
-                      std::span<Eigen::Isometry3d> world, int joint) {
+namespace {
+
+// UpdateJointWorld with the sines and cosines of the channels given (channel c at c - base), or
+// computed here when `sines` is null.
+[[gnu::always_inline]] inline void UpdateJointWorldWith(const Skeleton& skeleton,
+                                                        std::span<const double> channels,
+                                                        std::span<Eigen::Isometry3d> world,
+                                                        int joint, const double* sines,
+                                                        const double* cosines, int base) {
   Eigen::Vector3d t = skeleton.rest_translation(joint);
   for (int axis = 0; axis < 3; ++axis) {
     const int c = skeleton.translation_channel(joint, axis);
@@ -57,33 +65,58 @@ void UpdateJointWorld(const Skeleton& skeleton, std::span<const double> channels
   }
   const int p = skeleton.parent(joint);
   Eigen::Isometry3d& out = world[joint];
+  const Eigen::Quaterniond& rest = skeleton.rest_orientation(joint);
+  Eigen::Matrix3d r;
   if (p == Skeleton::kNoParent) {
-    out.linear() = LocalRotation(skeleton, joint, channels);
+    r = IsIdentity(rest) ? Eigen::Matrix3d::Identity() : rest.toRotationMatrix();
     out.translation() = t;
   } else {
     // Rotate the parent's frame in place: world = parent * local without a 4x4 product.
     const Eigen::Isometry3d& pw = world[p];
-    const Eigen::Quaterniond& rest = skeleton.rest_orientation(joint);
-    Eigen::Matrix3d r = IsIdentity(rest) ? Eigen::Matrix3d(pw.linear())
-                                         : Eigen::Matrix3d(pw.linear() * rest.toRotationMatrix());
-    const std::span<const ChannelType> layout = skeleton.channels();
-    for (const int c : skeleton.rotation_channels(joint)) {
-      double sn, cs;
-      internal::SinCos(channels[c], &sn, &cs);
-      RotateColumns(r, ChannelAxis(layout[c]), cs, sn);
-    }
+    r = IsIdentity(rest) ? Eigen::Matrix3d(pw.linear())
+                         : Eigen::Matrix3d(pw.linear() * rest.toRotationMatrix());
     out.translation() = pw.translation() + pw.linear() * t;
-    out.linear() = r;
   }
+  const std::span<const ChannelType> layout = skeleton.channels();
+  for (const int c : skeleton.rotation_channels(joint)) {
+    double sn, cs;
+    if (sines != nullptr) {
+      sn = sines[c - base];
+      cs = cosines[c - base];
+    } else {
+      internal::SinCos(channels[c], &sn, &cs);
+    }
+    RotateColumns(r, ChannelAxis(layout[c]), cs, sn);
+  }
+  out.linear() = r;
   out.makeAffine();
+}
+
+}  // namespace
+
+void UpdateJointWorld(const Skeleton& skeleton, std::span<const double> channels,
+                      std::span<Eigen::Isometry3d> world, int joint) {
+  UpdateJointWorldWith(skeleton, channels, world, joint, nullptr, nullptr, 0);
 }
 
 void ForwardKinematics(const Skeleton& skeleton, std::span<const double> channels,
                        std::span<Eigen::Isometry3d> world, int from) {
   assert(static_cast<int>(world.size()) >= skeleton.num_joints() && "world span too small");
   assert(static_cast<int>(channels.size()) >= skeleton.num_channels() && "channel span too small");
-  for (int i = std::max(from, 0); i < skeleton.num_joints(); ++i) {
-    UpdateJointWorld(skeleton, channels, world, i);
+  const int first = std::max(from, 0);
+  if (first >= skeleton.num_joints()) return;
+  // Every channel's sine and cosine first, in one vectorized pass (bit for bit SinCos); the
+  // scratch grows once per thread.
+  const int c0 = skeleton.channel_begin(first);
+  const int n = skeleton.num_channels() - c0;
+  thread_local std::vector<double> sines, cosines;
+  if (static_cast<int>(sines.size()) < n) {
+    sines.resize(n);
+    cosines.resize(n);
+  }
+  internal::SinCosBatch(channels.data() + c0, n, sines.data(), cosines.data());
+  for (int i = first; i < skeleton.num_joints(); ++i) {
+    UpdateJointWorldWith(skeleton, channels, world, i, sines.data(), cosines.data(), c0);
   }
 }
 

@@ -73,6 +73,8 @@ void PlanWorkspace(const Rig& rig, Workspace::Impl& w) {
   }
   w.locked = rig.locked;
   w.fk_channels.assign(s.num_channels(), 0.0);
+  w.channel_sin.assign(s.num_channels(), 0.0);
+  w.channel_cos.assign(s.num_channels(), 0.0);
   w.joint_blend.assign(nj, 1.0);
   w.relaxed.assign(nj, 0);
   for (int j = 0; j < nj; ++j) w.relaxed[j] = rig.strength[j] == 0.0 ? 1 : 0;

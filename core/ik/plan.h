@@ -164,6 +164,8 @@ struct Workspace::Impl {
   // weights, sized by Prepare.
   std::vector<double> fk_channels;
   std::vector<double> joint_blend;
+  // UpdateWorldAfterSolve's sines and cosines of every channel (one vectorized pass).
+  std::vector<double> channel_sin, channel_cos;
 };
 
 }  // namespace rigel::ik

@@ -75,13 +75,15 @@ void StartFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double*
   ChainFk(s, w, st, theta);
 }
 
-void UpdateWorldAfterSolve(const Skeleton& s, const Workspace::Impl& w, Pose& pose) {
+void UpdateWorldAfterSolve(const Skeleton& s, Workspace::Impl& w, Pose& pose) {
   const StageWork& last = w.stages.back();
   if (!last.frames_valid) {
     pose.UpdateWorld(s);
     return;
   }
   const int nj = s.num_joints();
+  rigel::internal::SinCosBatch(pose.channels.data(), s.num_channels(), w.channel_sin.data(),
+                               w.channel_cos.data());
   for (int j = 0; j < nj; ++j) {
     Eigen::Isometry3d& out = pose.world[j];
     if (last.joint_in_stage[j]) {
@@ -108,9 +110,7 @@ void UpdateWorldAfterSolve(const Skeleton& s, const Workspace::Impl& w, Pose& po
     }
     const std::span<const ChannelType> layout = s.channels();
     for (const int c : s.rotation_channels(j)) {
-      double sn, cs;
-      rigel::internal::SinCos(pose.channels[c], &sn, &cs);
-      RotateColumns(r, ChannelAxis(layout[c]), cs, sn);
+      RotateColumns(r, ChannelAxis(layout[c]), w.channel_cos[c], w.channel_sin[c]);
     }
     out.linear() = r;
     out.makeAffine();

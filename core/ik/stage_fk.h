@@ -22,7 +22,7 @@ void StartFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double*
 
 // pose.world for every joint after a solve: the last stage's joint frames when they are current
 // (they are computed exactly as ForwardKinematics does), forward kinematics for the other joints.
-void UpdateWorldAfterSolve(const Skeleton& s, const Workspace::Impl& w, Pose& pose);
+void UpdateWorldAfterSolve(const Skeleton& s, Workspace::Impl& w, Pose& pose);
 
 }  // namespace rigel::ik::internal
 
