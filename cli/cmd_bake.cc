@@ -203,11 +203,8 @@ double OutputUnit(const Scene& input, const TakeResult& result, const std::strin
   if (result.skeleton == input.skeleton) return MetresPerUnitOrEstimate(input);
   const Skeleton& skeleton = *result.skeleton;
   if (result.clip->num_frames() == 0) return 0.0;
-  Pose pose(skeleton);
-  pose.SetFromRow(skeleton, result.clip->frame(0));
-  const Eigen::AlignedBox3d box = JointBounds(pose.world);
-  const double height = box.isEmpty() ? 0.0 : box.sizes()[GuessUpAxis(box)];
-  const double unit = EstimateBvhUnit(height);
+  double height = 0.0;
+  const double unit = EstimateUnitFromFrame(skeleton, result.clip->frame(0), &height);
   warnings->push_back(
       unit > 0 ? fmt::format("{}: the baked clip is on another skeleton than the input's; its "
                              "length unit is estimated {} from the figure's height ({:.4g} units)",

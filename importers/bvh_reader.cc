@@ -694,6 +694,16 @@ double EstimateBvhUnit(double height) {
   return best;
 }
 
+double EstimateUnitFromFrame(const Skeleton& skeleton, std::span<const double> row,
+                             double* height) {
+  Pose pose(skeleton);
+  pose.SetFromRow(skeleton, row);
+  const Eigen::AlignedBox3d box = JointBounds(pose.world);
+  const double h = box.isEmpty() ? 0.0 : box.sizes()[GuessUpAxis(box)];
+  if (height != nullptr) *height = h;
+  return EstimateBvhUnit(h);
+}
+
 Scene ReadBvh(const std::string& path, const BvhReadOptions& options) {
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {

@@ -34,6 +34,7 @@
 #define RIGEL_IMPORTERS_BVH_READER_H_
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,11 @@ std::string UnitLabel(double metres);
 // assuming a standing adult of about 1.6 m: the unit among ParseBvhUnit's whose height in metres is
 // nearest 1.6 m on a log scale. Returns metres per unit; 0 when height is not > 0.
 double EstimateBvhUnit(double height);
+
+// EstimateBvhUnit of the figure a frame of `skeleton` poses (its joints' extent along the guessed
+// up axis), with that height in *height when given. 0 when the figure has no height.
+double EstimateUnitFromFrame(const Skeleton& skeleton, std::span<const double> row,
+                             double* height = nullptr);
 
 struct BvhReadOptions {
   BvhTranslation translation = BvhTranslation::kAuto;

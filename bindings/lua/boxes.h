@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "bindings/lua/runtime.h"
@@ -18,6 +19,7 @@
 #include "core/pose.h"
 #include "core/scene.h"
 #include "core/skeleton.h"
+#include "exporters/save_scene.h"
 
 namespace rigel::lua {
 
@@ -200,6 +202,16 @@ void PushClip(lua_State* L, std::shared_ptr<const Skeleton> skeleton, std::share
 void PushPose(lua_State* L, std::shared_ptr<const Skeleton> skeleton,
               std::shared_ptr<PoseState> state);
 void PushScene(lua_State* L, std::shared_ptr<Scene> scene);
+// The length unit (metres per unit) of a skeleton that reached Lua in a loaded scene (PushScene
+// registers it), found again for every clip on that skeleton; 0 when unknown (a skeleton built
+// in the script). A freed skeleton's entry never matches a new skeleton at the same address.
+double SkeletonUnit(lua_State* L, const std::shared_ptr<const Skeleton>& skeleton);
+// What rigel.save and clip:save write `clip` of `skeleton` to `path` with: glTF and FBX need the
+// unit (glTF is in metres); when the skeleton has none it is estimated from the figure's height
+// at the first frame, with a warning on stderr naming the file (or, when it cannot be, the clip
+// is written in its own units, said the same way). BVH needs no unit.
+SaveOptions ClipSaveOptions(lua_State* L, const std::string& path,
+                            const std::shared_ptr<const Skeleton>& skeleton, const Clip& clip);
 
 // The skeleton of any object that has one (Skeleton, Scene, Clip, Pose), or nullptr.
 const std::shared_ptr<const Skeleton>* SkeletonOf(lua_State* L, int idx);

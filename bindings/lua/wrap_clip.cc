@@ -166,7 +166,10 @@ int w_Clip_save(lua_State* L) {
   // clip:save(path): writes the clip with its skeleton, format by extension, atomically.
   ClipBox* box = CheckClip(L, 1);
   const char* path = CheckSavePath(L, 2);
-  catch_exceptions(L, [&] { SaveClip(*box->skeleton, *box->clip, path); });
+  const SaveOptions options = ClipSaveOptions(L, path, box->skeleton, *box->clip);
+  catch_exceptions(L, [&] {
+    SaveClips(*box->skeleton, std::span<const Clip>(box->clip.get(), 1), path, options);
+  });
   return 0;
 }
 

@@ -1,14 +1,54 @@
 // rigel.Scene: what rigel.load returns: a skeleton, its clips, the source path and warnings.
 // Clips taken from a scene are views into it: editing them edits the scene.
+#include <fmt/format.h>
+
+#include <cctype>
+#include <filesystem>
+#include <new>
+
 #include "bindings/lua/boxes.h"
 #include "bindings/lua/fields.h"
 #include "bindings/lua/sandbox.h"
 #include "exporters/save_scene.h"
+#include "importers/bvh_reader.h"
 #include "importers/load_scene.h"
 
 namespace rigel::lua {
 
 namespace {
+
+// Skeleton units: a registry table keyed by the skeleton's address, each value a userdata entry
+// holding a weak reference (the entry counts only while that very skeleton lives) and the unit.
+constexpr const char* kUnitsKey = "rigel.skeleton_units";
+constexpr const char* kUnitEntryType = "rigel.SkeletonUnit";
+struct UnitEntry {
+  std::weak_ptr<const Skeleton> skeleton;
+  double metres = 0.0;
+};
+int UnitEntryGc(lua_State* L) {
+  static_cast<UnitEntry*>(lua_touserdata(L, 1))->~UnitEntry();
+  return 0;
+}
+
+void RegisterSkeletonUnit(lua_State* L, const std::shared_ptr<const Skeleton>& skeleton,
+                          double metres) {
+  if (!skeleton || !(metres > 0)) return;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, kUnitsKey) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, kUnitsKey);
+  }
+  void* memory = lua_newuserdatauv(L, sizeof(UnitEntry), 0);
+  new (memory) UnitEntry{skeleton, metres};
+  if (luaL_newmetatable(L, kUnitEntryType)) {
+    lua_pushcfunction(L, UnitEntryGc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  lua_rawsetp(L, -2, skeleton.get());
+  lua_pop(L, 1);
+}
 
 int w_Scene_clip(lua_State* L) {
   // scene:clip([index = 1 | take name]) -> Clip (a view into the scene)
@@ -132,10 +172,12 @@ void SaveTakes(lua_State* L, const char* path) {
     boxes.push_back(box);
   }
   CheckPathWrite(L, 1, path);
+  const SaveOptions options =
+      ClipSaveOptions(L, path, boxes.front()->skeleton, *boxes.front()->clip);
   catch_exceptions(L, [&] {
     std::vector<Clip> clips;
     for (ClipBox* box : boxes) clips.push_back(*box->clip);
-    SaveClips(*boxes.front()->skeleton, clips, path);
+    SaveClips(*boxes.front()->skeleton, clips, path, options);
   });
 }
 
@@ -154,9 +196,11 @@ int w_save(lua_State* L) {
   if (scene != nullptr) CheckScene(L, 2);
   CheckMaxArgs(L, 2);
   CheckPathWrite(L, 1, path);
+  const SaveOptions options =
+      clip != nullptr ? ClipSaveOptions(L, path, clip->skeleton, *clip->clip) : SaveOptions{};
   catch_exceptions(L, [&] {
     if (clip != nullptr) {
-      SaveClip(*clip->skeleton, *clip->clip, path);
+      SaveClips(*clip->skeleton, std::span<const Clip>(clip->clip.get(), 1), path, options);
     } else {
       SaveScene(*scene->scene, path);
     }
@@ -179,7 +223,47 @@ int w_writable_formats(lua_State* L) {
 }  // namespace
 
 void PushScene(lua_State* L, std::shared_ptr<Scene> scene) {
+  RegisterSkeletonUnit(L, scene->skeleton, MetresPerUnitOrEstimate(*scene));
   PushBox<SceneBox>(L, kSceneType, SceneBox{std::move(scene)});
+}
+
+double SkeletonUnit(lua_State* L, const std::shared_ptr<const Skeleton>& skeleton) {
+  double metres = 0.0;
+  if (!skeleton) return metres;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, kUnitsKey) == LUA_TTABLE) {
+    if (lua_rawgetp(L, -1, skeleton.get()) == LUA_TUSERDATA) {
+      const auto* entry = static_cast<const UnitEntry*>(lua_touserdata(L, -1));
+      if (entry->skeleton.lock() == skeleton) metres = entry->metres;
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return metres;
+}
+
+SaveOptions ClipSaveOptions(lua_State* L, const std::string& path,
+                            const std::shared_ptr<const Skeleton>& skeleton, const Clip& clip) {
+  SaveOptions options;
+  options.metres_per_unit = SkeletonUnit(L, skeleton);
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (options.metres_per_unit > 0 || ext == ".bvh" || !skeleton) return options;
+  double height = 0.0;
+  const double unit =
+      clip.num_frames() > 0 ? EstimateUnitFromFrame(*skeleton, clip.frame(0), &height) : 0.0;
+  if (unit > 0) {
+    fmt::print(stderr,
+               "rigel: warning: {}: the clip's skeleton was not loaded from a file, so its length "
+               "unit is unknown; estimated {} from the figure's height ({:.4g} units)\n",
+               path, UnitLabel(unit), height);
+  } else {
+    fmt::print(stderr,
+               "rigel: warning: {}: the clip's skeleton has no known length unit and the figure "
+               "has no height to estimate it: written in its own units, as metres\n",
+               path);
+  }
+  options.metres_per_unit = unit;
+  return options;
 }
 
 void OpenScene(lua_State* L) {
