@@ -478,7 +478,7 @@ Runner AddBakeCommand(CLI::App& app) {
         }
       }
       if (!o->preview.empty()) failed += preview::WritePreviewPages(o->preview, reports, "bake");
-      if (!o->report.empty()) WriteFileAtomically(o->report, batch::ReportText(reports, run));
+      if (!o->report.empty()) batch::WriteReport(o->report, reports, run);
       return failed ? kExitBadInput : kExitOk;
     } catch (const batch::UsageError& e) {
       fmt::print(stderr, "rigel bake: error: {}\n", e.what());

@@ -376,14 +376,14 @@ int Run(const RetargetArgs& a) {
   }
   if (!a.preview.empty()) failed += preview::WritePreviewPages(a.preview, reports, "retarget");
   if (!a.report.empty()) {
-    nlohmann::json report = nlohmann::json::object();  // beside the standard fields (ReportText)
+    nlohmann::json report = nlohmann::json::object();  // beside the standard fields (WriteReport)
     report["target"] = a.target;
     report["map"] = a.map.empty() ? "automatic" : a.map;
     report["root_motion"] = std::string(retarget::RootMotionName(*root));
     report["pin_feet"] = a.pin_feet;
     report["pin_hands"] = a.pin_hands;
     try {
-      WriteFileAtomically(a.report, batch::ReportText(reports, run, report));
+      batch::WriteReport(a.report, reports, run, report);
     } catch (const std::exception& e) {
       fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
       return kExitBadInput;

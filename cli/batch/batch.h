@@ -185,10 +185,14 @@ std::string SignalName(int signal);
 // its worker processes so far ("peak_rss_mb": {"coordinator", "workers"}).
 nlohmann::json ReportJson(const std::vector<ClipReport>& reports, const RunOptions& options);
 // ReportJson's document as the text written to --report (dump with indent 2, plus a newline),
-// with the command's own fields `extra` (an object) beside the standard ones, made without
-// holding the whole document: the clip rows are dumped one by one.
+// with the command's own fields `extra` (an object) beside the standard ones; the clip rows are
+// dumped one by one (no JSON document of the whole batch).
 std::string ReportText(const std::vector<ClipReport>& reports, const RunOptions& options,
                        const nlohmann::json& extra = nlohmann::json::object());
+// ReportText's text written to `path` atomically as it is made (AtomicFile), without holding it:
+// what --report writes. Throws ExportError.
+void WriteReport(const std::string& path, const std::vector<ClipReport>& reports,
+                 const RunOptions& options, const nlohmann::json& extra = nlohmann::json::object());
 // Merges several reports (shards) into one, clips sorted by input. Throws UsageError when a
 // report is unreadable.
 nlohmann::json MergeReports(const std::vector<std::string>& paths);

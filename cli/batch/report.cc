@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
+#include <string_view>
 
 #include "cli/batch/batch.h"
+#include "exporters/atomic_file.h"
 
 namespace rigel::batch {
 
@@ -195,31 +198,20 @@ nlohmann::json ReportJson(const std::vector<ClipReport>& reports, const RunOptio
           {"summary", summary}};
 }
 
-std::string ReportText(const std::vector<ClipReport>& reports, const RunOptions& options,
-                       const nlohmann::json& extra) {
-  // The clip rows are dumped one at a time into the text (no document of the whole batch: the
-  // memory of a 10,000-clip report stays that of its rows), then spliced into the dump of the
-  // rest, at the place of a placeholder, with the indentation dump(2) gives an array element.
-  std::string rows = "[";
+namespace {
+
+// The report's text, handed to `sink` piece by piece: the document without its clips (version,
+// command, the command's `extra` fields, the summary) is dumped with a placeholder where the clip
+// rows go; then comes the head, each row dumped on its own (with the indentation dump(2) gives an
+// array element), and the tail. No text of the whole batch is ever held: the memory of a
+// 10,000-clip report is that of its rows. Two passes over the rows: the summary follows them in
+// the text but belongs to the document dumped before them.
+void EmitReport(const std::vector<ClipReport>& reports, const RunOptions& options,
+                const nlohmann::json& extra, const std::function<void(std::string_view)>& sink) {
   SummaryBuilder summary;
-  bool first = true;
   for (const ClipReport& report : reports) {
-    for (const ClipReport& row : ReportRows({report})) {
-      const nlohmann::json j = ClipReportJson(row);
-      summary.Add(j);
-      std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-      std::string indented;
-      indented.reserve(text.size() + text.size() / 8);
-      for (const char ch : text) {
-        indented.push_back(ch);
-        if (ch == '\n') indented.append("    ");
-      }
-      rows += first ? "\n    " : ",\n    ";
-      rows += indented;
-      first = false;
-    }
+    for (const ClipReport& row : ReportRows({report})) summary.Add(ClipReportJson(row));
   }
-  rows += first ? "]" : "\n  ]";
   static const std::string kPlaceholder = "\x01rigel clips\x01";
   nlohmann::json document = extra.is_object() ? extra : nlohmann::json::object();
   document["rigel_version"] = options.recipe.version;
@@ -228,11 +220,44 @@ std::string ReportText(const std::vector<ClipReport>& reports, const RunOptions&
   nlohmann::json s = summary.Result();
   s["peak_rss_mb"] = PeakMemory();
   document["summary"] = s;
-  std::string text = document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string text = document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   const std::string quoted = nlohmann::json(kPlaceholder).dump();
   const std::size_t at = text.find(quoted);
-  text.replace(at, quoted.size(), rows);
-  return text + "\n";
+  sink(std::string_view(text).substr(0, at));
+  bool first = true;
+  std::string indented;
+  for (const ClipReport& report : reports) {
+    for (const ClipReport& row : ReportRows({report})) {
+      const std::string dumped =
+          ClipReportJson(row).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+      indented.assign(first ? "[\n    " : ",\n    ");
+      for (const char ch : dumped) {
+        indented.push_back(ch);
+        if (ch == '\n') indented.append("    ");
+      }
+      sink(indented);
+      first = false;
+    }
+  }
+  sink(first ? "[]" : "\n  ]");
+  sink(std::string_view(text).substr(at + quoted.size()));
+  sink("\n");
+}
+
+}  // namespace
+
+std::string ReportText(const std::vector<ClipReport>& reports, const RunOptions& options,
+                       const nlohmann::json& extra) {
+  std::string text;
+  EmitReport(reports, options, extra, [&text](std::string_view piece) { text += piece; });
+  return text;
+}
+
+void WriteReport(const std::string& path, const std::vector<ClipReport>& reports,
+                 const RunOptions& options, const nlohmann::json& extra) {
+  AtomicFile file(path);
+  EmitReport(reports, options, extra, [&file](std::string_view piece) { file.Write(piece); });
+  file.Commit();
 }
 
 nlohmann::json MergeReports(const std::vector<std::string>& paths) {

@@ -277,6 +277,18 @@ TEST(Batch, RunsInParallelIsolatesFailuresAndResumes) {
   EXPECT_EQ(text, dom);
   EXPECT_EQ(ReportText(reports, options).substr(0, 2), "{\n");
   EXPECT_EQ(nlohmann::json::parse(ReportText({}, options))["clips"], nlohmann::json::array());
+  // --report's file is written as it is made: the same document, parsed back from the file.
+  const std::string file = options.out_dir + "/report.json";
+  WriteReport(file, reports, options, {{"target", "t.bvh"}});
+  std::ifstream in(file);
+  nlohmann::json written = nlohmann::json::parse(in);
+  EXPECT_EQ(written["target"], "t.bvh");
+  written.erase("target");
+  written["summary"].erase("peak_rss_mb");
+  EXPECT_EQ(written, dom);
+  WriteReport(file, {}, options);
+  std::ifstream empty(file);
+  EXPECT_EQ(nlohmann::json::parse(empty)["clips"], nlohmann::json::array());
 }
 
 TEST(Batch, MergesShardReports) {
