@@ -206,12 +206,13 @@ void PushScene(lua_State* L, std::shared_ptr<Scene> scene);
 // registers it), found again for every clip on that skeleton; 0 when unknown (a skeleton built
 // in the script). A freed skeleton's entry never matches a new skeleton at the same address.
 double SkeletonUnit(lua_State* L, const std::shared_ptr<const Skeleton>& skeleton);
-// What rigel.save and clip:save write `clip` of `skeleton` to `path` with: glTF and FBX need the
-// unit (glTF is in metres); when the skeleton has none it is estimated from the figure's height
-// at the first frame, with a warning on stderr naming the file (or, when it cannot be, the clip
-// is written in its own units, said the same way). BVH needs no unit.
-SaveOptions ClipSaveOptions(lua_State* L, const std::string& path,
-                            const std::shared_ptr<const Skeleton>& skeleton, const Clip& clip);
+// What rigel.save and clip:save write `clip` of `skeleton` to `path` with, given the skeleton's
+// SkeletonUnit: glTF and FBX need the unit (glTF is in metres); when the skeleton has none it is
+// estimated from the figure's height at the first frame, with a warning on stderr naming the file
+// (or, when it cannot be, the clip is written in its own units, said the same way). BVH needs no
+// unit. C++ only (may throw): call it inside catch_exceptions.
+SaveOptions ClipSaveOptions(const std::string& path, const Skeleton& skeleton, const Clip& clip,
+                            double known_unit);
 
 // The skeleton of any object that has one (Skeleton, Scene, Clip, Pose), or nullptr.
 const std::shared_ptr<const Skeleton>* SkeletonOf(lua_State* L, int idx);

@@ -166,9 +166,10 @@ int w_Clip_save(lua_State* L) {
   // clip:save(path): writes the clip with its skeleton, format by extension, atomically.
   ClipBox* box = CheckClip(L, 1);
   const char* path = CheckSavePath(L, 2);
-  const SaveOptions options = ClipSaveOptions(L, path, box->skeleton, *box->clip);
+  const double unit = SkeletonUnit(L, box->skeleton);
   catch_exceptions(L, [&] {
-    SaveClips(*box->skeleton, std::span<const Clip>(box->clip.get(), 1), path, options);
+    SaveClips(*box->skeleton, std::span<const Clip>(box->clip.get(), 1), path,
+              ClipSaveOptions(path, *box->skeleton, *box->clip, unit));
   });
   return 0;
 }

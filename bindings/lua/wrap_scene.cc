@@ -172,12 +172,12 @@ void SaveTakes(lua_State* L, const char* path) {
     boxes.push_back(box);
   }
   CheckPathWrite(L, 1, path);
-  const SaveOptions options =
-      ClipSaveOptions(L, path, boxes.front()->skeleton, *boxes.front()->clip);
+  const double unit = SkeletonUnit(L, boxes.front()->skeleton);
   catch_exceptions(L, [&] {
     std::vector<Clip> clips;
     for (ClipBox* box : boxes) clips.push_back(*box->clip);
-    SaveClips(*boxes.front()->skeleton, clips, path, options);
+    SaveClips(*boxes.front()->skeleton, clips, path,
+              ClipSaveOptions(path, *boxes.front()->skeleton, clips.front(), unit));
   });
 }
 
@@ -196,11 +196,11 @@ int w_save(lua_State* L) {
   if (scene != nullptr) CheckScene(L, 2);
   CheckMaxArgs(L, 2);
   CheckPathWrite(L, 1, path);
-  const SaveOptions options =
-      clip != nullptr ? ClipSaveOptions(L, path, clip->skeleton, *clip->clip) : SaveOptions{};
+  const double unit = clip != nullptr ? SkeletonUnit(L, clip->skeleton) : 0.0;
   catch_exceptions(L, [&] {
     if (clip != nullptr) {
-      SaveClips(*clip->skeleton, std::span<const Clip>(clip->clip.get(), 1), path, options);
+      SaveClips(*clip->skeleton, std::span<const Clip>(clip->clip.get(), 1), path,
+                ClipSaveOptions(path, *clip->skeleton, *clip->clip, unit));
     } else {
       SaveScene(*scene->scene, path);
     }
@@ -241,20 +241,20 @@ double SkeletonUnit(lua_State* L, const std::shared_ptr<const Skeleton>& skeleto
   return metres;
 }
 
-SaveOptions ClipSaveOptions(lua_State* L, const std::string& path,
-                            const std::shared_ptr<const Skeleton>& skeleton, const Clip& clip) {
+SaveOptions ClipSaveOptions(const std::string& path, const Skeleton& skeleton, const Clip& clip,
+                            double known_unit) {
   SaveOptions options;
-  options.metres_per_unit = SkeletonUnit(L, skeleton);
+  options.metres_per_unit = known_unit;
   std::string ext = std::filesystem::path(path).extension().string();
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (options.metres_per_unit > 0 || ext == ".bvh" || !skeleton) return options;
+  if (options.metres_per_unit > 0 || ext == ".bvh") return options;
   double height = 0.0;
   const double unit =
-      clip.num_frames() > 0 ? EstimateUnitFromFrame(*skeleton, clip.frame(0), &height) : 0.0;
+      clip.num_frames() > 0 ? EstimateUnitFromFrame(skeleton, clip.frame(0), &height) : 0.0;
   if (unit > 0) {
     fmt::print(stderr,
-               "rigel: warning: {}: the clip's skeleton was not loaded from a file, so its length "
-               "unit is unknown; estimated {} from the figure's height ({:.4g} units)\n",
+               "rigel: warning: {}: the clip's skeleton has no known length unit; estimated {} "
+               "from the figure's height ({:.4g} units)\n",
                path, UnitLabel(unit), height);
   } else {
     fmt::print(stderr,
