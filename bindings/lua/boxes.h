@@ -206,6 +206,9 @@ void PushScene(lua_State* L, std::shared_ptr<Scene> scene);
 // registers it), found again for every clip on that skeleton; 0 when unknown (a skeleton built
 // in the script). A freed skeleton's entry never matches a new skeleton at the same address.
 double SkeletonUnit(lua_State* L, const std::shared_ptr<const Skeleton>& skeleton);
+// Records `metres` (> 0) as the unit of `skeleton` for SkeletonUnit.
+void RegisterSkeletonUnit(lua_State* L, const std::shared_ptr<const Skeleton>& skeleton,
+                          double metres);
 // What rigel.save and clip:save write `clip` of `skeleton` to `path` with, given the skeleton's
 // SkeletonUnit: glTF and FBX need the unit (glTF is in metres); when the skeleton has none it is
 // estimated from the figure's height at the first frame, with a warning on stderr naming the file

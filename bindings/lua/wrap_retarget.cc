@@ -26,6 +26,7 @@ namespace {
 
 const char* const kRetargetOptions[] = {"map",
                                         "root_motion",
+                                        "root_motion_bone",
                                         "pin_feet",
                                         "pin_hands",
                                         "follow_source",
@@ -41,9 +42,10 @@ const char* const kRetargetOptions[] = {"map",
                                         "contact_blend",
                                         "knee_hyperextension",
                                         nullptr};
-const char* const kRootMotions[] = {"scale", "keep", "in-place", nullptr};
+const char* const kRootMotions[] = {"scale", "keep", "in-place", "extract", nullptr};
 constexpr retarget::RootMotion kRootMotionValues[] = {
-    retarget::RootMotion::kScale, retarget::RootMotion::kKeep, retarget::RootMotion::kInPlace};
+    retarget::RootMotion::kScale, retarget::RootMotion::kKeep, retarget::RootMotion::kInPlace,
+    retarget::RootMotion::kExtract};
 const char* const kUpAxes[] = {"y", "z", "Y", "Z", nullptr};
 const char* const kContactOptions[] = {"up", "scale", "height", "speed", "min_frames", nullptr};
 const char* const kAxes[] = {"x", "y", "z", nullptr};
@@ -338,6 +340,17 @@ int w_retarget(lua_State* L) {
   if (HasField(L, opt, "root_motion")) {
     o.root_motion = kRootMotionValues[OptionField(L, opt, "root_motion", kRootMotions, -1)];
   }
+  // root_motion_bone: a string kept alive by the options table (copied inside catch_exceptions).
+  const char* root_bone = nullptr;
+  if (HasField(L, opt, "root_motion_bone")) {
+    lua_getfield(L, opt, "root_motion_bone");
+    if (lua_type(L, -1) != LUA_TSTRING) FieldError(L, opt, "root_motion_bone", "joint name");
+    root_bone = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    if (o.root_motion != retarget::RootMotion::kExtract) {
+      luaL_argerror(L, opt, "root_motion_bone needs root_motion = \"extract\"");
+    }
+  }
   o.pin_feet = BoolField(L, opt, "pin_feet", false);
   o.pin_hands = BoolField(L, opt, "pin_hands", false);
   o.follow_source_between_contacts = BoolField(L, opt, "follow_source", false);
@@ -394,7 +407,9 @@ int w_retarget(lua_State* L) {
 
   bool bad_map = false;
   bool failed = false;
+  const double target_unit = SkeletonUnit(L, *target);
   catch_exceptions(L, [&] {
+    if (root_bone != nullptr) o.root_motion_bone = root_bone;
     retarget::BoneMap map;
     if (map_table != 0) {
       map = MapFromTable(L, map_table);
@@ -419,7 +434,10 @@ int w_retarget(lua_State* L) {
       return;
     }
     retarget::RetargetResult result = r->Run(clip);
-    PushClip(L, *target, std::make_shared<Clip>(std::move(result.clip)));
+    // The output skeleton: the target, or (extract onto a new root bone) the target plus that
+    // bone, which keeps the target's length unit for saving.
+    if (r->added_root()) RegisterSkeletonUnit(L, r->target_ptr(), target_unit);
+    PushClip(L, r->target_ptr(), std::make_shared<Clip>(std::move(result.clip)));
     PushMetrics(L, result.metrics, result.warnings);
   });
   if (bad_map) return luaL_argerror(L, opt, lua_pushfstring(L, "map: %s", lua_tostring(L, -1)));

@@ -30,26 +30,6 @@ int UnitEntryGc(lua_State* L) {
   return 0;
 }
 
-void RegisterSkeletonUnit(lua_State* L, const std::shared_ptr<const Skeleton>& skeleton,
-                          double metres) {
-  if (!skeleton || !(metres > 0)) return;
-  if (lua_getfield(L, LUA_REGISTRYINDEX, kUnitsKey) != LUA_TTABLE) {
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, kUnitsKey);
-  }
-  void* memory = lua_newuserdatauv(L, sizeof(UnitEntry), 0);
-  new (memory) UnitEntry{skeleton, metres};
-  if (luaL_newmetatable(L, kUnitEntryType)) {
-    lua_pushcfunction(L, UnitEntryGc);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_setmetatable(L, -2);
-  lua_rawsetp(L, -2, skeleton.get());
-  lua_pop(L, 1);
-}
-
 int w_Scene_clip(lua_State* L) {
   // scene:clip([index = 1 | take name]) -> Clip (a view into the scene)
   SceneBox* box = CheckScene(L, 1);
@@ -221,6 +201,26 @@ int w_writable_formats(lua_State* L) {
 }
 
 }  // namespace
+
+void RegisterSkeletonUnit(lua_State* L, const std::shared_ptr<const Skeleton>& skeleton,
+                          double metres) {
+  if (!skeleton || !(metres > 0)) return;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, kUnitsKey) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, kUnitsKey);
+  }
+  void* memory = lua_newuserdatauv(L, sizeof(UnitEntry), 0);
+  new (memory) UnitEntry{skeleton, metres};
+  if (luaL_newmetatable(L, kUnitEntryType)) {
+    lua_pushcfunction(L, UnitEntryGc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  lua_rawsetp(L, -2, skeleton.get());
+  lua_pop(L, 1);
+}
 
 void PushScene(lua_State* L, std::shared_ptr<Scene> scene) {
   RegisterSkeletonUnit(L, scene->skeleton, MetresPerUnitOrEstimate(*scene));

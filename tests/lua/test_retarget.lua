@@ -26,7 +26,7 @@ local tests = {
       rigel.retarget, clip)
     t.raises("bad argument #3 to 'rigel.retarget' (table expected, got string)", "options type",
       rigel.retarget, clip, chain, "pin")
-    t.raises("unknown option 'pin_fet' (expected one of: map, root_motion, pin_feet, pin_hands, "
+    t.raises("unknown option 'pin_fet' (expected one of: map, root_motion, root_motion_bone, pin_feet, pin_hands, "
       .. "follow_source, source_reference_frame, target_reference_frame, source_up, target_up, "
       .. "source_unit, target_unit, contact_height, contact_speed, contact_min_frames, "
       .. "contact_blend, knee_hyperextension)", "unknown options list the valid ones",
@@ -34,8 +34,12 @@ local tests = {
     t.raises("field 'pin_feet': boolean expected, got number", "option types",
       rigel.retarget, clip, chain, { pin_feet = 1 })
     t.raises("bad argument #3 to 'rigel.retarget' (field 'root_motion': invalid value 'fly', expected one of: "
-      .. "scale, keep, in-place)", "root motion policies listed",
+      .. "scale, keep, in-place, extract)", "root motion policies listed",
       rigel.retarget, clip, chain, { root_motion = "fly" })
+    t.raises("root_motion_bone needs root_motion = \"extract\"", "a root bone needs extract",
+      rigel.retarget, clip, chain, { root_motion_bone = "Root" })
+    t.raises("field 'root_motion_bone': joint name expected", "root bone type",
+      rigel.retarget, clip, chain, { root_motion = "extract", root_motion_bone = 3 })
     t.raises("field 'target_up': invalid value 'x', expected one of: y, z, Y, Z", "up axes",
       rigel.retarget, clip, chain, { target_up = "x" })
     t.raises("field 'source_reference_frame': integer in [1, 4] expected", "1-based frames",
@@ -161,6 +165,43 @@ if have_data then
     local a, b = still:pose(1):world_position("Hips"), still:pose(240):world_position("Hips")
     t.near(a.x, b.x, 1e-9, "in-place x")
     t.near(a.z, b.z, 1e-9, "in-place z")
+  end
+
+  tests.root_motion_extract_onto_a_new_root_bone = function()
+    -- Boxing_Toes's root is its hips: extract adds "Root" above them, on the ground under the
+    -- hips; every other joint is where the "scale" result puts it (docs/retarget.md).
+    local scaled = rigel.retarget(clip, boxing)
+    local out, m = rigel.retarget(clip, boxing, { root_motion = "extract", root_motion_bone = "Root" })
+    t.eq(out.skeleton:joints()[1], "Root", "the new root is joint 1")
+    t.eq(out.skeleton.num_joints, boxing.skeleton.num_joints + 1, "one joint more")
+    t.eq(out.num_channels, scaled.num_channels + 6, "with position and rotation channels")
+    t.eq(out.num_frames, clip.num_frames, "every frame")
+    local worst = 0
+    for _, f in ipairs({ 1, 60, 120, 240 }) do
+      for _, j in ipairs({ "Hips", "LeftAnkle", "RightWrist", "Head" }) do
+        local d = (out:pose(f):world_position(j) - scaled:pose(f):world_position(j)):length()
+        worst = math.max(worst, d)
+      end
+    end
+    t.near(worst, 0, 1e-6, "joints as in the scale result (worst " .. worst .. ")")
+    -- The root bone is the hips projected on the ground (Y-up): their x and z, at a constant
+    -- height.
+    local ground = out:pose(1):world_position("Root").y
+    for _, f in ipairs({ 1, 60, 120, 240 }) do
+      local root, hips = out:pose(f):world_position("Root"), scaled:pose(f):world_position("Hips")
+      t.near(root.y, ground, 1e-9, "root at the ground's height at frame " .. f)
+      t.near(root.x, hips.x, 1e-9, "root under the hips (x) at frame " .. f)
+      t.near(root.z, hips.z, 1e-9, "root under the hips (z) at frame " .. f)
+    end
+    t.ok(ground < scaled:pose(1):world_position("Hips").y, "the ground is below the hips")
+    t.eq(m.frames, clip.num_frames, "metrics of the extract run")
+    -- The new skeleton keeps the target's unit when saved.
+    out:save(arg.out .. "/extract.glb")
+    local back = rigel.load(arg.out .. "/extract.glb"):clip()
+    -- Boxing_Toes.bvh states no unit; rigel.load estimated centimetres (153 units tall).
+    local head = out:pose(1):world_position("Head") * 0.01
+    t.near((back:pose(1):world_position("Head") - head):length(), 0, 1e-5,
+      "saved in metres, from the target's centimetres")
   end
 
   tests.contacts_on_cmu = function()
