@@ -142,13 +142,15 @@ void PlanColumns(const Rig& rig, const Stage& stage, const Workspace::Impl& w, S
     st.fk.push_back(f);
   }
   st.fk_theta.assign(st.fk_channels.size(), 0.0);
-  st.fk_rotations.clear();
+  st.fk_rotation_channels.clear();
   for (const FkJoint& f : st.fk) {
-    for (int i = f.t_end; i < f.r_end; ++i) st.fk_rotations.push_back(i);
+    for (int i = f.t_end; i < f.r_end; ++i) {
+      st.fk_rotation_channels.push_back(st.fk_channels[i].channel);
+    }
   }
-  st.fk_angle.assign(st.fk_rotations.size(), 0.0);
-  st.fk_sin.assign(st.fk_rotations.size(), 0.0);
-  st.fk_cos.assign(st.fk_rotations.size(), 0.0);
+  st.fk_angle.assign(st.fk_rotation_channels.size(), 0.0);
+  st.fk_sin.assign(st.fk_rotation_channels.size(), 0.0);
+  st.fk_cos.assign(st.fk_rotation_channels.size(), 0.0);
 }
 
 // The stage's rows: per task its first row, row count, columns (those moving its joint) and

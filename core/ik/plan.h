@@ -47,9 +47,9 @@ struct StageWork {
   std::vector<FkChannel> fk_channels;
   // The channel values (per fk_channels entry) of the last ChainFk.
   std::vector<double> fk_theta;
-  // The rotation entries of fk_channels in order, and ChainFk's scratch for their angles, sines
-  // and cosines (computed in one vectorized pass before the joint loop).
-  std::vector<int> fk_rotations;
+  // The skeleton channels of fk_channels' rotation entries in order, and ChainFk's scratch for
+  // their angles, sines and cosines (computed in one vectorized pass before the joint loop).
+  std::vector<int> fk_rotation_channels;
   std::vector<double> fk_angle, fk_sin, fk_cos;
   // Priority levels taking part in the steps (all, until a higher level stalls above tolerance
   // while lower ones pull: then the lower ones are dropped and the higher ones finish alone).

@@ -13,10 +13,8 @@ using rigel::internal::RotateColumns;
 void ChainFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double* theta) {
   (void)s;
   // Every rotation's sine and cosine first, in one vectorized pass (bit for bit SinCos).
-  const int nrot = static_cast<int>(st.fk_rotations.size());
-  for (int k = 0; k < nrot; ++k) {
-    st.fk_angle[k] = theta[st.fk_channels[st.fk_rotations[k]].channel];
-  }
+  const int nrot = static_cast<int>(st.fk_rotation_channels.size());
+  for (int k = 0; k < nrot; ++k) st.fk_angle[k] = theta[st.fk_rotation_channels[k]];
   rigel::internal::SinCosBatch(st.fk_angle.data(), nrot, st.fk_sin.data(), st.fk_cos.data());
   int k = 0;
   for (const FkJoint& f : st.fk) {

@@ -107,6 +107,18 @@ TEST(Batch, ManifestVouchesOnlyForSameInputsAndUntouchedOutput) {
   EXPECT_NE(HashBytes("a"), HashBytes("b"));
   Touch(out, std::string(3 << 20, 'x') + "tail");  // several read chunks
   EXPECT_EQ(HashFile(out), HashBytes(std::string(3 << 20, 'x') + "tail"));
+  // Unreadable files: an error naming the file and why, never a hash of nothing.
+  auto hash_error = [](const std::string& path) {
+    try {
+      HashFile(path);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string missing = dir.file("no_such_input.bvh");
+  EXPECT_EQ(hash_error(missing), missing + ": cannot open: No such file or directory");
+  EXPECT_EQ(hash_error(dir.path().string()), dir.path().string() + ": read error: Is a directory");
 }
 
 TEST(Batch, ManifestOfTakesVouchesForEveryTakeFile) {
