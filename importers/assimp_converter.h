@@ -43,6 +43,9 @@ struct Frame {
   Eigen::Vector3d origin = Eigen::Vector3d::Zero();
 };
 
+// True when an FBX node's InheritType is Rrs (Assimp keeps it in the node's metadata).
+bool InheritsNoScale(const aiNode& node);
+
 // Removes scale from `t`. Sets *nonuniform when the axes' scales differ by more than 1e-4.
 Frame ToFrame(const Eigen::Affine3d& t, bool* nonuniform);
 
@@ -56,12 +59,21 @@ struct Node {
   int owner = -1;            // helpers above a node: that node's index
   std::vector<int> helpers;  // real nodes: their helper chain above them
   Eigen::Affine3d static_local = Eigen::Affine3d::Identity();
+  // The model's FBX InheritType is Rrs (2: the parent's scale is not inherited; Maya's segment
+  // scale compensation). Set on the real node; `drop_parent_scale` is where it acts in the
+  // static chain: the topmost helper above the node, or the node itself without helpers.
+  bool inherit_rrs = false;
+  bool drop_parent_scale = false;
 };
 
 // Converts one aiScene read from `path` (used in messages) to a Scene. Throws ImportError.
 class Converter {
  public:
-  Converter(const aiScene& scene, const std::string& path) : scene_(scene), path_(path) {}
+  // `skeleton_models`: the names of the file's skeleton models (FBX LimbNodes, from ScanFbx);
+  // they are joints whether or not a skin or an animation uses them.
+  Converter(const aiScene& scene, const std::string& path,
+            std::vector<std::string> skeleton_models = {})
+      : scene_(scene), path_(path), skeleton_models_(std::move(skeleton_models)) {}
 
   // The whole conversion, once.
   Scene Run();
@@ -72,9 +84,13 @@ class Converter {
     double fps = 30;
     double ticks_per_frame = 1;
     int frames = 1;
-    // True when nothing in the file gave the rate (a glTF animation with a single key: one key has
-    // no spacing and glTF no frame rate) and `fps` is the 30 assumed.
-    bool rate_assumed = false;
+    // Where `fps` came from when the file states no rate (glTF never does; an FBX with time mode
+    // "default" and no custom rate does not): the spacing of its keys, or the 30 assumed because
+    // a single key has no spacing, or because its keys are too sparse to be frames (under 12 a
+    // second). kStated otherwise.
+    enum class RateSource { kStated, kKeySpacing, kAssumedSingleKey, kAssumedSparse };
+    RateSource rate_source = RateSource::kStated;
+    double key_spacing = 0;  // seconds, for kAssumedSparse
   };
 
   // One animation sampled on every frame: per frame and joint (in joints_ order) the channel
@@ -106,9 +122,16 @@ class Converter {
   // every node, with material "SkeletonMaterial", in a scene flagged incomplete. Its bones are not
   // the file's: with them every leaf (end) node would become a joint.
   bool IsGeneratedSkeletonMesh(const aiMesh& mesh) const;
-  // The joints: skin bones, animated nodes and their ancestors; lone animated nodes outside the
-  // skeleton left out with a warning.
+  // The joints: skin bones, animated nodes, skeleton models (FBX LimbNodes) and their
+  // ancestors; lone animated nodes outside the skeleton left out with a warning.
   void SelectJoints();
+  // Per node: a skeleton model (an FBX LimbNode) that is a joint whether or not a skin or an
+  // animation uses it; leaves only when the file has neither skin nor animated LimbNodes (else a
+  // bare leaf LimbNode is the end of its parent bone: an end site). After is_bone_.
+  std::vector<bool> SkeletonModels() const;
+  // Every node's global transform from the static locals, inherit types applied; `rest_only`
+  // leaves out the helpers' own rotation (the rest pose's chain).
+  std::vector<Eigen::Affine3d> StaticGlobals(bool rest_only) const;
   // Rest transforms (full affine, world) of every joint and end site.
   void ComputeRest();
   // Rest frames, unique joint names, the translation tolerance and joint-local rests.
@@ -130,6 +153,11 @@ class Converter {
   // Nothing silent: a warning naming the node properties of joints that rigel does not carry
   // (FBX user properties, rotation limits, display settings), from Assimp's node metadata.
   void NoteUncarriedProperties();
+  // "N blend shape(s) (morph targets) on M mesh(es) and K animated weight track(s)", or "" when
+  // the file has none.
+  std::string BlendShapeSummary() const;
+  // Nothing silent: a warning when the file has blend shapes, which rigel does not carry.
+  void NoteBlendShapes();
 
   // --- Sampling (assimp_sampling.cc).
 
@@ -138,6 +166,12 @@ class Converter {
   static double KeyGrid(const aiAnimation& anim, double ticks_per_frame);
   // Frame rate, ticks per frame and frame count of `anim` (null: one frame at 30 fps).
   Timing TimingOf(const aiAnimation* anim) const;
+  // The frame rate an FBX file's GlobalSettings state, given Assimp's ticks per second `tps`:
+  // `tps` for a fixed time mode, CustomFrameRate for TimeMode 0 ("default", which Assimp reads
+  // as 1 tick a second) and 14 ("custom"), 0 when those give no positive rate (not stated).
+  double FbxStatedRate(double tps) const;
+  // A warning when `timing`'s rate is not the file's own (Timing::RateSource).
+  void NoteRateSource(const Timing& timing, const std::string& name);
   // Samples animation `a` (-1: the static pose). Evaluates only the joints and their ancestors,
   // nodes whose chain to the root is static once, and walks every key list with a cursor.
   Sampled SampleAnimation(int a, const std::string& name);
@@ -148,6 +182,7 @@ class Converter {
 
   const aiScene& scene_;
   const std::string& path_;
+  std::vector<std::string> skeleton_models_;
   std::vector<Node> nodes_;
   std::vector<std::vector<int>> children_;
   std::unordered_map<std::string, int> index_by_name_;
@@ -168,6 +203,7 @@ class Converter {
   std::vector<std::vector<const aiNodeAnim*>> maps_;  // [0]: none, [a + 1]: animation a
   double translation_tolerance_ = 1e-9;
   bool nonuniform_scale_ = false;
+  bool has_rrs_ = false;  // some node does not inherit its parent's scale
   std::string nonuniform_name_;
 };
 

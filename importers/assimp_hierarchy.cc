@@ -8,11 +8,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <string_view>
 #include <unordered_set>
 
 #include "core/raw_skeleton.h"
 #include "core/skeleton_builder.h"
 #include "importers/assimp_converter.h"
+#include "importers/assimp_keys.h"
 #include "importers/utf8.h"
 
 namespace rigel::assimp_internal {
@@ -56,6 +59,7 @@ void Converter::Flatten() {
     n.parent = parent;
     n.name = ai->mName.C_Str();
     n.static_local = ToEigen(ai->mTransformation);
+    n.inherit_rrs = InheritsNoScale(*ai);
     const std::size_t tag = n.name.find(kHelperTag);
     if (tag != std::string::npos) {
       n.helper = true;
@@ -81,7 +85,41 @@ void Converter::ResolveHelpers() {
       nodes_[p].owner = i;
       nodes_[i].helpers.push_back(p);
     }
+    if (nodes_[i].inherit_rrs) {
+      Node& top = nodes_[i].helpers.empty() ? nodes_[i] : nodes_[nodes_[i].helpers.back()];
+      top.drop_parent_scale = true;
+      has_rrs_ = true;
+    }
   }
+}
+
+bool InheritsNoScale(const aiNode& node) {
+  const aiMetadata* meta = node.mMetaData;
+  if (meta == nullptr) return false;
+  constexpr int kInheritRrs = 2;
+  for (unsigned i = 0; i < meta->mNumProperties; ++i) {
+    if (std::string_view(meta->mKeys[i].C_Str()) != "InheritType") continue;
+    const aiMetadataEntry& e = meta->mValues[i];
+    if (e.mType == AI_INT32) return *static_cast<const int32_t*>(e.mData) == kInheritRrs;
+  }
+  return false;
+}
+
+std::vector<Eigen::Affine3d> Converter::StaticGlobals(bool rest_only) const {
+  const int n = static_cast<int>(nodes_.size());
+  std::vector<Eigen::Affine3d> global(n);
+  for (int i = 0; i < n; ++i) {
+    const Node& node = nodes_[i];
+    Eigen::Affine3d local = node.static_local;
+    // The rest leaves out the channel's own rotation; the scaling stays, since it places the
+    // children (a joint scaled 0.01 holds children 0.01 as far away as their translations say).
+    if (rest_only && node.helper && node.owner >= 0 && node.helper_kind == "Rotation") {
+      local.setIdentity();
+    }
+    global[i] =
+        node.parent < 0 ? local : ComposeAffine(global[node.parent], local, node.drop_parent_scale);
+  }
+  return global;
 }
 
 int Converter::ChannelNode(const aiAnimation& anim, const aiNodeAnim& channel) const {
@@ -142,12 +180,7 @@ void Converter::SelectJoints() {
   const int n = static_cast<int>(nodes_.size());
   is_bone_.assign(n, false);
   bind_world_.assign(n, Eigen::Affine3d::Identity());
-  std::vector<Eigen::Affine3d> static_global(n);
-  for (int i = 0; i < n; ++i) {
-    static_global[i] = nodes_[i].parent < 0
-                           ? nodes_[i].static_local
-                           : static_global[nodes_[i].parent] * nodes_[i].static_local;
-  }
+  const std::vector<Eigen::Affine3d> static_global = StaticGlobals(false);
   // Mesh nodes, to place bind poses in the world.
   std::vector<int> mesh_node(scene_.mNumMeshes, 0);
   for (int i = 0; i < n; ++i) {
@@ -169,10 +202,11 @@ void Converter::SelectJoints() {
     }
   }
   is_joint_.assign(n, false);
+  const std::vector<bool> limb = SkeletonModels();
   for (int i = 0; i < n; ++i) {
     const Node& node = nodes_[i];
     if (node.helper) continue;
-    if (!is_bone_[i] && (!animated_[i] || cameras_lights.count(node.name))) continue;
+    if (!is_bone_[i] && !limb[i] && (!animated_[i] || cameras_lights.count(node.name))) continue;
     is_joint_[i] = true;
     for (int p = node.parent; p > 0 && !is_joint_[p]; p = nodes_[p].parent) {
       if (!nodes_[p].helper) is_joint_[p] = true;
@@ -199,7 +233,16 @@ void Converter::SelectJoints() {
     if (is_joint_[i] && joint_parent_[i] < 0) roots.push_back(i);
   }
   if (roots.empty()) {
-    Fail("no skeleton: the file has no skin bones and no animated nodes");
+    // Say what the file does hold, and what of it rigel does not read.
+    std::vector<std::string> held;
+    if (scene_.mNumMeshes > 0) held.push_back(fmt::format("{} mesh(es)", scene_.mNumMeshes));
+    if (const std::string shapes = BlendShapeSummary(); !shapes.empty()) held.push_back(shapes);
+    if (scene_.mNumCameras > 0) held.push_back(fmt::format("{} camera(s)", scene_.mNumCameras));
+    if (scene_.mNumLights > 0) held.push_back(fmt::format("{} light(s)", scene_.mNumLights));
+    Fail(
+        fmt::format("no skeleton: the file has no skin bones, no skeleton (LimbNode) models and "
+                    "no animated nodes{}{}",
+                    held.empty() ? "" : "; it holds ", fmt::join(held, ", ")));
   }
   if (roots.size() > 1) {
     std::vector<std::string> dropped;
@@ -225,20 +268,33 @@ void Converter::SelectJoints() {
   }
 }
 
+std::vector<bool> Converter::SkeletonModels() const {
+  const int n = static_cast<int>(nodes_.size());
+  std::vector<bool> limb(n, false);
+  if (skeleton_models_.empty()) return limb;
+  const std::unordered_set<std::string> names(skeleton_models_.begin(), skeleton_models_.end());
+  bool skinned_or_animated = false;
+  for (int i = 0; i < n; ++i) {
+    limb[i] = !nodes_[i].helper && names.count(nodes_[i].name) > 0;
+    skinned_or_animated = skinned_or_animated || (limb[i] && (is_bone_[i] || animated_[i]));
+  }
+  // A leaf LimbNode that nothing skins or moves, where other bones are skinned or moved, marks
+  // where its parent bone ends (Blender's and rigel's "_end" bones, 3ds Max's "Nub"): an end
+  // site. Where the file has neither skin nor animation, its LimbNodes are all it says of the
+  // skeleton, and each is a joint (a HumanIK character's Head is a leaf).
+  if (skinned_or_animated) {
+    for (int i = 0; i < n; ++i) {
+      if (limb[i] && children_[i].empty()) limb[i] = false;
+    }
+  }
+  return limb;
+}
+
 void Converter::ComputeRest() {
   const int n = static_cast<int>(nodes_.size());
   // Static chain without the helpers' own rotation/scaling: the rest carries translation and
   // pre-/post-rotation, the channels carry the FBX local rotation.
-  std::vector<Eigen::Affine3d> rest_global(n);
-  for (int i = 0; i < n; ++i) {
-    const Node& node = nodes_[i];
-    Eigen::Affine3d local = node.static_local;
-    if (node.helper && node.owner >= 0 &&
-        (node.helper_kind == "Rotation" || node.helper_kind == "Scaling")) {
-      local.setIdentity();
-    }
-    rest_global[i] = node.parent < 0 ? local : rest_global[node.parent] * local;
-  }
+  const std::vector<Eigen::Affine3d> rest_global = StaticGlobals(true);
   rest_world_.assign(n, Eigen::Affine3d::Identity());
   for (const int j : joints_) {
     const int p = joint_parent_[j];

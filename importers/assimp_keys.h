@@ -7,6 +7,7 @@
 #include <assimp/anim.h>
 
 #include <Eigen/Geometry>
+#include <Eigen/SVD>
 #include <cmath>
 
 namespace rigel::assimp_internal {
@@ -126,8 +127,30 @@ struct Xform {
   Eigen::Matrix3d Linear() const { return s > 0 ? Eigen::Matrix3d(s * q.toRotationMatrix()) : m; }
 };
 
-// parent * local.
-inline void Compose(const Xform& parent, const Xform& local, Xform* out) {
+// The rotation of a linear map: its orthonormal polar factor (the map without its scale).
+inline Eigen::Matrix3d RotationOf(const Eigen::Matrix3d& m) {
+  Eigen::JacobiSVD<Eigen::Matrix3d> svd(m, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  return svd.matrixU() * svd.matrixV().transpose();
+}
+
+// parent * local. With `drop_parent_scale` (FBX inherit type Rrs, Maya's segment scale
+// compensation), the child's origin is placed by the whole parent but its axes turn with the
+// parent's rotation only: the parent's scale does not reach the child's rotation and scale.
+inline void Compose(const Xform& parent, const Xform& local, Xform* out,
+                    bool drop_parent_scale = false) {
+  if (drop_parent_scale) {
+    const Eigen::Matrix3d pm = parent.Linear();
+    out->o = pm * local.o + parent.o;
+    if (parent.s > 0 && local.s > 0) {
+      out->q = parent.q * local.q;
+      out->s = local.s;
+    } else {
+      const Eigen::Matrix3d r = parent.s > 0 ? parent.q.toRotationMatrix() : RotationOf(pm);
+      out->m.noalias() = r * local.Linear();
+      out->s = 0;
+    }
+    return;
+  }
   if (parent.s > 0 && local.s > 0) {
     out->q = parent.q * local.q;
     out->s = parent.s * local.s;
@@ -138,6 +161,16 @@ inline void Compose(const Xform& parent, const Xform& local, Xform* out) {
     out->o = pm * local.o + parent.o;
     out->s = 0;
   }
+}
+
+// parent * local for whole transforms, `drop_parent_scale` as in Compose.
+inline Eigen::Affine3d ComposeAffine(const Eigen::Affine3d& parent, const Eigen::Affine3d& local,
+                                     bool drop_parent_scale) {
+  if (!drop_parent_scale) return parent * local;
+  Eigen::Affine3d out = Eigen::Affine3d::Identity();
+  out.translation() = parent * local.translation();
+  out.linear() = RotationOf(parent.linear()) * local.linear();
+  return out;
 }
 
 // A file transform as an Xform; near-similarities are re-orthonormalised (float matrices).
@@ -163,6 +196,7 @@ struct Animated {
   Eigen::Vector3d fallback_t, fallback_s;
   Eigen::Quaterniond fallback_q;
   Xform fixed;
+  bool drop_parent_scale = false;  // Compose's inherit type Rrs
 };
 
 // s when `sv` = (s, s, s) with s > 0 (to within 1e-6, relative), else 0.

@@ -36,11 +36,7 @@ std::string MaterialName(const aiScene& scene, unsigned index) {
 
 void Converter::ConvertMeshes(Scene& out) {
   const int n = static_cast<int>(nodes_.size());
-  std::vector<Eigen::Affine3d> global(n);
-  for (int i = 0; i < n; ++i) {
-    global[i] = nodes_[i].parent < 0 ? nodes_[i].static_local
-                                     : global[nodes_[i].parent] * nodes_[i].static_local;
-  }
+  const std::vector<Eigen::Affine3d> global = StaticGlobals(false);
   std::vector<int> mesh_node(scene_.mNumMeshes, -1);
   for (int i = 0; i < n; ++i) {
     for (unsigned m = 0; m < nodes_[i].ai->mNumMeshes; ++m) {

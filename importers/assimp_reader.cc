@@ -8,10 +8,13 @@
 #include <algorithm>
 #include <assimp/Importer.hpp>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string_view>
 
 #include "importers/assimp_converter.h"
+#include "importers/fbx_scan.h"
 #include "importers/utf8.h"
 #include "io/file_format.h"
 
@@ -51,6 +54,7 @@ Scene Converter::Run() {
   for (const Sampled& s : sampled) out.clips.push_back(ToClip(s, *out.skeleton));
   ConvertMeshes(out);
   NoteUncarriedProperties();
+  NoteBlendShapes();
   if (nonuniform_scale_) {
     warnings_.push_back(fmt::format(
         "{}: non-uniform or negative scale on '{}' (and maybe others) cannot be represented "
@@ -99,6 +103,31 @@ void Converter::NoteUncarriedProperties() {
       path_, nodes, fmt::join(shown, ", "), more));
 }
 
+std::string Converter::BlendShapeSummary() const {
+  unsigned shapes = 0, meshes = 0, weight_tracks = 0;
+  for (unsigned m = 0; m < scene_.mNumMeshes; ++m) {
+    shapes += scene_.mMeshes[m]->mNumAnimMeshes;
+    meshes += scene_.mMeshes[m]->mNumAnimMeshes > 0;
+  }
+  for (unsigned a = 0; a < scene_.mNumAnimations; ++a) {
+    weight_tracks += scene_.mAnimations[a]->mNumMorphMeshChannels;
+  }
+  if (shapes == 0 && weight_tracks == 0) return "";
+  return fmt::format(
+      "{} blend shape(s) (morph targets) on {} mesh(es) and {} animated weight "
+      "track(s)",
+      shapes, meshes, weight_tracks);
+}
+
+void Converter::NoteBlendShapes() {
+  const std::string shapes = BlendShapeSummary();
+  if (shapes.empty()) return;
+  warnings_.push_back(fmt::format(
+      "{}: {} are not carried: rigel keeps joints, their animation and skinned meshes without "
+      "their blend shapes",
+      path_, shapes));
+}
+
 double Converter::FileUnit() const {
   const std::string ext = LowerExtension(path_);
   if (ext == ".gltf" || ext == ".glb" || ext == ".dae") return 1.0;
@@ -120,7 +149,36 @@ double Converter::FileUnit() const {
 
 std::vector<std::string> AssimpExtensions() { return {".fbx", ".glb", ".gltf", ".dae"}; }
 
+namespace {
+
+// The skeleton models an FBX file names (ScanFbx), after refusing a version Assimp cannot read
+// with rigel's own message. Empty for other formats.
+std::vector<std::string> ScanFbxFile(const std::string& path) {
+  std::vector<std::string> limbs;
+  if (LowerExtension(path) != ".fbx") return limbs;
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in && !in.eof()) throw ImportError(fmt::format("{}: read error", path));
+  const std::optional<FbxScan> scan = ScanFbx(bytes);
+  if (!scan) return limbs;  // not FBX after all: Assimp says what it is
+  if (scan->version > 0 && scan->version < kOldestReadableFbx) {
+    throw ImportError(fmt::format(
+        "{}: FBX {} ({}, version {}) is older than rigel reads: rigel reads FBX {} (FBX 2011) "
+        "and later; save it again as FBX 2011 or later (Autodesk FBX Converter, Maya, 3ds Max, "
+        "MotionBuilder)",
+        path, FbxVersionName(scan->version), scan->binary ? "binary" : "ASCII", scan->version,
+        FbxVersionName(kOldestReadableFbx)));
+  }
+  for (const FbxModelKind& m : scan->models) {
+    if (IsSkeletonKind(m.kind)) limbs.push_back(m.name);
+  }
+  return limbs;
+}
+
+}  // namespace
+
 Scene ReadWithAssimp(const std::string& path) {
+  std::vector<std::string> limbs = ScanFbxFile(path);
   Assimp::Importer importer;
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, true);
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_ALL_GEOMETRY_LAYERS, false);
@@ -143,7 +201,7 @@ Scene ReadWithAssimp(const std::string& path) {
     throw ImportError(
         fmt::format("{}: cannot read ({})", path, why.empty() ? "unknown Assimp error" : why));
   }
-  return ConvertAssimpScene(*scene, path);
+  return assimp_internal::Converter(*scene, path, std::move(limbs)).Run();
 }
 
 Scene ConvertAssimpScene(const aiScene& scene, const std::string& path) {

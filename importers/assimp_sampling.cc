@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <string_view>
 
 #include "importers/assimp_converter.h"
 #include "importers/assimp_keys.h"
@@ -47,6 +49,57 @@ double Converter::KeyGrid(const aiAnimation& anim, double ticks_per_frame) {
   return grid;
 }
 
+void Converter::NoteRateSource(const Timing& timing, const std::string& name) {
+  using Source = Timing::RateSource;
+  const char* no_rate = LowerExtension(path_) == ".fbx"
+                            ? "the file states no frame rate (FBX time mode 'default' and no "
+                              "custom rate)"
+                            : "the file states no frame rate";
+  switch (timing.rate_source) {
+    case Source::kStated:
+      return;
+    case Source::kKeySpacing:
+      warnings_.push_back(
+          fmt::format("{}: animation '{}': {}; {} fps taken from the spacing of "
+                      "its keys",
+                      path_, name, no_rate, timing.fps));
+      return;
+    case Source::kAssumedSingleKey:
+      warnings_.push_back(fmt::format(
+          "{}: animation '{}' has a single key and the file states no frame rate: its frame "
+          "time is unknown, 1/{} s assumed",
+          path_, name, timing.fps));
+      return;
+    case Source::kAssumedSparse:
+      warnings_.push_back(fmt::format(
+          "{}: animation '{}': {} and its keys, {:.4g} s apart at the closest, are too sparse "
+          "to be frames: {} fps assumed",
+          path_, name, no_rate, timing.key_spacing, timing.fps));
+      return;
+  }
+}
+
+double Converter::FbxStatedRate(double tps) const {
+  const aiMetadata* meta = scene_.mMetaData;
+  if (meta == nullptr) return tps;
+  int mode = -1;
+  double custom = 0;
+  for (unsigned i = 0; i < meta->mNumProperties; ++i) {
+    const std::string_view key = meta->mKeys[i].C_Str();
+    const aiMetadataEntry& e = meta->mValues[i];
+    if (key == "FrameRate" && e.mType == AI_INT32) mode = *static_cast<const int32_t*>(e.mData);
+    if (key == "CustomFrameRate" && e.mType == AI_DOUBLE) {
+      custom = *static_cast<const double*>(e.mData);
+    }
+    if (key == "CustomFrameRate" && e.mType == AI_FLOAT) {
+      custom = *static_cast<const float*>(e.mData);
+    }
+  }
+  constexpr int kDefaultMode = 0, kCustomMode = 14;
+  if (mode == kDefaultMode || mode == kCustomMode) return custom > 0 ? custom : 0.0;
+  return tps;
+}
+
 Converter::Timing Converter::TimingOf(const aiAnimation* anim) const {
   Timing timing;
   if (!anim) return timing;
@@ -70,13 +123,23 @@ Converter::Timing Converter::TimingOf(const aiAnimation* anim) const {
     scan(ch->mRotationKeys, ch->mNumRotationKeys);
     scan(ch->mScalingKeys, ch->mNumScalingKeys);
   }
-  if (LowerExtension(path_) == ".fbx" || (tps <= 480 && integral)) {
+  const bool fbx = LowerExtension(path_) == ".fbx";
+  const double stated = fbx ? FbxStatedRate(tps) : 0.0;
+  if (stated > 0) {
+    timing.fps = SnapRate(stated);
+  } else if (!fbx && tps <= 480 && integral) {
     timing.fps = SnapRate(tps);
   } else if (std::isfinite(min_dt)) {
     timing.fps = SnapRate(tps / min_dt);
-    if (timing.fps < 12) timing.fps = 30;
+    using Source = Timing::RateSource;
+    timing.rate_source = fbx ? Source::kKeySpacing : Source::kStated;  // glTF: keys are frames
+    if (timing.fps < 12) {
+      timing.fps = 30;
+      timing.rate_source = Source::kAssumedSparse;
+      timing.key_spacing = min_dt / tps;
+    }
   } else {
-    timing.rate_assumed = true;
+    timing.rate_source = Timing::RateSource::kAssumedSingleKey;
   }
   timing.ticks_per_frame = tps / timing.fps;
   if (const double grid = KeyGrid(*anim, timing.ticks_per_frame); grid > 0) {
@@ -99,12 +162,7 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
   const aiAnimation* anim = a >= 0 ? scene_.mAnimations[a] : nullptr;
   const std::vector<const aiNodeAnim*>& map = maps_[a + 1];
   const Timing timing = TimingOf(anim);
-  if (timing.rate_assumed) {
-    warnings_.push_back(fmt::format(
-        "{}: animation '{}' has a single key and the file states no frame rate: its frame time "
-        "is unknown, 1/{} s assumed",
-        path_, name, timing.fps));
-  }
+  NoteRateSource(timing, name);
   const int n = static_cast<int>(nodes_.size());
   const int num_joints = static_cast<int>(joints_.size());
   const double values = static_cast<double>(timing.frames) * num_joints * 6;
@@ -134,6 +192,9 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
     return static_cast<std::size_t>(slot[node]) * kBlock + b;
   };
   std::vector<Animated> evaluate;
+  // Inherit type Rrs acts at the top of a node's chain, or on the node when its channel holds the
+  // whole chain (the helpers are then identities).
+  std::vector<char> drop_on_owner(n, 0);
   for (int i = 0; i < n; ++i) {
     if (!needed[i]) continue;
     const Node& node = nodes_[i];
@@ -148,6 +209,8 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
     Animated e;
     if (!whole_owner) e.fixed = ToXform(node.static_local);
     e.node = i;
+    e.drop_parent_scale = (node.drop_parent_scale && !whole_owner) || drop_on_owner[i];
+    if (node.drop_parent_scale && whole_owner) drop_on_owner[node.owner] = 1;
     e.channel = whole_owner ? nullptr : ch;
     if (e.channel) {
       Eigen::Matrix3d rot = Eigen::Matrix3d::Identity(), scl = Eigen::Matrix3d::Identity();
@@ -190,7 +253,7 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
       evaluate.push_back(e);
     } else {
       Xform g = e.fixed;
-      if (p >= 0) Compose(global[at(p, 0)], e.fixed, &g);
+      if (p >= 0) Compose(global[at(p, 0)], e.fixed, &g, e.drop_parent_scale);
       for (int b = 0; b < kBlock; ++b) global[at(i, b)] = g;
     }
   }
@@ -236,7 +299,7 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
           local = &local_sample;
         }
         if (gp) {
-          Compose(gp[b], *local, &gi[b]);
+          Compose(gp[b], *local, &gi[b], e.drop_parent_scale);
         } else {
           gi[b] = *local;
         }

@@ -7,6 +7,7 @@
 
 #include <Eigen/Geometry>
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -25,7 +26,10 @@ inline std::vector<std::string> SharedFiles(const std::string& ext) {
   const std::string root = SharedData();
   if (root.empty()) return files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
-    if (e.is_regular_file() && e.path().extension() == ext) files.push_back(e.path().string());
+    // Case-insensitive: "Rokoko_Newton.FBX" is an FBX file.
+    std::string found = e.path().extension().string();
+    for (char& c : found) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (e.is_regular_file() && found == ext) files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());
   return files;

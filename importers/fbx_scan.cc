@@ -1,0 +1,246 @@
+#include "importers/fbx_scan.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+
+namespace rigel {
+namespace {
+
+constexpr std::string_view kBinaryMagic("Kaydara FBX Binary  \0", 21);
+constexpr int kMaxDepth = 64;
+
+// A model's name as Assimp gives it to the node: "Hips\0\1Model" (binary 7.x) and "Model::Hips"
+// (ASCII, binary 6.x) both become "Hips".
+std::string ModelName(std::string_view raw) {
+  const std::size_t sep = raw.find(std::string_view("\0\1", 2));
+  if (sep != std::string_view::npos) return std::string(raw.substr(0, sep));
+  if (raw.rfind("Model::", 0) == 0) return std::string(raw.substr(7));
+  return std::string(raw);
+}
+
+// The binary node records, read with every offset checked against the buffer.
+class BinaryReader {
+ public:
+  BinaryReader(std::string_view bytes, int header_version)
+      : d_(bytes), wide_(header_version >= 7500) {}
+
+  void Run(FbxScan* out) {
+    out_ = out;
+    ReadList(27, d_.size(), 0);
+  }
+
+ private:
+  struct Record {
+    std::uint64_t end = 0;
+    std::uint64_t props = 0;  // number of properties
+    std::uint64_t props_len = 0;
+    std::string_view name;
+    std::size_t props_at = 0;  // first property
+  };
+
+  bool Has(std::size_t at, std::size_t n) const { return at <= d_.size() && n <= d_.size() - at; }
+
+  template <typename T>
+  bool Get(std::size_t at, T* v) const {
+    if (!Has(at, sizeof(T))) return false;
+    std::memcpy(v, d_.data() + at, sizeof(T));
+    return true;
+  }
+
+  // The record at `at`; false at the list's null record or on a fault.
+  bool ReadRecord(std::size_t at, Record* r) const {
+    const std::size_t word = wide_ ? 8 : 4;
+    std::uint64_t f[3] = {0, 0, 0};
+    for (int i = 0; i < 3; ++i) {
+      if (wide_) {
+        if (!Get(at + i * word, &f[i])) return false;
+      } else {
+        std::uint32_t v = 0;
+        if (!Get(at + i * word, &v)) return false;
+        f[i] = v;
+      }
+    }
+    std::uint8_t name_len = 0;
+    if (!Get(at + 3 * word, &name_len)) return false;
+    if (f[0] == 0) return false;  // null record: end of the list
+    const std::size_t name_at = at + 3 * word + 1;
+    if (!Has(name_at, name_len) || f[0] <= at || f[0] > d_.size()) return false;
+    r->end = f[0];
+    r->props = f[1];
+    r->props_len = f[2];
+    r->name = d_.substr(name_at, name_len);
+    r->props_at = name_at + name_len;
+    return Has(r->props_at, static_cast<std::size_t>(std::min<std::uint64_t>(f[2], d_.size())));
+  }
+
+  // The string properties of a record, and its first integer property ('I' or 'L'), if any.
+  void ReadProperties(const Record& r, std::vector<std::string_view>* strings,
+                      std::int64_t* first_int, bool* has_int) const {
+    std::size_t p = r.props_at;
+    const std::size_t end = r.props_at + static_cast<std::size_t>(r.props_len);
+    for (std::uint64_t i = 0; i < r.props && p < end; ++i) {
+      const char code = d_[p++];
+      std::size_t skip = 0;
+      switch (code) {
+        case 'Y':
+          skip = 2;
+          break;
+        case 'C':
+          skip = 1;
+          break;
+        case 'I': {
+          std::int32_t v = 0;
+          if (!*has_int && Get(p, &v)) *first_int = v, *has_int = true;
+          skip = 4;
+          break;
+        }
+        case 'F':
+          skip = 4;
+          break;
+        case 'D':
+          skip = 8;
+          break;
+        case 'L': {
+          std::int64_t v = 0;
+          if (!*has_int && Get(p, &v)) *first_int = v, *has_int = true;
+          skip = 8;
+          break;
+        }
+        case 'S':
+        case 'R': {
+          std::uint32_t len = 0;
+          if (!Get(p, &len) || !Has(p + 4, len)) return;
+          if (code == 'S') strings->push_back(d_.substr(p + 4, len));
+          skip = 4 + std::size_t{len};
+          break;
+        }
+        case 'f':
+        case 'd':
+        case 'l':
+        case 'i':
+        case 'b': {
+          std::uint32_t count = 0, encoding = 0, stored = 0;
+          if (!Get(p, &count) || !Get(p + 4, &encoding) || !Get(p + 8, &stored)) return;
+          skip = 12 + std::size_t{stored};
+          break;
+        }
+        default:
+          return;  // unknown type code: stop reading this record's properties
+      }
+      if (!Has(p, skip)) return;
+      p += skip;
+    }
+  }
+
+  void ReadList(std::size_t at, std::size_t end, int depth) {
+    if (depth > kMaxDepth) return;
+    Record r;
+    while (at < end && ReadRecord(at, &r)) {
+      const std::size_t children = r.props_at + static_cast<std::size_t>(r.props_len);
+      if (depth == 0 && (r.name == "Objects" || r.name == "FBXHeaderExtension")) {
+        ReadList(children, static_cast<std::size_t>(r.end), depth + 1);
+      } else if (depth == 1 && r.name == "FBXVersion") {
+        std::vector<std::string_view> s;
+        std::int64_t v = 0;
+        bool has = false;
+        ReadProperties(r, &s, &v, &has);
+        if (has && v > 0 && v < 100000) out_->version = static_cast<int>(v);
+      } else if (depth == 1 && r.name == "Model") {
+        std::vector<std::string_view> s;
+        std::int64_t id = 0;
+        bool has = false;
+        ReadProperties(r, &s, &id, &has);
+        if (!s.empty()) {
+          out_->models.push_back({ModelName(s[0]), s.size() > 1 ? std::string(s[1]) : ""});
+        }
+      }
+      at = static_cast<std::size_t>(r.end);
+    }
+  }
+
+  std::string_view d_;
+  bool wide_;
+  FbxScan* out_ = nullptr;
+};
+
+// The quoted strings of one ASCII line, in order.
+std::vector<std::string_view> Quoted(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t p = 0;
+  while ((p = line.find('"', p)) != std::string_view::npos) {
+    const std::size_t q = line.find('"', p + 1);
+    if (q == std::string_view::npos) break;
+    out.push_back(line.substr(p + 1, q - p - 1));
+    p = q + 1;
+  }
+  return out;
+}
+
+std::string_view TrimLeft(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return s.substr(i);
+}
+
+void ScanAscii(std::string_view d, FbxScan* out) {
+  std::size_t at = 0;
+  while (at < d.size()) {
+    std::size_t nl = d.find('\n', at);
+    if (nl == std::string_view::npos) nl = d.size();
+    const std::string_view line = TrimLeft(d.substr(at, nl - at));
+    at = nl + 1;
+    if (out->version == 0 && line.rfind("FBXVersion:", 0) == 0) {
+      int v = 0;
+      for (const char c : line.substr(11)) {
+        if (std::isdigit(static_cast<unsigned char>(c))) {
+          v = v * 10 + (c - '0');
+          if (v > 100000) break;
+        } else if (c != ' ' && c != '\t') {
+          break;
+        }
+      }
+      if (v > 0 && v < 100000) out->version = v;
+    } else if (line.rfind("Model:", 0) == 0) {
+      const std::vector<std::string_view> q = Quoted(line);
+      if (!q.empty() && q[0].rfind("Model::", 0) == 0) {
+        out->models.push_back({ModelName(q[0]), q.size() > 1 ? std::string(q[1]) : ""});
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<FbxScan> ScanFbx(std::string_view bytes) {
+  FbxScan scan;
+  if (bytes.substr(0, kBinaryMagic.size()) == kBinaryMagic) {
+    if (bytes.size() < 27) return std::nullopt;
+    std::uint32_t header = 0;
+    std::memcpy(&header, bytes.data() + 23, 4);
+    scan.binary = true;
+    BinaryReader(bytes, static_cast<int>(header)).Run(&scan);
+    if (scan.version == 0 && header < 100000) scan.version = static_cast<int>(header);
+    return scan;
+  }
+  // ASCII FBX starts with a "; FBX 7.5.0 project file" comment or the header extension.
+  const std::string_view head = bytes.substr(0, 4096);
+  if (head.find("FBXHeaderExtension") == std::string_view::npos &&
+      head.find("; FBX ") == std::string_view::npos) {
+    return std::nullopt;
+  }
+  ScanAscii(bytes, &scan);
+  return scan;
+}
+
+std::string FbxVersionName(int version) {
+  return fmt::format("{}.{}", version / 1000, version % 1000 / 100);
+}
+
+bool IsSkeletonKind(std::string_view kind) {
+  return kind == "LimbNode" || kind == "Limb" || kind == "Root";
+}
+
+}  // namespace rigel

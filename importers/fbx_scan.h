@@ -1,0 +1,50 @@
+// What an FBX file says about itself before Assimp reads it: its format version and the kind of
+// every model (LimbNode, Null, Mesh, Camera, ...). Assimp keeps neither: it refuses files older
+// than FBX 7.1 with a message about its own internals, and it drops the node attribute that makes
+// a model a skeleton joint, so a skeleton that is neither skinned nor animated (a HumanIK
+// character definition, a retarget target) looked like no skeleton at all.
+//
+// The scan reads the binary node records (FBX 7.x, 32- and 64-bit offsets, and the 6.x binary
+// layout) or the ASCII text, with every offset and length checked against the file's size:
+// untrusted input never reads outside the bytes it was given.
+#ifndef RIGEL_IMPORTERS_FBX_SCAN_H_
+#define RIGEL_IMPORTERS_FBX_SCAN_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rigel {
+
+struct FbxModelKind {
+  std::string name;  // as Assimp names the node: without "Model::" or the binary "\0\1Model"
+  std::string kind;  // "LimbNode", "Limb", "Null", "Mesh", "Root", "Camera", "" when unstated
+};
+
+struct FbxScan {
+  bool binary = false;
+  // FBXHeaderExtension/FBXVersion (7400 for FBX 7.4), else the binary header's version field;
+  // 0 when the file states none.
+  int version = 0;
+  std::vector<FbxModelKind> models;
+};
+
+// Scans the bytes of an FBX file. nullopt when `bytes` is not an FBX file (neither the binary
+// magic nor an ASCII FBX header); a truncated or corrupt binary file gives what was read up to the
+// fault (Assimp reports the fault itself).
+std::optional<FbxScan> ScanFbx(std::string_view bytes);
+
+// The oldest FBX version Assimp (and so rigel) reads: 7100 (FBX 2011).
+constexpr int kOldestReadableFbx = 7100;
+
+// "7.4" for 7400, "6.1" for 6100.
+std::string FbxVersionName(int version);
+
+// A skeleton joint's model kind: LimbNode (7.x), Limb and LimbNode (6.x), Root (MotionBuilder's
+// skeleton root).
+bool IsSkeletonKind(std::string_view kind);
+
+}  // namespace rigel
+
+#endif  // RIGEL_IMPORTERS_FBX_SCAN_H_

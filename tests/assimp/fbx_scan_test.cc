@@ -1,0 +1,139 @@
+// ScanFbx: an FBX file's version and model kinds, read before Assimp (importers/fbx_scan.h).
+#include "importers/fbx_scan.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <map>
+
+#include "exporters/save_scene.h"
+#include "importers/bvh_reader.h"
+#include "importers/import_error.h"
+#include "importers/load_scene.h"
+#include "test_util.h"
+
+namespace rigel {
+namespace {
+
+using testing::SharedData;
+using testing::TempDir;
+
+std::string Bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::map<std::string, int> KindCounts(const FbxScan& scan) {
+  std::map<std::string, int> counts;
+  for (const FbxModelKind& m : scan.models) ++counts[m.kind];
+  return counts;
+}
+
+constexpr const char* kTwoJoints =
+    "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\nCHANNELS 6 Xposition Yposition Zposition Zrotation "
+    "Xrotation Yrotation\nJOINT Spine\n{\nOFFSET 0 10 0\nCHANNELS 3 Zrotation Xrotation "
+    "Yrotation\nEnd Site\n{\nOFFSET 0 5 0\n}\n}\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n"
+    "0 0 0 0 0 0 0 0 0\n1 0 0 0 0 0 0 0 30\n";
+
+// rigel's own FBX writer (binary 7.4): the scan finds its version and its LimbNodes by name (the
+// writer keeps the end site as a LimbNode too).
+TEST(FbxScan, ReadsRigelsOwnBinaryFbx) {
+  TempDir dir;
+  SaveScene(ParseBvh(kTwoJoints, "two.bvh"), dir.file("two.fbx"));
+  const std::string bytes = Bytes(dir.file("two.fbx"));
+  const std::optional<FbxScan> scan = ScanFbx(bytes);
+  ASSERT_TRUE(scan);
+  EXPECT_TRUE(scan->binary);
+  EXPECT_EQ(scan->version, 7400);
+  std::vector<std::string> limbs;
+  for (const FbxModelKind& m : scan->models) {
+    if (IsSkeletonKind(m.kind)) limbs.push_back(m.name);
+  }
+  std::sort(limbs.begin(), limbs.end());
+  EXPECT_EQ(limbs, (std::vector<std::string>{"Hips", "Spine", "Spine_end"}));
+  // Every truncation of the file scans without reading outside it (ASan in the clang job) and
+  // finds no model that is not in the whole file.
+  for (std::size_t n = 0; n < bytes.size(); n += 7) {
+    const std::optional<FbxScan> part = ScanFbx(std::string_view(bytes).substr(0, n));
+    if (!part) continue;
+    EXPECT_LE(part->models.size(), scan->models.size());
+  }
+}
+
+TEST(FbxScan, AsciiHeaderAndModels) {
+  const std::string text =
+      "; FBX 7.5.0 project file\nFBXHeaderExtension:  {\n\tFBXHeaderVersion: 1003\n"
+      "\tFBXVersion: 7500\n}\nObjects:  {\n\tModel: 123, \"Model::joint1\", \"LimbNode\" {\n"
+      "\t}\n\tModel: 124, \"Model::pCube1\", \"Mesh\" {\n\t}\n}\n";
+  const std::optional<FbxScan> scan = ScanFbx(text);
+  ASSERT_TRUE(scan);
+  EXPECT_FALSE(scan->binary);
+  EXPECT_EQ(scan->version, 7500);
+  ASSERT_EQ(scan->models.size(), 2u);
+  EXPECT_EQ(scan->models[0].name, "joint1");
+  EXPECT_EQ(scan->models[0].kind, "LimbNode");
+  EXPECT_EQ(scan->models[1].kind, "Mesh");
+  EXPECT_FALSE(ScanFbx("HIERARCHY\nROOT Hips\n"));
+  EXPECT_EQ(FbxVersionName(6100), "6.1");
+}
+
+// Facts from ../shared/data/MANIFEST.md (object counts read from the files by other code).
+TEST(FbxScan, ManifestFacts) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  struct Fact {
+    const char* file;
+    int version;
+    int limbs;
+    int nulls;
+  };
+  for (const Fact& f : std::vector<Fact>{
+           {"wild/ufbx_ufbx/maya_human_ik_7400_binary.fbx", 7400, 62, 2},
+           {"wild/orangeduck_100style-retarget/100style_character.fbx", 7700, 28, 1},
+           {"wild/Rokoko_rokoko-studio-live-unity/Rokoko_Newton.FBX", 7400, 40, 127},
+           {"wild/ufbx_ufbx/maya_game_sausage_7500_binary_combined.fbx", 7500, 4, 0},
+           {"wild/ufbx_ufbx/maya_anim_no_inherit_scale_7700_ascii.fbx", 7700, 4, 0},
+       }) {
+    SCOPED_TRACE(f.file);
+    const std::optional<FbxScan> scan = ScanFbx(Bytes(SharedData() + "/" + f.file));
+    ASSERT_TRUE(scan);
+    EXPECT_EQ(scan->version, f.version);
+    std::map<std::string, int> kinds = KindCounts(*scan);
+    EXPECT_EQ(kinds["LimbNode"], f.limbs);
+    EXPECT_EQ(kinds["Null"], f.nulls);
+  }
+  // The versions in the ufbx corpus's file names (max2009_cube_anim_5800 has 3000 in its binary
+  // header and 5800 in FBXHeaderExtension).
+  for (const std::string& path : testing::SharedFiles(".fbx")) {
+    const std::string name = std::filesystem::path(path).filename().string();
+    for (const char* v : {"_5800_", "_6100_", "_7100_", "_7400_", "_7500_", "_7700_"}) {
+      if (name.find(v) == std::string::npos) continue;
+      const std::optional<FbxScan> scan = ScanFbx(Bytes(path));
+      ASSERT_TRUE(scan) << path;
+      EXPECT_EQ(scan->version, std::stoi(std::string(v + 1, 4))) << path;
+    }
+  }
+}
+
+// A file older than FBX 7.1 is refused with rigel's message naming its version, not Assimp's.
+TEST(FbxScan, OldVersionRefusedWithItsVersion) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  for (const char* rel : {"ufbx/maya_character_6100_binary.fbx", "ufbx/maya_pivots_6100_ascii.fbx",
+                          "ufbx/max2009_cube_anim_5800_binary.fbx"}) {
+    SCOPED_TRACE(rel);
+    try {
+      LoadScene(SharedData() + "/" + rel);
+      ADD_FAILURE() << "read";
+    } catch (const ImportError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("is older than rigel reads: rigel reads FBX 7.1 (FBX 2011) and later"),
+                std::string::npos)
+          << what;
+      EXPECT_EQ(what.find("FBX-DOM"), std::string::npos) << what;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rigel
