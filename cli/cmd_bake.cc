@@ -1,6 +1,7 @@
 // rigel bake --rig RIG.lua [--out DIR] [-j N] [--format bvh|...] [--shard K/N] [--resume]
 //            [--report FILE.json] INPUTS...
-// Bakes every input clip through a Lua rig script, on N threads, each clip in its own Lua state.
+// Bakes every input clip through a Lua rig script, in -j N worker processes (or threads with
+// --workers 0), each clip in its own Lua state.
 //
 // The rig script returns a function, called once per take of each input (each call in a fresh Lua
 // state):
@@ -24,6 +25,7 @@
 #include "cli/batch/batch.h"
 #include "cli/batch/takes.h"
 #include "cli/command.h"
+#include "cli/format_help.h"
 #include "cli/frames_output.h"
 #include "cli/preview/preview_page.h"
 #include "cli/read_options.h"
@@ -248,7 +250,7 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   if (scene->clips.empty()) throw std::runtime_error(input.path + ": no animation to bake");
   const std::vector<std::size_t> picked = batch::SelectTakes(*scene, config.take, input.path);
   const bool several = picked.size() > 1;
-  const bool split = several && LowerExtension(output) == ".bvh";  // BVH: one take per file
+  const bool split = several && OneTakePerFile(output);  // BVH: one take per file
   const std::vector<std::string> safe = batch::FileSafeTakeNames(batch::TakeNames(*scene, picked));
   std::vector<TakeResult> results;
   std::vector<batch::ClipReport> rows;
@@ -353,10 +355,10 @@ Runner AddBakeCommand(CLI::App& app) {
   auto o = std::make_shared<Options>();
   sub->add_option("--rig", o->rig, "Rig script (Lua) that bakes one clip");
   sub->add_option("--out", o->out, "Output folder (default: out)");
-  sub->add_option("-j,--jobs", o->jobs, "Worker threads (default: all cores)")
+  sub->add_option("-j,--jobs", o->jobs, "Worker processes (default: all cores)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--format", o->format, "Output format")
-      ->check(CLI::IsMember({"bvh", "glb", "gltf", "fbx"}));
+      ->check(CLI::IsMember(WritableFormatNames()));
   sub->add_option("--shard", o->shard, "Only shard K of N (K/N, 0 <= K < N), for farms");
   sub->add_flag("--resume", o->resume,
                 "Skip outputs whose manifest matches input, rig and version");
@@ -385,9 +387,9 @@ Runner AddBakeCommand(CLI::App& app) {
                   "Seconds the import child may take per FBX/glTF/DAE file (default 300)")
       ->check(CLI::PositiveNumber);
   AddReadOptions(sub, &o->read);
-  sub->add_option("--take", o->take,
-                  "Bake only the take of this name (default: every take; BVH outputs get a file "
-                  "per take, INPUT.<take>.bvh, glTF and FBX outputs hold every take)");
+  sub->add_option(
+      "--take", o->take,
+      "Bake only the take of this name (default: every take; " + TakesPerFileHelp("INPUT") + ")");
   sub->add_option("--preview", o->preview, "Also write a page per clip + index.html in DIR");
   sub->add_option("--frames-report", o->frames_report,
                   "Also write DIR/<clip>.frames.jsonl per clip: each frame's solve (status, "
@@ -434,7 +436,7 @@ Runner AddBakeCommand(CLI::App& app) {
 
       batch::RunOptions run;
       run.out_dir = o->out;
-      run.extension = "." + o->format;
+      run.extension = std::string(FormatNamed(o->format)->extensions.front());
       run.jobs = o->jobs;
       run.resume = o->resume;
       run.recipe.version = RIGEL_VERSION;

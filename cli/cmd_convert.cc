@@ -6,6 +6,7 @@
 #include "cli/batch/batch.h"
 #include "cli/batch/takes.h"
 #include "cli/command.h"
+#include "cli/format_help.h"
 #include "cli/read_options.h"
 #include "exporters/save_scene.h"
 #include "importers/load_scene.h"
@@ -20,8 +21,8 @@ Runner AddConvertCommand(CLI::App& app) {
                          "The output is written whole or not at all; the input is never modified.");
   auto in = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
-  sub->add_option("IN", *in, "Input file (.bvh, .fbx, .glb, .gltf, .dae)")->required();
-  sub->add_option("OUT", *out, "Output file (.bvh, .glb, .gltf, .fbx)")->required();
+  sub->add_option("IN", *in, "Input file (" + ExtensionsHelp(false) + ")")->required();
+  sub->add_option("OUT", *out, "Output file (" + ExtensionsHelp(true) + ")")->required();
   auto unit = std::make_shared<std::string>("file");
   sub->add_option("--unit", *unit, "Convert lengths to: file (unchanged), m or cm")
       ->check(CLI::IsMember({"file", "m", "cm"}));
@@ -49,7 +50,7 @@ Runner AddConvertCommand(CLI::App& app) {
       for (const std::string& w : DroppedBy(*out, scene.meshes.size(), 1)) {
         fmt::print(stderr, "rigel: warning: {}\n", w);
       }
-      if (LowerExtension(*out) == ".bvh" && scene.clips.size() > 1) {
+      if (OneTakePerFile(*out) && scene.clips.size() > 1) {
         // BVH holds one take: one file per take, <OUT stem>.<take>.bvh, named on stderr.
         std::vector<std::string> names;
         for (const Clip& c : scene.clips) names.push_back(c.name());
@@ -63,8 +64,8 @@ Runner AddConvertCommand(CLI::App& app) {
           one.estimated_unit_metres = scene.estimated_unit_metres;
           one.length_scale = scene.length_scale;
           SaveScene(one, path);
-          fmt::print(stderr, "rigel: warning: BVH holds one take: take '{}' written to {}\n",
-                     scene.clips[c].name(), path);
+          fmt::print(stderr, "rigel: warning: {} holds one take: take '{}' written to {}\n",
+                     FormatOfPath(*out)->label, scene.clips[c].name(), path);
         }
         return kExitOk;
       }

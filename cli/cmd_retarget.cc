@@ -23,6 +23,7 @@
 #include "cli/batch/batch.h"
 #include "cli/batch/takes.h"
 #include "cli/command.h"
+#include "cli/format_help.h"
 #include "cli/frames_output.h"
 #include "cli/preview/preview_page.h"
 #include "cli/read_options.h"
@@ -163,7 +164,7 @@ int Run(const RetargetArgs& a) {
                a.root_motion);
     return kExitUsage;
   }
-  const std::string ext = "." + a.format;
+  const std::string ext(FormatNamed(a.format)->extensions.front());
   // Refuse before reading or writing anything: inputs are never written.
   std::vector<batch::Input> inputs;
   try {
@@ -265,7 +266,7 @@ int Run(const RetargetArgs& a) {
     // Every take (or the one --take names); BVH holds one take per file (docs/formats.md).
     const std::vector<std::size_t> picked = batch::SelectTakes(source, a.take, input.path);
     const bool several = picked.size() > 1;
-    const bool split = several && ext == ".bvh";
+    const bool split = several && !FormatNamed(a.format)->several_takes;
     const std::vector<std::string> safe =
         batch::FileSafeTakeNames(batch::TakeNames(source, picked));
     retarget::RetargetOptions clip_options = options;
@@ -404,12 +405,12 @@ Runner AddRetargetCommand(CLI::App& app) {
   sub->add_option("--target", a->target, "Skeleton to retarget onto (.bvh, .fbx, .glb)");
   AddReadOptions(sub, &a->read);
   sub->add_option("--take", a->take,
-                  "Retarget only the take of this name (default: every take; BVH outputs get a "
-                  "file per take, CLIP.<take>.bvh, glTF and FBX outputs hold every take)");
+                  "Retarget only the take of this name (default: every take; " +
+                      TakesPerFileHelp("CLIP") + ")");
   sub->add_option("--map", a->map, "Bone map (XML, see docs/retarget.md); default: automatic");
   sub->add_option("--out", a->out, "Output folder (default: the current folder)");
   sub->add_option("--format", a->format, "Output format")
-      ->check(CLI::IsMember({"bvh", "glb", "gltf", "fbx"}));
+      ->check(CLI::IsMember(WritableFormatNames()));
   sub->add_option("--root-motion", a->root_motion,
                   "Hips translation: scale (by the hip-height ratio), keep (metres), in-place, "
                   "extract (scale, with the ground travel and heading moved onto a root bone)");

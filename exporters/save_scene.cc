@@ -10,19 +10,55 @@
 
 namespace rigel {
 
-std::vector<std::string> WritableExtensions() { return {".bvh", ".glb", ".gltf", ".fbx"}; }
+// The writers' rows in io/file_format.cc point here: each turns SaveOptions into its writer's.
+void WriteBvhFormat(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,
+                    const SaveOptions& /*options: BVH holds no unit, no mesh*/) {
+  WriteBvh(skeleton, clips.front(), path);
+}
+
+namespace {
+
+void WriteGltfAs(bool binary, const Skeleton& skeleton, std::span<const Clip> clips,
+                 const std::string& path, const SaveOptions& options) {
+  GltfOptions gltf;
+  gltf.binary = binary;
+  gltf.metres_per_unit = options.metres_per_unit;
+  gltf.meshes = options.meshes;
+  WriteGltf(skeleton, clips, path, gltf);
+}
+
+}  // namespace
+
+void WriteGlbFormat(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,
+                    const SaveOptions& options) {
+  WriteGltfAs(true, skeleton, clips, path, options);
+}
+
+void WriteGltfFormat(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,
+                     const SaveOptions& options) {
+  WriteGltfAs(false, skeleton, clips, path, options);
+}
+
+void WriteFbxFormat(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,
+                    const SaveOptions& options) {
+  FbxOptions fbx;
+  fbx.metres_per_unit = options.metres_per_unit;
+  fbx.meshes = options.meshes;
+  WriteFbx(skeleton, clips, path, fbx);
+}
 
 std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, std::size_t takes) {
   std::vector<std::string> dropped;
-  const std::string ext = LowerExtension(path);
-  if (meshes > 0 && ext == ".bvh") {
-    dropped.push_back(fmt::format(
-        "{}: BVH holds no mesh: {} mesh{} not written (write .glb or .fbx to keep them)", path,
-        meshes, meshes == 1 ? "" : "es"));
-  }
-  if (takes > 1 && ext == ".bvh") {
+  const FileFormat* format = FormatOfPath(path);
+  if (format == nullptr) return dropped;
+  if (meshes > 0 && !format->meshes) {
     dropped.push_back(
-        fmt::format("{}: BVH holds one take: {} takes need a file each", path, takes));
+        fmt::format("{}: {} holds no mesh: {} mesh{} not written (write .glb or .fbx to keep them)",
+                    path, format->label, meshes, meshes == 1 ? "" : "es"));
+  }
+  if (takes > 1 && !format->several_takes) {
+    dropped.push_back(fmt::format("{}: {} holds one take: {} takes need a file each", path,
+                                  format->label, takes));
   }
   return dropped;
 }
@@ -33,31 +69,18 @@ void SaveClip(const Skeleton& skeleton, const Clip& clip, const std::string& pat
 
 void SaveClips(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,
                const SaveOptions& options) {
-  const std::string ext = LowerExtension(path);
-  if (ext == ".bvh") {
-    if (clips.size() != 1) {
-      throw ExportError(
-          fmt::format("{}: BVH holds one clip, the scene has {} (write .glb or .fbx "
-                      "to keep them all)",
-                      path, clips.size()));
-    }
-    return WriteBvh(skeleton, clips.front(), path);
+  const FileFormat* format = FormatOfPath(path);
+  if (format == nullptr || format->write == nullptr) {
+    throw ExportError(fmt::format("{}: unsupported output format '{}' (expected {})", path,
+                                  LowerExtension(path), fmt::join(WritableExtensions(), ", ")));
   }
-  if (ext == ".glb" || ext == ".gltf") {
-    GltfOptions gltf;
-    gltf.binary = ext == ".glb";
-    gltf.metres_per_unit = options.metres_per_unit;
-    gltf.meshes = options.meshes;
-    return WriteGltf(skeleton, clips, path, gltf);
+  if (!format->several_takes && clips.size() != 1) {
+    throw ExportError(
+        fmt::format("{}: {} holds one clip, the scene has {} (write .glb or .fbx "
+                    "to keep them all)",
+                    path, format->label, clips.size()));
   }
-  if (ext == ".fbx") {
-    FbxOptions fbx;
-    fbx.metres_per_unit = options.metres_per_unit;
-    fbx.meshes = options.meshes;
-    return WriteFbx(skeleton, clips, path, fbx);
-  }
-  throw ExportError(fmt::format("{}: unsupported output format '{}' (expected {})", path, ext,
-                                fmt::join(WritableExtensions(), ", ")));
+  format->write(skeleton, clips, path, options);
 }
 
 void SaveScene(const Scene& scene, const std::string& path) {

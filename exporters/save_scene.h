@@ -1,4 +1,5 @@
-// SaveClip: the one entry point for writing an animation file, dispatching on its extension.
+// SaveClip: the one entry point for writing an animation file, dispatching on its extension
+// through the formats table (io/file_format.h).
 #ifndef RIGEL_EXPORTERS_SAVE_SCENE_H_
 #define RIGEL_EXPORTERS_SAVE_SCENE_H_
 
@@ -8,6 +9,7 @@
 
 #include "core/scene.h"
 #include "exporters/atomic_file.h"
+#include "io/file_format.h"  // WritableExtensions, FileFormats: which format writes what
 
 namespace rigel {
 
@@ -25,9 +27,6 @@ struct SaveOptions {
 // nothing ("out.bvh: BVH holds no mesh: 2 meshes not written"). Callers print it as a warning and
 // put it in their report: nothing is silent.
 std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, std::size_t takes);
-
-// File extensions SaveClip/SaveScene write, lower case with the dot.
-std::vector<std::string> WritableExtensions();
 
 // Writes one clip of `skeleton` to `path` (atomically), in the format its extension selects.
 // Throws ExportError naming the file.

@@ -23,12 +23,6 @@ std::optional<LengthUnit> ParseLengthUnit(std::string_view text) {
   return std::nullopt;
 }
 
-std::vector<std::string> ReadableExtensions() {
-  std::vector<std::string> exts{".bvh"};
-  for (const std::string& e : AssimpExtensions()) exts.push_back(e);
-  return exts;
-}
-
 void ConvertSceneUnit(Scene& scene, LengthUnit unit) {
   if (unit == LengthUnit::kFile) return;
   const double target = unit == LengthUnit::kMetre ? 1.0 : 0.01;
@@ -48,26 +42,29 @@ void ConvertSceneUnit(Scene& scene, LengthUnit unit) {
 
 Scene LoadScene(const std::string& path) { return LoadScene(path, LoadOptions()); }
 
+// The readers' rows in io/file_format.cc point here.
+Scene ReadBvhFormat(const std::string& path, const LoadOptions& options) {
+  Scene scene = ReadBvh(path, options.bvh);
+  ConvertSceneUnit(scene, options.unit);
+  return scene;
+}
+
+Scene ReadAssimpFormat(const std::string& path, const LoadOptions& options) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw ImportError(fmt::format("{}: no such file", path));
+  }
+  if (options.isolate) return LoadSceneIsolated(path, options);
+  Scene scene = ReadWithAssimp(path);
+  ConvertSceneUnit(scene, options.unit);
+  return scene;
+}
+
 Scene LoadScene(const std::string& path, const LoadOptions& options) {
-  const std::string ext = LowerExtension(path);
-  if (ext == ".bvh") {
-    Scene scene = ReadBvh(path, options.bvh);
-    ConvertSceneUnit(scene, options.unit);
-    return scene;
-  }
-  const std::vector<std::string> assimp = AssimpExtensions();
-  if (std::find(assimp.begin(), assimp.end(), ext) != assimp.end()) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) {
-      throw ImportError(fmt::format("{}: no such file", path));
-    }
-    if (options.isolate) return LoadSceneIsolated(path, options);
-    Scene scene = ReadWithAssimp(path);
-    ConvertSceneUnit(scene, options.unit);
-    return scene;
-  }
-  throw ImportError(fmt::format("{}: unsupported format '{}' (expected {})", path, ext,
-                                fmt::join(ReadableExtensions(), ", ")));
+  const FileFormat* format = FormatOfPath(path);
+  if (format != nullptr && format->read != nullptr) return format->read(path, options);
+  throw ImportError(fmt::format("{}: unsupported format '{}' (expected {})", path,
+                                LowerExtension(path), fmt::join(ReadableExtensions(), ", ")));
 }
 
 }  // namespace rigel

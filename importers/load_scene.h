@@ -1,4 +1,5 @@
-// LoadScene: the one entry point for reading an animation file, dispatching on its extension.
+// LoadScene: the one entry point for reading an animation file, dispatching on its extension
+// through the formats table (io/file_format.h).
 #ifndef RIGEL_IMPORTERS_LOAD_SCENE_H_
 #define RIGEL_IMPORTERS_LOAD_SCENE_H_
 
@@ -11,6 +12,7 @@
 #include "core/scene.h"
 #include "importers/bvh_reader.h"
 #include "importers/import_error.h"
+#include "io/file_format.h"  // ReadableExtensions, FileFormats: which format reads what
 
 namespace rigel {
 
@@ -40,9 +42,6 @@ struct LoadOptions {
   // Wall-clock limit of the child process, in seconds.
   double time_limit_seconds = 300.0;
 };
-
-// File extensions LoadScene reads, lower case with the dot (".bvh", ...).
-std::vector<std::string> ReadableExtensions();
 
 // Reads `path` with the importer its extension selects (case-insensitive): BVH natively, the
 // others through Assimp (isolated unless options.isolate is false). Throws ImportError, whose

@@ -1,48 +1,49 @@
-// rig:constraint(kind, options): reads the options into a core constraint job. Angles are
+// rig:constraint(kind, options): reads the options into a core constraint job, through the kinds
+// table (core/constraints/kinds.h) and one reader per row. Angles are
 // degrees, positions in skeleton units, frames 1-based (docs/constraints.md).
 #include "bindings/lua/wrap_constraint.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
+#include <string_view>
 
 #include "bindings/lua/boxes.h"
 #include "bindings/lua/fields.h"
+#include "core/constraints/kinds.h"
 #include "core/euler.h"
 
 namespace rigel::lua {
 
 namespace {
 
-const char* const kKinds[] = {"parent",        "point",          "orient",         "aim",
-                              "copy_location", "copy_rotation",  "limit_rotation", "limit_distance",
-                              "twist",         "limit_location", "spline_ik",      nullptr};
-constexpr int kLimitRotationKind = 6;
-constexpr int kTwistKind = 8;
-constexpr int kLimitLocationKind = 9;
-constexpr int kSplineIkKind = 10;
-
-// Accepted options per kind (common ones first).
-#define RIGEL_COMMON "joint", "target", "influence", "after_stage"
-const char* const kParentOptions[] = {RIGEL_COMMON, "maintain_offset", "switch", nullptr};
-const char* const kPointOptions[] = {RIGEL_COMMON, "maintain_offset", "axes", nullptr};
-const char* const kAimOptions[] = {RIGEL_COMMON, "aim_axis", "up_axis", "up_type",
-                                   "up_target",  "up",       nullptr};
-const char* const kCopyOptions[] = {RIGEL_COMMON, "mode", "axes", nullptr};
-const char* const kLimitRotationOptions[] = {"joint", "influence", "after_stage", "axes",
-                                             "min",   "max",       nullptr};
-const char* const kLimitDistanceOptions[] = {RIGEL_COMMON, "distance", "limit", nullptr};
-const char* const kTwistOptions[] = {"driver",    "joints",    "weights",     "axis",
-                                     "reference", "influence", "after_stage", nullptr};
-const char* const kLimitLocationOptions[] = {"joint", "influence", "after_stage", "min",
-                                             "max",   "space",     nullptr};
-const char* const kSplineIkOptions[] = {"joints",    "root",        "tip",     "points",   "curve",
-                                        "stretch",   "twist",       "up_axis", "up_start", "up_end",
-                                        "influence", "after_stage", nullptr};
-#undef RIGEL_COMMON
-const char* const* const kOptionsByKind[] = {
-    kParentOptions, kPointOptions,         kPointOptions,         kAimOptions,
-    kCopyOptions,   kCopyOptions,          kLimitRotationOptions, kLimitDistanceOptions,
-    kTwistOptions,  kLimitLocationOptions, kSplineIkOptions};
+// CheckOption's and CheckOptionKeys' lists (null-terminated) of the constraint kinds table
+// (core/constraints/kinds.h): the kind names, and each kind's option names.
+using constraints::kConstraintKinds;
+constexpr std::size_t kMaxOptions = 16;
+constexpr auto kKinds = [] {
+  std::array<const char*, kConstraintKinds.size() + 1> list{};
+  for (std::size_t i = 0; i < kConstraintKinds.size(); ++i) {
+    list[i] = kConstraintKinds[i].name.data();  // literals: NUL-terminated
+  }
+  return list;
+}();
+constexpr auto kOptionsByKind = [] {
+  std::array<std::array<const char*, kMaxOptions + 1>, kConstraintKinds.size()> lists{};
+  for (std::size_t k = 0; k < kConstraintKinds.size(); ++k) {
+    const auto& options = kConstraintKinds[k].options;
+    for (std::size_t i = 0; i < options.size() && i < kMaxOptions; ++i) {
+      lists[k][i] = options[i].name.data();
+    }
+  }
+  return lists;
+}();
+static_assert([] {
+  for (const constraints::ConstraintKind& kind : kConstraintKinds) {
+    if (kind.options.size() > kMaxOptions) return false;
+  }
+  return true;
+}());
 
 const char* const kUpTypes[] = {"world", "object", "object_rotation", nullptr};
 const char* const kModes[] = {"replace", "add", nullptr};
@@ -315,132 +316,172 @@ constraints::SplineIkConstraint PushSplineIk(lua_State* L, int opt, const Skelet
   return c;
 }
 
+// The joint, target (for the kinds that take one) and influence of constraint kind C, read in
+// that order (so the first bad field is the one named).
+template <class C>
+C ReadCommon(lua_State* L, int opt, const Skeleton& s, bool has_target) {
+  const int joint = RequiredJoint(L, opt, "joint", s);
+  const int target = has_target ? RequiredJoint(L, opt, "target", s) : -1;
+  const double influence = InfluenceField(L, opt);
+  return Common<C>(joint, target, influence);
+}
+
+// One reader per kinds-table row: reads the kind's options (after after_stage) into entry.
+using KindReader = void (*)(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry);
+
+void ReadParent(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry) {
+  auto c = ReadCommon<constraints::ParentConstraint>(L, opt, s, true);
+  c.maintain_offset = BoolField(L, opt, "maintain_offset", true);
+  const int n = PushSwitches(L, opt, s);
+  entry.constraint = c;
+  catch_exceptions(L, [&] {
+    auto& switches = std::get<constraints::ParentConstraint>(entry.constraint).switches;
+    const int top = lua_gettop(L);
+    for (int i = 0; i < n; ++i) {
+      switches.push_back({static_cast<int>(lua_tointeger(L, top - 2 * n + 1 + 2 * i)),
+                          static_cast<int>(lua_tointeger(L, top - 2 * n + 2 + 2 * i))});
+    }
+  });
+  lua_pop(L, 2 * n);
+}
+
+void ReadPoint(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry) {
+  entry.constraint =
+      ReadOffsetAxes(L, opt, ReadCommon<constraints::PointConstraint>(L, opt, s, true));
+}
+
+void ReadOrient(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry) {
+  entry.constraint =
+      ReadOffsetAxes(L, opt, ReadCommon<constraints::OrientConstraint>(L, opt, s, true));
+}
+
+void ReadAim(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry) {
+  auto c = ReadCommon<constraints::AimConstraint>(L, opt, s, true);
+  c.aim_axis = UnitField(L, opt, "aim_axis", Eigen::Vector3d::UnitX());
+  c.up_axis = UnitField(L, opt, "up_axis", Eigen::Vector3d::UnitY());
+  c.up_type = static_cast<constraints::UpType>(OptionField(L, opt, "up_type", kUpTypes, 0));
+  c.up = Vec3Field(L, opt, "up", Eigen::Vector3d::UnitY());
+  c.up_target = JointField(L, opt, "up_target", s);
+  entry.constraint = c;
+}
+
+void ReadCopyLocation(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry) {
+  entry.constraint =
+      ReadModeAxes(L, opt, ReadCommon<constraints::CopyLocationConstraint>(L, opt, s, true));
+}
+
+void ReadCopyRotation(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry) {
+  entry.constraint =
+      ReadModeAxes(L, opt, ReadCommon<constraints::CopyRotationConstraint>(L, opt, s, true));
+}
+
+void ReadLimitRotation(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry) {
+  auto c = ReadCommon<constraints::LimitRotationConstraint>(L, opt, s, false);
+  c.axes = AxesField(L, opt, constraints::kAllAxes);
+  c.min = Vec3Field(L, opt, "min", Eigen::Vector3d::Zero()) * kRadPerDeg;
+  c.max = Vec3Field(L, opt, "max", Eigen::Vector3d::Zero()) * kRadPerDeg;
+  entry.constraint = c;
+}
+
+void ReadLimitDistance(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry) {
+  auto c = ReadCommon<constraints::LimitDistanceConstraint>(L, opt, s, true);
+  c.distance = NumberField(L, opt, "distance", -1.0);
+  if (HasField(L, opt, "distance") && c.distance < 0) {
+    luaL_argerror(L, opt, "field 'distance' must be >= 0 (omit it to keep the first frame's)");
+  }
+  c.mode = static_cast<constraints::DistanceMode>(OptionField(L, opt, "limit", kLimits, 0));
+  entry.constraint = c;
+}
+
+void ReadTwist(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry) {
+  int n = 0;
+  entry.constraint = PushTwist(L, opt, s, &n);
+  catch_exceptions(L, [&] {
+    auto& twist = std::get<constraints::TwistConstraint>(entry.constraint);
+    const int top = lua_gettop(L);
+    for (int i = 0; i < n; ++i) {
+      twist.joints.push_back(static_cast<int>(lua_tointeger(L, top - 2 * n + 1 + 2 * i)));
+      twist.weights.push_back(lua_tonumber(L, top - 2 * n + 2 + 2 * i));
+    }
+  });
+  lua_pop(L, 2 * n);
+}
+
+void ReadLimitLocation(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry) {
+  auto c = ReadCommon<constraints::LimitLocationConstraint>(L, opt, s, false);
+  c.min = BoundsField(L, opt, "min", -std::numeric_limits<double>::infinity());
+  c.max = BoundsField(L, opt, "max", std::numeric_limits<double>::infinity());
+  c.space = static_cast<constraints::Space>(OptionField(L, opt, "space", kSpaces, 0));
+  entry.constraint = c;
+}
+
+void ReadSplineIk(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry) {
+  int n = 0, m = 0;
+  entry.constraint = PushSplineIk(L, opt, s, &n, &m);
+  catch_exceptions(L, [&] {
+    auto& spline = std::get<constraints::SplineIkConstraint>(entry.constraint);
+    const int base = lua_gettop(L) - n - 4 * m;
+    for (int i = 1; i <= n; ++i)
+      spline.joints.push_back(static_cast<int>(lua_tointeger(L, base + i)));
+    for (int i = 0; i < m; ++i) {
+      const int at = base + n + 4 * i + 1;
+      spline.points.push_back({static_cast<int>(lua_tointeger(L, at)),
+                               Eigen::Vector3d(lua_tonumber(L, at + 1), lua_tonumber(L, at + 2),
+                                               lua_tonumber(L, at + 3))});
+    }
+  });
+  lua_pop(L, n + 4 * m);
+}
+
+// The readers, one per row of the kinds table and in its order (checked below).
+struct KindReaderRow {
+  std::string_view kind;
+  KindReader read;
+};
+constexpr std::array<KindReaderRow, kConstraintKinds.size()> kReaders{{
+    {"parent", ReadParent},
+    {"point", ReadPoint},
+    {"orient", ReadOrient},
+    {"aim", ReadAim},
+    {"copy_location", ReadCopyLocation},
+    {"copy_rotation", ReadCopyRotation},
+    {"limit_rotation", ReadLimitRotation},
+    {"limit_distance", ReadLimitDistance},
+    {"twist", ReadTwist},
+    {"limit_location", ReadLimitLocation},
+    {"spline_ik", ReadSplineIk},
+}};
+static_assert(
+    [] {
+      for (std::size_t i = 0; i < kReaders.size(); ++i) {
+        if (kReaders[i].kind != kConstraintKinds[i].name) return false;
+      }
+      return true;
+    }(),
+    "one reader per kinds-table row, in its order");
+
 }  // namespace
 
 int AddConstraint(lua_State* L, int kind_arg, int opt, const Skeleton& s, int default_after_stage,
                   constraints::Stack* stack) {
-  return AddConstraintOfKind(L, CheckOption(L, kind_arg, "constraint kind", kKinds), opt, s,
+  return AddConstraintOfKind(L, CheckOption(L, kind_arg, "constraint kind", kKinds.data()), opt, s,
                              default_after_stage, stack);
 }
 
 int AddTwist(lua_State* L, int opt, const Skeleton& s, int default_after_stage,
              constraints::Stack* stack) {
+  constexpr int kTwistKind = constraints::KindIndex("twist");
+  static_assert(kTwistKind >= 0);
   return AddConstraintOfKind(L, kTwistKind, opt, s, default_after_stage, stack);
 }
 
 int AddConstraintOfKind(lua_State* L, int kind, int opt, const Skeleton& s, int default_after_stage,
                         constraints::Stack* stack) {
   CheckTable(L, opt);
-  CheckOptionKeys(L, opt, kOptionsByKind[kind]);
+  CheckOptionKeys(L, opt, kOptionsByKind[kind].data());
   constraints::Entry entry;
   entry.after_stage = IntegerField(L, opt, "after_stage", default_after_stage + 1, 0, 1 << 20) - 1;
-  if (kind == kTwistKind) {
-    int n = 0;
-    entry.constraint = PushTwist(L, opt, s, &n);
-    catch_exceptions(L, [&] {
-      auto& twist = std::get<constraints::TwistConstraint>(entry.constraint);
-      const int top = lua_gettop(L);
-      for (int i = 0; i < n; ++i) {
-        twist.joints.push_back(static_cast<int>(lua_tointeger(L, top - 2 * n + 1 + 2 * i)));
-        twist.weights.push_back(lua_tonumber(L, top - 2 * n + 2 + 2 * i));
-      }
-    });
-    lua_pop(L, 2 * n);
-    return Append(L, opt, s, entry, stack);
-  }
-  if (kind == kSplineIkKind) {
-    int n = 0, m = 0;
-    entry.constraint = PushSplineIk(L, opt, s, &n, &m);
-    catch_exceptions(L, [&] {
-      auto& spline = std::get<constraints::SplineIkConstraint>(entry.constraint);
-      const int base = lua_gettop(L) - n - 4 * m;
-      for (int i = 1; i <= n; ++i)
-        spline.joints.push_back(static_cast<int>(lua_tointeger(L, base + i)));
-      for (int i = 0; i < m; ++i) {
-        const int at = base + n + 4 * i + 1;
-        spline.points.push_back({static_cast<int>(lua_tointeger(L, at)),
-                                 Eigen::Vector3d(lua_tonumber(L, at + 1), lua_tonumber(L, at + 2),
-                                                 lua_tonumber(L, at + 3))});
-      }
-    });
-    lua_pop(L, n + 4 * m);
-    return Append(L, opt, s, entry, stack);
-  }
-  const int joint = RequiredJoint(L, opt, "joint", s);
-  const int target = kind == kLimitRotationKind || kind == kLimitLocationKind
-                         ? -1
-                         : RequiredJoint(L, opt, "target", s);
-  const double influence = InfluenceField(L, opt);
-  switch (kind) {
-    case 0: {
-      auto c = Common<constraints::ParentConstraint>(joint, target, influence);
-      c.maintain_offset = BoolField(L, opt, "maintain_offset", true);
-      const int n = PushSwitches(L, opt, s);
-      entry.constraint = c;
-      catch_exceptions(L, [&] {
-        auto& switches = std::get<constraints::ParentConstraint>(entry.constraint).switches;
-        const int top = lua_gettop(L);
-        for (int i = 0; i < n; ++i) {
-          switches.push_back({static_cast<int>(lua_tointeger(L, top - 2 * n + 1 + 2 * i)),
-                              static_cast<int>(lua_tointeger(L, top - 2 * n + 2 + 2 * i))});
-        }
-      });
-      lua_pop(L, 2 * n);
-      break;
-    }
-    case 1:
-      entry.constraint =
-          ReadOffsetAxes(L, opt, Common<constraints::PointConstraint>(joint, target, influence));
-      break;
-    case 2:
-      entry.constraint =
-          ReadOffsetAxes(L, opt, Common<constraints::OrientConstraint>(joint, target, influence));
-      break;
-    case 3: {
-      auto c = Common<constraints::AimConstraint>(joint, target, influence);
-      c.aim_axis = UnitField(L, opt, "aim_axis", Eigen::Vector3d::UnitX());
-      c.up_axis = UnitField(L, opt, "up_axis", Eigen::Vector3d::UnitY());
-      c.up_type = static_cast<constraints::UpType>(OptionField(L, opt, "up_type", kUpTypes, 0));
-      c.up = Vec3Field(L, opt, "up", Eigen::Vector3d::UnitY());
-      c.up_target = JointField(L, opt, "up_target", s);
-      entry.constraint = c;
-      break;
-    }
-    case 4:
-      entry.constraint = ReadModeAxes(
-          L, opt, Common<constraints::CopyLocationConstraint>(joint, target, influence));
-      break;
-    case 5:
-      entry.constraint = ReadModeAxes(
-          L, opt, Common<constraints::CopyRotationConstraint>(joint, target, influence));
-      break;
-    case 6: {
-      auto c = Common<constraints::LimitRotationConstraint>(joint, target, influence);
-      c.axes = AxesField(L, opt, constraints::kAllAxes);
-      c.min = Vec3Field(L, opt, "min", Eigen::Vector3d::Zero()) * kRadPerDeg;
-      c.max = Vec3Field(L, opt, "max", Eigen::Vector3d::Zero()) * kRadPerDeg;
-      entry.constraint = c;
-      break;
-    }
-    case kLimitLocationKind: {
-      auto c = Common<constraints::LimitLocationConstraint>(joint, target, influence);
-      c.min = BoundsField(L, opt, "min", -std::numeric_limits<double>::infinity());
-      c.max = BoundsField(L, opt, "max", std::numeric_limits<double>::infinity());
-      c.space = static_cast<constraints::Space>(OptionField(L, opt, "space", kSpaces, 0));
-      entry.constraint = c;
-      break;
-    }
-    default: {
-      auto c = Common<constraints::LimitDistanceConstraint>(joint, target, influence);
-      c.distance = NumberField(L, opt, "distance", -1.0);
-      if (HasField(L, opt, "distance") && c.distance < 0) {
-        luaL_argerror(L, opt, "field 'distance' must be >= 0 (omit it to keep the first frame's)");
-      }
-      c.mode = static_cast<constraints::DistanceMode>(OptionField(L, opt, "limit", kLimits, 0));
-      entry.constraint = c;
-      break;
-    }
-  }
+  kReaders[kind].read(L, opt, s, entry);
   return Append(L, opt, s, entry, stack);
 }
 

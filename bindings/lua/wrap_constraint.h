@@ -19,7 +19,7 @@ int AddConstraint(lua_State* L, int kind_arg, int opt_arg, const Skeleton& skele
 int AddTwist(lua_State* L, int opt_arg, const Skeleton& skeleton, int default_after_stage,
              constraints::Stack* stack);
 
-// AddConstraint of the kind at index `kind` of the kind names.
+// AddConstraint of the kind at row `kind` of the kinds table (core/constraints/kinds.h).
 int AddConstraintOfKind(lua_State* L, int kind, int opt_arg, const Skeleton& skeleton,
                         int default_after_stage, constraints::Stack* stack);
 

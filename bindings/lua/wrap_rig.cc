@@ -2,6 +2,7 @@
 // locks, strength, preferred angles, a solver stack and constraints. Running it (rig:solve,
 // rig:bake) is wrap_rig_run.cc. Effectors are named (default: the joint's name,
 // "<joint>.<type>" for non-position types).
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -10,6 +11,7 @@
 #include "bindings/lua/wrap_constraint.h"
 #include "core/channel.h"
 #include "core/euler.h"
+#include "core/ik/methods.h"
 
 namespace rigel::lua {
 
@@ -36,13 +38,20 @@ int CheckEffector(lua_State* L, int arg, const RigState& state) {
 
 namespace {
 
-const char* const kTaskTypes[] = {"position", "orientation", "both", "aim", "pole", nullptr};
-const char* const kMethods[] = {"transpose",    "pinv", "svd",      "qr",     "dls",
-                                "dls_adaptive", "ccd",  "two_bone", "fabrik", nullptr};
-constexpr ik::Method kMethodValues[] = {
-    ik::Method::kTranspose, ik::Method::kPseudoInverse, ik::Method::kSvd,
-    ik::Method::kQr,        ik::Method::kDls,           ik::Method::kDlsAdaptive,
-    ik::Method::kCcd,       ik::Method::kTwoBone,       ik::Method::kFabrik};
+// CheckOption's lists (null-terminated) of the names core/ik/methods.h spells: effector types in
+// TaskType order, solver methods in Method order.
+template <std::size_t N>
+constexpr std::array<const char*, N + 1> OptionList(const std::array<std::string_view, N>& names) {
+  std::array<const char*, N + 1> list{};
+  for (std::size_t i = 0; i < N; ++i) list[i] = names[i].data();  // literals: NUL-terminated
+  return list;
+}
+constexpr auto kTaskTypes = OptionList(ik::kTaskTypeNames);
+constexpr auto kMethods = [] {
+  std::array<std::string_view, ik::kMethodTable.size()> names{};
+  for (std::size_t i = 0; i < names.size(); ++i) names[i] = ik::kMethodTable[i].name;
+  return OptionList(names);
+}();
 
 bool IsAncestor(const Skeleton& s, int ancestor, int joint) {
   for (int j = s.parent(joint); j >= 0; j = s.parent(j)) {
@@ -70,8 +79,8 @@ int w_Rig_effector(lua_State* L) {
   task.joint = joint;
   if (HasField(L, opt, "type")) {
     lua_getfield(L, opt, "type");
-    task.type =
-        static_cast<ik::TaskType>(CheckOption(L, lua_gettop(L), "effector type", kTaskTypes));
+    task.type = static_cast<ik::TaskType>(
+        CheckOption(L, lua_gettop(L), "effector type", kTaskTypes.data()));
     lua_pop(L, 1);
   }
   task.offset = Vec3Field(L, opt, "offset", Eigen::Vector3d::Zero());
@@ -438,7 +447,8 @@ int w_Rig_stage(lua_State* L) {
   ik::Stage stage;
   if (HasField(L, 2, "method")) {
     lua_getfield(L, 2, "method");
-    stage.method = kMethodValues[CheckOption(L, lua_gettop(L), "solver method", kMethods)];
+    stage.method =
+        ik::kMethodTable[CheckOption(L, lua_gettop(L), "solver method", kMethods.data())].method;
     lua_pop(L, 1);
   }
   stage.chain_root = JointField(L, 2, "chain_root", s);

@@ -245,9 +245,8 @@ SaveOptions ClipSaveOptions(const std::string& path, const Skeleton& skeleton, c
                             double known_unit) {
   SaveOptions options;
   options.metres_per_unit = known_unit;
-  std::string ext = std::filesystem::path(path).extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (options.metres_per_unit > 0 || ext == ".bvh") return options;
+  const FileFormat* format = FormatOfPath(path);
+  if (options.metres_per_unit > 0 || (format != nullptr && !format->scale)) return options;
   double height = 0.0;
   const double unit =
       clip.num_frames() > 0 ? EstimateUnitFromFrame(skeleton, clip.frame(0), &height) : 0.0;

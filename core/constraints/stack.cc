@@ -1,6 +1,8 @@
 // Constraint stack. See stack.h.
 #include "core/constraints/stack.h"
 
+#include "core/constraints/kinds.h"
+
 namespace rigel::constraints {
 
 namespace {
@@ -15,19 +17,7 @@ Overloaded(F...) -> Overloaded<F...>;
 }  // namespace
 
 std::string_view KindName(const Constraint& constraint) {
-  return std::visit(
-      Overloaded{[](const ParentConstraint&) { return std::string_view("parent"); },
-                 [](const PointConstraint&) { return std::string_view("point"); },
-                 [](const OrientConstraint&) { return std::string_view("orient"); },
-                 [](const AimConstraint&) { return std::string_view("aim"); },
-                 [](const CopyLocationConstraint&) { return std::string_view("copy_location"); },
-                 [](const CopyRotationConstraint&) { return std::string_view("copy_rotation"); },
-                 [](const LimitRotationConstraint&) { return std::string_view("limit_rotation"); },
-                 [](const LimitDistanceConstraint&) { return std::string_view("limit_distance"); },
-                 [](const TwistConstraint&) { return std::string_view("twist"); },
-                 [](const LimitLocationConstraint&) { return std::string_view("limit_location"); },
-                 [](const SplineIkConstraint&) { return std::string_view("spline_ik"); }},
-      constraint);
+  return kConstraintKinds[constraint.index()].name;  // core/constraints/kinds.h
 }
 
 int ConstrainedJoint(const Constraint& constraint) {

@@ -45,16 +45,8 @@ std::vector<int> StageTasks(const Rig& rig, const Stage& stage) {
 // The method-specific part of a stage's plan (core/ik/stages.h). True when there is none.
 bool PlanMethod(const Rig& rig, const Stage& stage, StageWork& st, const std::string& where,
                 std::string* error) {
-  switch (stage.method) {
-    case Method::kCcd:
-      return PlanCcd(rig, stage, st, where, error);
-    case Method::kTwoBone:
-      return PlanTwoBone(rig, stage, st, where, error);
-    case Method::kFabrik:
-      return PlanFabrik(rig, stage, st, where, error);
-    default:
-      return true;
-  }
+  const StagePlanner plan = RowOf(stage.method).plan;  // core/ik/methods.h
+  return plan == nullptr || plan(rig, stage, st, where, error);
 }
 
 // The keys IsPreparedFor compares and the workspace's joint frames.

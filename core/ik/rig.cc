@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/enum_names.h"
+#include "core/ik/methods.h"
 
 namespace rigel::ik {
 
@@ -14,23 +15,18 @@ namespace rigel::ik {
 
 namespace {
 
-constexpr std::array<std::string_view, 5> kTaskTypeNames = {"position", "orientation", "pose",
-                                                            "aim", "pole"};
-static_assert(kTaskTypeNames.size() == static_cast<std::size_t>(TaskType::kPole) + 1);
-
-constexpr std::array<std::string_view, 9> kMethodNames = {
-    "transpose", "pseudo_inverse", "svd", "qr", "dls", "dls_adaptive", "ccd", "two_bone", "fabrik"};
-static_assert(kMethodNames.size() == static_cast<std::size_t>(Method::kFabrik) + 1);
-
 constexpr std::array<std::string_view, 4> kStatusNames = {"converged", "not_converged",
                                                           "unreachable", "invalid_input"};
 static_assert(kStatusNames.size() == static_cast<std::size_t>(Status::kInvalidInput) + 1);
 
 }  // namespace
 
+// The spellings are the tables' of core/ik/methods.h, the ones scripts type.
 std::string_view TaskTypeName(TaskType type) { return EnumName(type, kTaskTypeNames); }
 
-std::string_view MethodName(Method method) { return EnumName(method, kMethodNames); }
+std::string_view MethodName(Method method) {
+  return static_cast<std::size_t>(method) < kMethodTable.size() ? RowOf(method).name : "?";
+}
 
 std::string_view StatusName(Status status) { return EnumName(status, kStatusNames); }
 

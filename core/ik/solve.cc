@@ -101,19 +101,8 @@ void RecordPoles(const Rig& rig, std::span<const Target> aimed, const Pose& pose
   }
 }
 
-// The runner of a stage's method (core/ik/stages.h).
-internal::StageRunner RunnerFor(Method method) {
-  switch (method) {
-    case Method::kCcd:
-      return internal::RunCcd;
-    case Method::kTwoBone:
-      return internal::RunTwoBone;
-    case Method::kFabrik:
-      return internal::RunFabrik;
-    default:
-      return internal::RunIterative;
-  }
-}
+// The runner of a stage's method (its row of core/ik/methods.h).
+internal::StageRunner RunnerFor(Method method) { return RowOf(method).run; }
 
 }  // namespace
 

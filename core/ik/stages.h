@@ -1,11 +1,10 @@
 // The solver stages (internal to core/ik): one runner per family of methods, each in its own
 // file, and the planning hooks of the methods that need more than the common plan. ik::Solve
-// runs a rig's stages through RunnerFor(method); the jobs of core/ik/solve.h call the runners.
+// runs a rig's stages through their row of the methods table (core/ik/methods.h); the jobs of
+// core/ik/solve.h call the runners.
 //
-// Adding a solver: a Method value and its name (core/ik/rig.h, kMethodNames in rig.cc), one file
-// core/ik/<solver>.cc that defines Run<Solver> (and Plan<Solver> if it checks or plans more at
-// Prepare time) declared here, one line in RunnerFor (solve.cc) and, if any, one in
-// PlanMethod (plan.cc), and one test file tests/ik/<solver>_test.cc.
+// Adding a solver: see core/ik/methods.h (a Method value, one file defining Run<Solver> and, if
+// any, Plan<Solver> declared here, one row, one test file).
 #ifndef RIGEL_CORE_IK_STAGES_H_
 #define RIGEL_CORE_IK_STAGES_H_
 
@@ -23,6 +22,11 @@ namespace rigel::ik::internal {
 // valid. Returns the stage's status (kInvalidInput only when the stage cannot run).
 using StageRunner = Status (*)(const Rig& rig, int stage, std::span<const Target> targets,
                                Pose& pose, Workspace::Impl& w, int* iterations);
+
+// Plans the method-specific part of a stage at Prepare time (its tasks, chain and buffers) and
+// checks the stage; `where` names the stage in the error message.
+using StagePlanner = bool (*)(const Rig& rig, const Stage& stage, StageWork& st,
+                              const std::string& where, std::string* error);
 
 // The Jacobian-based methods (core/ik/iterate.cc): the general iteration, the serial fast path
 // (core/ik/serial.cc) and restarts.

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 
+#include "core/ik/methods.h"
 #include "core/ik/rig.h"
 #include "core/pose.h"
 
@@ -21,10 +22,8 @@ bool IsAncestorOrSelf(const Skeleton& s, int ancestor, int joint);
 // std::isfinite, spelled short for the long validity conditions.
 inline bool Finite(double v) { return std::isfinite(v); }
 
-// True for the Jacobian-based methods (every method but kCcd, kTwoBone and kFabrik).
-inline bool IsIterative(Method m) {
-  return m != Method::kCcd && m != Method::kTwoBone && m != Method::kFabrik;
-}
+// True for the Jacobian-based methods (MethodRow::iterative, core/ik/methods.h).
+inline bool IsIterative(Method m) { return RowOf(m).iterative; }
 
 // Checks the rig's per-channel and per-joint arrays, its tasks and its stages' indices and
 // settings (the list is Workspace::Prepare's, core/ik/solve.h). Stage checks that need the
