@@ -12,14 +12,17 @@
 // statistics: rig:bake's summary (a rigel.BakeSummary), rigel.bake_summary{...} or a table of
 // the same fields. They reach the report as an ik::BakeSummary (lua::ToBakeSummary).
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "bindings/lua/rigel_module.h"
 #include "cli/batch/batch.h"
@@ -61,7 +64,32 @@ struct BakeConfig {
   double timeout = 0;                     // seconds per clip, 0 = none
   LoadOptions load;                       // the import child's limits
   std::string take;                       // --take NAME, or empty: every take
+  // st_dev/st_ino of each input when the batch started: a worker's Landlock rule is bound to
+  // that file, so one replaced since (a new inode) is named as changed, not "Permission denied".
+  std::map<std::string, std::pair<dev_t, ino_t>> input_ids;
 };
+
+// The input's id (st_dev, st_ino), or {0, 0} when it cannot be stat'ed.
+std::pair<dev_t, ino_t> FileIdentity(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return {0, 0};
+  return {st.st_dev, st.st_ino};
+}
+
+// LoadScene, and when it fails on an input that was replaced since the batch started, says so.
+Scene LoadInput(const batch::Input& input, const BakeConfig& config) {
+  try {
+    return LoadScene(input.path, config.load);
+  } catch (const std::exception&) {
+    const auto it = config.input_ids.find(input.path);
+    if (it != config.input_ids.end() && it->second != FileIdentity(input.path)) {
+      throw std::runtime_error(input.path +
+                               ": the file was replaced during the batch (it is another file "
+                               "now); bake it again to read its new content");
+    }
+    throw;
+  }
+}
 
 // What a bake worker may touch (docs/security.md): read the inputs, the rig script, its folder
 // (modules), rigel's scripts/, its own /proc/self/statm (the isolated loader sizes its child's
@@ -115,6 +143,60 @@ struct TakeResult {
   std::shared_ptr<const ik::BakeRecords> records;
 };
 
+// What CallRig needs, as plain pointers (no C++ object is made inside it: a Lua error longjmps).
+struct RigCall {
+  const char* rig;
+  const std::shared_ptr<Scene>* scene;
+  const std::shared_ptr<Clip>* clip;
+  const char* input;
+  const char* output;
+  const char* take;
+  lua_Integer take_number, takes;
+};
+
+// The text of the error value at `idx` (a string, or what __tostring makes of it).
+const char* ErrorText(lua_State* L, int idx) {
+  if (const char* text = lua_tostring(L, idx)) return text;
+  return "error object is not a string";
+}
+
+// Runs in protected mode (lua_pcall): loads and runs the rig script, finds its bake function
+// (a table's 'bake' field may run an __index that raises) and calls it with scene, clip, ctx;
+// returns its two results. Every Lua error, the script's or an allocation's, is the clip's error.
+int CallRig(lua_State* L) {
+  const auto* c = static_cast<const RigCall*>(lua_touserdata(L, 1));
+  // Open the module now (it registers the metatables the clip and scene below need);
+  // require("rigel") in the script returns this same table.
+  luaL_requiref(L, "rigel", luaopen_rigel, 0);
+  lua_pop(L, 1);
+  lua_pushcfunction(L, lua::MessageHandler);
+  const int handler = lua_gettop(L);
+  if (luaL_loadfilex(L, c->rig, "t") != LUA_OK) return lua_error(L);
+  if (lua_pcall(L, 0, 1, handler) != LUA_OK) return lua_error(L);
+  if (lua_istable(L, -1)) lua_getfield(L, -1, "bake");
+  if (!lua_isfunction(L, -1)) {
+    return luaL_error(L,
+                      "%s: the rig script must return a function(scene, clip, ctx) (or a table "
+                      "with a 'bake' function), returned %s",
+                      c->rig, luaL_typename(L, -1));
+  }
+  lua::PushScene(L, *c->scene);
+  lua::PushClip(L, (*c->scene)->skeleton, *c->clip);
+  lua_createtable(L, 0, 5);
+  lua_pushstring(L, c->input);
+  lua_setfield(L, -2, "input");
+  lua_pushstring(L, c->output);
+  lua_setfield(L, -2, "output");
+  lua_pushstring(L, c->take);
+  lua_setfield(L, -2, "take");
+  lua_pushinteger(L, c->take_number);
+  lua_setfield(L, -2, "take_index");
+  lua_pushinteger(L, c->takes);
+  lua_setfield(L, -2, "takes");
+  if (lua_pcall(L, 3, 2, handler) != LUA_OK) return lua_error(L);
+  return 2;
+}
+
 // Runs the rig script on take `take` of `scene`, in a Lua state of its own (limits per take).
 // `output` is the file the take goes to (ctx.output). Throws with the script's error.
 TakeResult RunRig(const batch::Input& input, const std::shared_ptr<Scene>& scene, std::size_t take,
@@ -136,42 +218,18 @@ TakeResult RunRig(const batch::Input& input, const std::shared_ptr<Scene>& scene
   std::unique_ptr<lua_State, Closer> state(lua::NewState(state_options));
   lua_State* L = state.get();
   if (L == nullptr) throw std::runtime_error("cannot create a Lua state");
-  // Open the module now (it registers the metatables the clip and scene below need);
-  // require("rigel") in the script returns this same table.
-  luaL_requiref(L, "rigel", luaopen_rigel, 0);
-  lua_pop(L, 1);
-
-  lua_pushcfunction(L, lua::MessageHandler);
-  const int handler = lua_gettop(L);
-  if (luaL_loadfilex(L, config.rig.c_str(), "t") != LUA_OK) {
-    throw std::runtime_error(FirstLine(lua_tostring(L, -1)));
-  }
-  if (lua_pcall(L, 0, 1, handler) != LUA_OK)
-    throw std::runtime_error(FirstLine(lua_tostring(L, -1)));
-  if (lua_istable(L, -1)) lua_getfield(L, -1, "bake");
-  if (!lua_isfunction(L, -1)) {
-    throw std::runtime_error(fmt::format(
-        "{}: the rig script must return a function(scene, clip, ctx) (or a table with a 'bake' "
-        "function), returned {}",
-        config.rig, luaL_typename(L, -1)));
-  }
-  const int fn = lua_gettop(L);
-  lua_pushvalue(L, fn);
-  lua::PushScene(L, scene);
-  lua::PushClip(L, scene->skeleton, std::shared_ptr<Clip>(scene, &scene->clips[take]));
-  lua_createtable(L, 0, 5);
-  lua_pushstring(L, input.path.c_str());
-  lua_setfield(L, -2, "input");
-  lua_pushstring(L, output.c_str());
-  lua_setfield(L, -2, "output");
-  lua_pushstring(L, scene->clips[take].name().c_str());
-  lua_setfield(L, -2, "take");
-  lua_pushinteger(L, static_cast<lua_Integer>(take_number));
-  lua_setfield(L, -2, "take_index");
-  lua_pushinteger(L, static_cast<lua_Integer>(takes));
-  lua_setfield(L, -2, "takes");
-  if (lua_pcall(L, 3, 2, handler) != LUA_OK)
-    throw std::runtime_error(FirstLine(lua_tostring(L, -1)));
+  std::shared_ptr<Clip> take_clip(scene, &scene->clips[take]);
+  RigCall call{config.rig.c_str(),
+               &scene,
+               &take_clip,
+               input.path.c_str(),
+               output.c_str(),
+               scene->clips[take].name().c_str(),
+               static_cast<lua_Integer>(take_number),
+               static_cast<lua_Integer>(takes)};
+  lua_pushcfunction(L, CallRig);
+  lua_pushlightuserdata(L, &call);
+  if (lua_pcall(L, 1, 2, 0) != LUA_OK) throw std::runtime_error(FirstLine(ErrorText(L, -1)));
   const int result = lua_gettop(L) - 1;
   TakeResult out;
   if (!lua::ToClip(L, result, &out.skeleton, &out.clip)) {
@@ -245,7 +303,7 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
   const auto read_start = Clock::now();
-  auto scene = std::make_shared<Scene>(LoadScene(input.path, config.load));
+  auto scene = std::make_shared<Scene>(LoadInput(input, config));
   const double read_seconds = since(read_start);
   if (scene->clips.empty()) throw std::runtime_error(input.path + ": no animation to bake");
   const std::vector<std::size_t> picked = batch::SelectTakes(*scene, config.take, input.path);
@@ -402,6 +460,7 @@ Runner AddBakeCommand(CLI::App& app) {
     try {
       if (!o->merge.empty()) {
         if (o->report.empty()) throw batch::UsageError("--merge-reports needs --report OUT.json");
+        batch::CheckInputsNotOverwritten({o->merge, {}, {o->report}});
         const nlohmann::json merged = batch::MergeReports(o->merge);
         WriteFileAtomically(
             o->report, merged.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
@@ -412,6 +471,15 @@ Runner AddBakeCommand(CLI::App& app) {
       if (!fs::is_regular_file(o->rig)) throw batch::UsageError(o->rig + ": no such rig script");
       std::vector<batch::Input> inputs = batch::CollectInputs(o->inputs, ReadableExtensions());
       if (!o->shard.empty()) inputs = batch::SelectShard(inputs, batch::ParseShard(o->shard));
+      // Inputs are never written: no output folder or file may be an input or the rig script
+      // (checked again with every output by batch::Run).
+      batch::WritePlan plan;
+      for (const batch::Input& i : inputs) plan.inputs.push_back(i.path);
+      plan.inputs.push_back(o->rig);
+      plan.folders = {
+          {o->out, "--out"}, {o->frames_report, "--frames-report"}, {o->preview, "--preview"}};
+      plan.files = {o->report};
+      batch::CheckInputsNotOverwritten(plan);
 
       BakeConfig config;
       config.rig = o->rig;
@@ -433,6 +501,7 @@ Runner AddBakeCommand(CLI::App& app) {
       config.load.time_limit_seconds = o->import_timeout;
       config.load = ApplyReadArgs(o->read, config.load);
       config.take = o->take;
+      for (const batch::Input& i : inputs) config.input_ids[i.path] = FileIdentity(i.path);
 
       batch::RunOptions run;
       run.out_dir = o->out;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "cli/batch/batch.h"
 #include "cli/command.h"
 #include "cli/preview/preview_page.h"
 
@@ -38,6 +39,14 @@ Runner AddPreviewCommand(CLI::App& app) {
       const std::string out =
           !o->out.empty() ? o->out
                           : std::filesystem::path(in.source).stem().string() + ".preview.html";
+      std::vector<std::string> read = o->clips;  // inputs are never written
+      read.insert(read.end(), o->reports.begin(), o->reports.end());
+      try {
+        batch::CheckInputsNotOverwritten({read, {}, {out}});
+      } catch (const batch::UsageError& e) {
+        fmt::print(stderr, "rigel preview: error: {}\n", e.what());
+        return kExitUsage;
+      }
       const preview::PageSummary s = preview::WritePreviewPage(in, out);
       fmt::print(stderr, "rigel preview: {}: {} clip(s), {} frames, {:.2f} MB\n", out,
                  o->clips.size(), s.frames, static_cast<double>(s.bytes) / 1e6);

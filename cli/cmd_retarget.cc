@@ -176,7 +176,11 @@ int Run(const RetargetArgs& a) {
     where.out_dir = a.out;
     where.extension = ext;
     for (const batch::Input& i : inputs) written.push_back(batch::OutputPath(where, i));
-    batch::CheckInputsNotOverwritten(read, a.out, written);
+    written.push_back(a.report);
+    batch::CheckInputsNotOverwritten(
+        {read,
+         {{a.out, "--out"}, {a.frames_report, "--frames-report"}, {a.preview, "--preview"}},
+         written});
   } catch (const batch::UsageError& e) {
     fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
     return kExitUsage;

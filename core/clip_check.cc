@@ -1,5 +1,6 @@
 #include "core/clip_check.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <span>
@@ -33,6 +34,22 @@ std::optional<NonFinite> FindNonFinite(const Skeleton& skeleton, const Clip& cli
   return std::nullopt;
 }
 
+const char* FrameTimeProblem(double frame_time, long long frames) {
+  if (!std::isfinite(frame_time) || frame_time <= 0) return "is not a finite number > 0";
+  if (frame_time < kMinFrameTime) return "is below 1e-06 s (keys would share times)";
+  if (frame_time > kMaxFrameTime) return "is above 86400 s (a day per frame)";
+  const double last = frame_time * static_cast<double>(std::max<long long>(frames - 1, 0));
+  if (!std::isfinite(last)) return "gives an infinite duration";
+  // The spacing of single-precision floats at the last key time: a step below it makes keys share
+  // a time somewhere in the clip.
+  const float last_key = static_cast<float>(last);
+  if (frames > 1 &&
+      frame_time < static_cast<double>(std::nextafter(last_key, INFINITY) - last_key)) {
+    return "is too small for the clip's length (keys would share a time in single precision)";
+  }
+  return nullptr;
+}
+
 std::optional<ClipFault> CheckClip(const Skeleton& skeleton, const Clip& clip) {
   ClipFault fault;
   if (!clip.matches(skeleton)) {
@@ -43,7 +60,7 @@ std::optional<ClipFault> CheckClip(const Skeleton& skeleton, const Clip& clip) {
     fault.kind = ClipFault::Kind::kNoFrame;
     return fault;
   }
-  if (!std::isfinite(clip.frame_time()) || clip.frame_time() <= 0) {
+  if (FrameTimeProblem(clip.frame_time(), clip.num_frames()) != nullptr) {
     fault.kind = ClipFault::Kind::kFrameTime;
     return fault;
   }
@@ -71,7 +88,8 @@ std::string DescribeClipFault(const ClipFault& fault, const Skeleton& skeleton, 
     case ClipFault::Kind::kNoFrame:
       return "clip has no frame";
     case ClipFault::Kind::kFrameTime:
-      return "frame time " + Number(clip.frame_time()) + " is not a finite number > 0";
+      return "frame time " + Number(clip.frame_time()) + " " +
+             FrameTimeProblem(clip.frame_time(), clip.num_frames());
     case ClipFault::Kind::kNonFiniteRest:
       return "joint '" + skeleton.name(fault.value.joint) + "' has a non-finite rest transform";
     case ClipFault::Kind::kNonFiniteValue: {

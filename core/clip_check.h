@@ -25,12 +25,21 @@ struct NonFinite {
 // every value is finite. Requires clip.matches(skeleton).
 std::optional<NonFinite> FindNonFinite(const Skeleton& skeleton, const Clip& clip);
 
+// The frame times a clip may have: finite, from kMinFrameTime to kMaxFrameTime seconds, with a
+// finite duration over `frames` frames and the last two key times distinct in single precision
+// (glTF and FBX store key times as floats). nullptr when `frame_time` fits, else what is wrong
+// ("is below 1e-06 s (keys would share times)"). Readers and writers use it, so no Inf
+// or zero-spaced key time reaches a file.
+inline constexpr double kMinFrameTime = 1e-6;
+inline constexpr double kMaxFrameTime = 86400.0;
+const char* FrameTimeProblem(double frame_time, long long frames);
+
 // Why a clip cannot be written or baked on a skeleton.
 struct ClipFault {
   enum class Kind {
     kChannelCount,    // the clip's row width is not the skeleton's channel count
     kNoFrame,         // the clip has no frame
-    kFrameTime,       // the frame time is not finite and > 0
+    kFrameTime,       // the frame time does not fit (FrameTimeProblem)
     kNonFiniteRest,   // a joint's rest translation or orientation is not finite (`joint`)
     kNonFiniteValue,  // a value is NaN or infinite (`value`)
   };

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +37,9 @@ AtomicFile::AtomicFile(std::string path, bool durable) : path_(std::move(path)),
                                   std::strerror(errno)));
   }
   ::fchmod(fd, 0644);
+  // Held until the file is closed: RemoveStaleTemporaries (cli/batch) leaves a temporary alone
+  // while its writer lives, so a second run on the same folder never removes it.
+  ::flock(fd, LOCK_EX | LOCK_NB);
   temp_path_ = name.data();
   file_ = ::fdopen(fd, "wb");
   if (!file_) {

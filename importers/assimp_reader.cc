@@ -1,13 +1,18 @@
 #include "importers/assimp_reader.h"
 
+#include <assimp/DefaultIOStream.h>
+#include <assimp/DefaultIOSystem.h>
 #include <assimp/config.h>
 #include <assimp/scene.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <assimp/Importer.hpp>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -147,6 +152,48 @@ double Converter::FileUnit() const {
 
 }  // namespace assimp_internal
 
+namespace {
+
+// A stream over a FILE* opened (and checked) by LinkCheckingIO.
+class CheckedStream : public Assimp::DefaultIOStream {
+ public:
+  CheckedStream(FILE* f, const std::string& name) : Assimp::DefaultIOStream(f, name) {}
+};
+
+// Assimp's file access, with one check: a file the main file references (a glTF buffer or image
+// uri, an FBX's external file) that has more than one link is refused. A hard link placed in the
+// file's folder could otherwise make a reference read a file outside it, past the folder rule of
+// the import child's confinement. The check is made on the opened descriptor (fstat), so the
+// file read is the file checked.
+class LinkCheckingIO : public Assimp::DefaultIOSystem {
+ public:
+  explicit LinkCheckingIO(const std::string& main) {
+    struct stat st {};
+    if (stat(main.c_str(), &st) == 0) main_ = {st.st_dev, st.st_ino};
+  }
+  Assimp::IOStream* Open(const char* file, const char* mode) override {
+    if (file == nullptr || mode == nullptr || std::strpbrk(mode, "wa+") != nullptr) return nullptr;
+    FILE* f = std::fopen(file, mode);
+    if (f == nullptr) return nullptr;
+    struct stat st {};
+    const bool known = fstat(fileno(f), &st) == 0;
+    const bool is_main = known && st.st_dev == main_.first && st.st_ino == main_.second;
+    if (!known || (!is_main && st.st_nlink > 1)) {
+      std::fclose(f);
+      if (known) refused_.push_back(file);
+      return nullptr;
+    }
+    return new CheckedStream(f, file);
+  }
+  const std::vector<std::string>& refused() const { return refused_; }
+
+ private:
+  std::pair<dev_t, ino_t> main_{};
+  std::vector<std::string> refused_;
+};
+
+}  // namespace
+
 std::vector<std::string> AssimpExtensions() { return {".fbx", ".glb", ".gltf", ".dae"}; }
 
 namespace {
@@ -189,11 +236,19 @@ Scene ReadWithAssimp(const std::string& path) {
   // transform, so a joint keyed at rest (a one-frame T-pose, a leaf joint that never turns) lost
   // its animation and, with it, its place in the skeleton.
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES, false);
+  auto* io = new LinkCheckingIO(path);
+  importer.SetIOHandler(io);  // the importer owns it
   const aiScene* scene = nullptr;
   try {
     scene = importer.ReadFile(path, 0);
   } catch (const std::exception& e) {
     throw ImportError(fmt::format("{}: Assimp failed: {}", path, e.what()));
+  }
+  if (!scene && !io->refused().empty()) {
+    throw ImportError(fmt::format(
+        "{}: the referenced file '{}' has more than one link (a hard link): refused (a file may "
+        "only reference files of its own folder; copy it instead of linking it)",
+        path, io->refused().front()));
   }
   if (!scene) {
     std::string why = importer.GetErrorString();

@@ -12,6 +12,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "core/clip_check.h"
 #include "core/euler.h"
 #include "core/pose.h"
 #include "core/raw_skeleton.h"
@@ -544,6 +545,10 @@ class BvhParser {
     if (t != "Time:") Fail(line_no_, "'Frame Time:'", Found("Frame " + t));
     const double frame_time = TakeNumber("a frame time in seconds");
     if (!(frame_time > 0)) Fail(line_no_, "a frame time > 0", Quote(fmt::format("{}", frame_time)));
+    if (const char* problem = FrameTimeProblem(frame_time, frames)) {
+      Fail(line_no_, fmt::format("a frame time from 1e-06 to 86400 s (this one {})", problem),
+           Quote(fmt::format("{}", frame_time)));
+    }
     if (!RestOfLine().empty()) Fail(line_no_, "end of line after the frame time", "more text");
 
     const int channels = skeleton.num_channels();

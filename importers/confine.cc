@@ -3,13 +3,17 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/landlock.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -151,6 +155,41 @@ std::string DescribeConfinement() {
   return fmt::format("none ({}; Lua path checks only)", s.reason);
 }
 
+namespace {
+
+// No new sockets: socket(2) and socketpair(2) fail with EPERM (a seccomp filter on this thread and
+// everything it starts). Landlock restricts TCP and abstract Unix sockets only; this also closes
+// pathname Unix sockets and UDP. Sockets made before (a bake worker's own socket pair) stay
+// usable. Other architectures than the build's are left alone (the filter checks the arch).
+void ForbidNewSockets() {
+#if defined(__x86_64__)
+  constexpr std::uint32_t kArch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+  constexpr std::uint32_t kArch = AUDIT_ARCH_AARCH64;
+#else
+  return;
+#endif
+#if defined(__x86_64__) || defined(__aarch64__)
+  sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kArch, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 2, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socketpair, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+  };
+  sock_fprog program{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0) {
+    throw ConfinementError(
+        fmt::format("confinement: the seccomp socket filter failed: {}", std::strerror(errno)));
+  }
+#endif
+}
+
+}  // namespace
+
 ConfinementKind ConfineCurrentThread(const ConfinementRules& rules) {
   const ConfinementSupport& support = ProbeConfinement();
   if (support.kind != ConfinementKind::kLandlock) return ConfinementKind::kNone;
@@ -185,6 +224,7 @@ ConfinementKind ConfineCurrentThread(const ConfinementRules& rules) {
     throw ConfinementError(
         fmt::format("confinement: landlock_restrict_self failed: {}", std::strerror(errno)));
   }
+  ForbidNewSockets();
   return ConfinementKind::kLandlock;
 }
 

@@ -6,10 +6,12 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -81,6 +83,14 @@ std::string Framed(const std::string& reply) {
   return std::string(sizeof(std::uint64_t), '\0') + reply;
 }
 
+// Set in the import child when an allocation failed (its own new handler).
+std::atomic<bool> g_child_out_of_memory{false};
+
+void ChildNewHandler() {
+  g_child_out_of_memory.store(true);
+  throw std::bad_alloc();
+}
+
 // Runs `read` and encodes the reply, after room for its length: "S" + scene, "E" + ImportError
 // message, "R" + other failure.
 std::string ReadAndEncode(const LoadOptions& options, const std::function<Scene()>& read) {
@@ -89,6 +99,12 @@ std::string ReadAndEncode(const LoadOptions& options, const std::function<Scene(
     // Room for the length (filled in by ChildMain) and the tag, then the scene: one buffer.
     return EncodeScene(read(), std::string(sizeof(std::uint64_t), '\0') + "S");
   } catch (const ImportError& e) {
+    // An importer that caught the allocation failure itself ("cannot read (std::bad_alloc)"):
+    // the limit it met is named.
+    if (g_child_out_of_memory) {
+      return Framed(
+          fmt::format("Rran out of memory (limit {} MiB): {}", options.memory_limit_mib, e.what()));
+    }
     return Framed(std::string("E") + e.what());
   } catch (const std::bad_alloc&) {
     return Framed(fmt::format("Rran out of memory (limit {} MiB)", options.memory_limit_mib));
@@ -116,9 +132,16 @@ ConfinementRules LoaderRules(const std::string& path) {
   return rules;
 }
 
-[[noreturn]] void ChildMain(int data_fd, int err_fd, const LoadOptions& options,
+[[noreturn]] void ChildMain(int data_fd, int err_fd, pid_t parent, const LoadOptions& options,
                             std::size_t base_address_space, const ConfinementRules& rules,
                             const std::function<Scene()>& read) {
+  // Never outlive the caller (rigel info killed, rigel run timed out, a bake worker killed):
+  // SIGKILL when the parent dies, and no start at all when it is already gone.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1);
+  // The caller's new handler (a bake worker's marks the worker out of memory) is not this
+  // process's: running out here is the import's own limit (--import-memory-mb).
+  std::set_new_handler(ChildNewHandler);
   // stdout/stderr of the importer go to the capture pipe, never to the caller's terminal.
   dup2(err_fd, STDERR_FILENO);
   dup2(err_fd, STDOUT_FILENO);
@@ -179,6 +202,7 @@ Scene RunIsolated(const std::string& path, const LoadOptions& options,
   const std::size_t base = CurrentAddressSpace();
   const ConfinementRules rules = LoaderRules(path);
   std::fflush(nullptr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     for (int fd : {data_pipe[0], data_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
@@ -188,7 +212,7 @@ Scene RunIsolated(const std::string& path, const LoadOptions& options,
   if (pid == 0) {
     close(data_pipe[0]);
     close(err_pipe[0]);
-    ChildMain(data_pipe[1], err_pipe[1], options, base, rules, read);
+    ChildMain(data_pipe[1], err_pipe[1], parent, options, base, rules, read);
   }
   close(data_pipe[1]);
   close(err_pipe[1]);

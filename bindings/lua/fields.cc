@@ -54,6 +54,17 @@ bool HasField(lua_State* L, int arg, const char* field) {
   std::abort();
 }
 
+int CheckListLength(lua_State* L, int arg, int list, const char* field, int slots_per_entry) {
+  const lua_Integer n = luaL_len(L, list);
+  if (n < 0 || n > kMaxListLength) {
+    luaL_argerror(
+        L, arg,
+        lua_pushfstring(L, "field '%s' has %I entries (at most %d)", field, n, kMaxListLength));
+  }
+  luaL_checkstack(L, static_cast<int>(n) * slots_per_entry + LUA_MINSTACK, "list too long");
+  return static_cast<int>(n);
+}
+
 double NumberField(lua_State* L, int arg, const char* field, double fallback) {
   if (!HasField(L, arg, field)) return fallback;
   lua_getfield(L, arg, field);

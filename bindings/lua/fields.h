@@ -40,6 +40,13 @@ int JointField(lua_State* L, int arg, const char* field, const Skeleton& skeleto
 // Field "axes": a string of x, y, z letters ("xz") read as a mask (bit 0 = x).
 std::uint8_t AxesField(lua_State* L, int arg, std::uint8_t fallback);
 
+// The length of the list table at `list` (field `field` of the options at `arg`), read once
+// (its __len runs once) and checked: 0 .. kMaxListLength, else "field 'f' has N entries (at most
+// M)". Also makes room on the Lua stack for `slots_per_entry` values per entry (the binding
+// pushes per-entry values there so that no C++ container is alive while a check may raise).
+inline constexpr int kMaxListLength = 100000;
+int CheckListLength(lua_State* L, int arg, int list, const char* field, int slots_per_entry);
+
 }  // namespace rigel::lua
 
 #endif  // RIGEL_BINDINGS_LUA_FIELDS_H_

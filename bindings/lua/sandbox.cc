@@ -1,7 +1,12 @@
 // The `rigel run` sandbox. See sandbox.h.
 #include "bindings/lua/sandbox.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -64,11 +69,83 @@ int CallGuarded(lua_State* L, lua_Integer extra_written) {
 
 int Guarded(lua_State* L) { return CallGuarded(L, 0); }
 
-// io.open(path [, mode]): a mode that writes ("w", "a", "r+", ...) needs a writable path.
+// __close / __gc of the file handles OpenForWriting makes (liolib's own is static).
+int CloseStream(lua_State* L) {
+  auto* p = static_cast<luaL_Stream*>(luaL_checkudata(L, 1, LUA_FILEHANDLE));
+  const int result = std::fclose(p->f);
+  return luaL_fileresult(L, result == 0, nullptr);
+}
+
+// Whether `mode` is one io.open accepts: [rwa]%+?b*.
+bool ValidMode(const char* mode) {
+  if (*mode == '\0' || std::strchr("rwa", *mode) == nullptr) return false;
+  ++mode;
+  if (*mode == '+') ++mode;
+  return std::strspn(mode, "b") == std::strlen(mode);
+}
+
+// Opens `path` for writing as io.open would in `mode` (checked), but writes new files only: the
+// last component is not followed if it is a symlink (O_NOFOLLOW), and an existing file with more
+// than one link is refused before anything is truncated (a hard link in --out to a file
+// elsewhere would otherwise be written through, past the sandbox and Landlock). Pushes the file
+// handle, or nil, a message naming the file and an errno, like io.open.
+int OpenForWriting(lua_State* L, const char* path, const char* mode) {
+  const bool plus = std::strchr(mode, '+') != nullptr;
+  int flags = (plus ? O_RDWR : O_WRONLY) | O_NOFOLLOW | O_CLOEXEC;
+  if (*mode != 'r') flags |= O_CREAT;
+  if (*mode == 'a') flags |= O_APPEND;
+  luaL_Stream* stream = static_cast<luaL_Stream*>(lua_newuserdatauv(L, sizeof(luaL_Stream), 0));
+  stream->closef = nullptr;  // not open yet: __gc leaves it alone
+  luaL_setmetatable(L, LUA_FILEHANDLE);
+  const int fd = open(path, flags, 0666);
+  if (fd < 0) return luaL_fileresult(L, 0, path);
+  struct stat st {};
+  const char* refusal = nullptr;
+  if (fstat(fd, &st) != 0) {
+    refusal = std::strerror(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    refusal = "not a regular file: scripts write regular files only";
+  } else if (st.st_nlink > 1) {
+    refusal = "the file has more than one link (a hard link): scripts write new files only";
+  } else if (*mode == 'w' && ftruncate(fd, 0) != 0) {
+    refusal = std::strerror(errno);
+  }
+  std::FILE* f = refusal == nullptr ? fdopen(fd, mode) : nullptr;
+  if (f == nullptr) {
+    close(fd);
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", path, refusal != nullptr ? refusal : std::strerror(errno));
+    lua_pushinteger(L, st.st_nlink > 1 ? EMLINK : EINVAL);
+    return 3;
+  }
+  stream->f = f;
+  stream->closef = CloseStream;
+  return 1;
+}
+
+// io.open(path [, mode]): a mode that writes ("w", "a", "r+", ...) needs a writable path, and
+// writes through OpenForWriting.
 int GuardedOpen(lua_State* L) {
   const char* mode = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "r";
   const bool writes = std::strpbrk(mode, "wa+") != nullptr;
-  return CallGuarded(L, writes ? 0b1 : 0);
+  if (!writes || lua_type(L, 1) != LUA_TSTRING) return CallGuarded(L, writes ? 0b1 : 0);
+  luaL_argcheck(L, ValidMode(mode), 2, "invalid mode");
+  const char* path = lua_tostring(L, 1);
+  CheckPathWrite(L, 1, path);
+  return OpenForWriting(L, path, mode);
+}
+
+// io.output(path): opened for writing by OpenForWriting, then handed to the original.
+int GuardedOutput(lua_State* L) {
+  if (lua_type(L, 1) != LUA_TSTRING) return CallGuarded(L, 0b1);
+  const char* path = lua_tostring(L, 1);
+  CheckPathWrite(L, 1, path);
+  lua_settop(L, 1);
+  if (OpenForWriting(L, path, "w") != 1) return luaL_error(L, "%s", lua_tostring(L, -2));
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, -2);
+  lua_call(L, 1, 1);
+  return 1;
 }
 
 // load(chunk [, chunkname [, mode [, env]]]) with mode forced to "t" (binary chunks can crash
@@ -382,7 +459,7 @@ void InstallSandbox(lua_State* L, const Sandbox* sandbox) {
   Guard(L, "io", "open", 0b1, 0, GuardedOpen);
   Guard(L, "io", "lines", 0b1);
   Guard(L, "io", "input", 0b1);
-  Guard(L, "io", "output", 0b1, 0b1);
+  Guard(L, "io", "output", 0b1, 0b1, GuardedOutput);
   Guard(L, "os", "remove", 0b1, 0b1);
   Guard(L, "os", "rename", 0b11, 0b11);
   Guard(L, nullptr, "loadfile", 0b1, 0, TextLoadFile);

@@ -126,9 +126,8 @@ int PushSwitches(lua_State* L, int arg, const Skeleton& s) {
   lua_getfield(L, arg, "switch");
   const int list = lua_gettop(L);
   if (lua_type(L, list) != LUA_TTABLE) FieldError(L, arg, "switch", "table of {frame, target}");
-  const int n = static_cast<int>(luaL_len(L, list));
+  const int n = CheckListLength(L, arg, list, "switch", 2);
   if (n == 0) luaL_argerror(L, arg, "field 'switch' is empty");
-  luaL_checkstack(L, 2 * n + 4, "too many switches");
   int previous = -1;
   for (int i = 1; i <= n; ++i) {
     lua_rawgeti(L, list, i);
@@ -167,20 +166,19 @@ constraints::TwistConstraint PushTwist(lua_State* L, int opt, const Skeleton& s,
   lua_getfield(L, opt, "joints");
   const int joints = lua_gettop(L);
   if (lua_type(L, joints) != LUA_TTABLE) FieldError(L, opt, "joints", "list of joints");
-  const int n = static_cast<int>(luaL_len(L, joints));
+  const int n = CheckListLength(L, opt, joints, "joints", 2);
   if (n == 0) luaL_argerror(L, opt, "field 'joints' is empty");
   int weights = 0;
   if (HasField(L, opt, "weights")) {
     lua_getfield(L, opt, "weights");
     weights = lua_gettop(L);
     if (lua_type(L, weights) != LUA_TTABLE) FieldError(L, opt, "weights", "list of numbers");
-    if (luaL_len(L, weights) != n) {
+    const int w = CheckListLength(L, opt, weights, "weights", 0);
+    if (w != n) {
       luaL_argerror(L, opt,
-                    lua_pushfstring(L, "field 'weights' has %d entries for %d joints",
-                                    static_cast<int>(luaL_len(L, weights)), n));
+                    lua_pushfstring(L, "field 'weights' has %d entries for %d joints", w, n));
     }
   }
-  luaL_checkstack(L, 2 * n + 4, "too many twist joints");
   const int base = lua_gettop(L);
   for (int i = 1; i <= n; ++i) {
     lua_rawgeti(L, joints, i);
@@ -250,9 +248,8 @@ constraints::SplineIkConstraint PushSplineIk(lua_State* L, int opt, const Skelet
     lua_getfield(L, opt, "joints");
     const int list = lua_gettop(L);
     if (lua_type(L, list) != LUA_TTABLE) FieldError(L, opt, "joints", "list of joints");
-    n = static_cast<int>(luaL_len(L, list));
+    n = CheckListLength(L, opt, list, "joints", 1);
     if (n < 2) luaL_argerror(L, opt, "field 'joints' needs at least two joints");
-    luaL_checkstack(L, n + 8, "too many chain joints");
     for (int i = 1; i <= n; ++i) {
       lua_rawgeti(L, list, i);
       if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER) {
@@ -291,8 +288,7 @@ constraints::SplineIkConstraint PushSplineIk(lua_State* L, int opt, const Skelet
   lua_getfield(L, opt, "points");
   const int points = lua_gettop(L);
   if (lua_type(L, points) != LUA_TTABLE) FieldError(L, opt, "points", "list of vec3s and joints");
-  const int m = static_cast<int>(luaL_len(L, points));
-  luaL_checkstack(L, 4 * m + 8, "too many control points");
+  const int m = CheckListLength(L, opt, points, "points", 4);
   for (int i = 1; i <= m; ++i) {
     lua_rawgeti(L, points, i);
     const int item = lua_gettop(L);

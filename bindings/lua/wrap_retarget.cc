@@ -75,23 +75,43 @@ bool PushMissingJoint(lua_State* L, const Skeleton& skeleton, const char* side,
 bool IsRole(const char* name) { return retarget::ParseRole(name).has_value(); }
 bool IsOrder(const char* name) { return FindOption(name, kOrders) >= 0; }
 
-// Field `field` of the map entry at `v` is absent or a string `valid` accepts; else raises
-// MapError with `format` filled with the value and `source`.
-void CheckEntryName(lua_State* L, int arg, int v, const char* field, bool (*valid)(const char*),
-                    const char* source, const char* format) {
-  if (lua_getfield(L, v, field) != LUA_TNIL) {
-    if (lua_type(L, -1) != LUA_TSTRING || !valid(lua_tostring(L, -1))) {
-      MapError(L, arg, lua_pushfstring(L, format, luaL_tolstring(L, -1, nullptr), source));
-    }
+// Field `field` of the map entry at `v`, read once: absent (pushes false) or a string `valid`
+// accepts (pushes it); else raises MapError with `format` filled with the value and `source`.
+void PushEntryName(lua_State* L, int arg, int v, const char* field, bool (*valid)(const char*),
+                   const char* source, const char* format) {
+  if (lua_getfield(L, v, field) == LUA_TNIL) {
+    lua_pop(L, 1);
+    lua_pushboolean(L, 0);
+    return;
   }
-  lua_pop(L, 1);
+  if (lua_type(L, -1) != LUA_TSTRING || !valid(lua_tostring(L, -1))) {
+    MapError(L, arg, lua_pushfstring(L, format, luaL_tolstring(L, -1, nullptr), source));
+  }
 }
 
-// Checks one target entry of a map table at the top of the stack: a string or {target = ...,
-// role = ..., rotate = {x, y, z}, order = ...}. `source` names the key in messages.
-void CheckEntry(lua_State* L, int arg, const char* source) {
+// Field slots of a checked entry (a plain array the binding makes, read raw in pass 2).
+enum EntrySlot { kSource = 1, kTarget, kRole, kOrder, kRotateX, kRotateY, kRotateZ };
+
+// Checks one target entry of a map table at the top of the stack (a string or {target = ...,
+// role = ..., rotate = {x, y, z}, order = ...}; `source` names the key in messages) and appends
+// what it read, each field read once, to the plain list at `checked` as {source, target, role or
+// false, order or false [, rx, ry, rz]}. Leaves the stack as it found it.
+void CheckEntry(lua_State* L, int arg, const char* source, int checked) {
   const int v = lua_gettop(L);
-  if (lua_type(L, v) == LUA_TSTRING) return;
+  lua_createtable(L, 7, 0);
+  const int out = lua_gettop(L);
+  lua_pushstring(L, source);
+  lua_rawseti(L, out, kSource);
+  if (lua_type(L, v) == LUA_TSTRING) {
+    lua_pushvalue(L, v);
+    lua_rawseti(L, out, kTarget);
+    lua_pushboolean(L, 0);
+    lua_rawseti(L, out, kRole);
+    lua_pushboolean(L, 0);
+    lua_rawseti(L, out, kOrder);
+    lua_rawseti(L, checked, static_cast<lua_Integer>(lua_rawlen(L, checked)) + 1);
+    return;
+  }
   if (lua_type(L, v) != LUA_TTABLE) {
     MapError(L, arg,
              lua_pushfstring(L,
@@ -113,22 +133,33 @@ void CheckEntry(lua_State* L, int arg, const char* source) {
   if (lua_getfield(L, v, "target") != LUA_TSTRING) {
     MapError(L, arg, lua_pushfstring(L, "the entry of '%s' needs target = joint name", source));
   }
-  lua_pop(L, 1);
-  CheckEntryName(L, arg, v, "role", IsRole, source,
-                 "invalid role '%s' for '%s' (e.g. Hips, Chest, LeftUpperLeg)");
+  lua_rawseti(L, out, kTarget);
+  PushEntryName(L, arg, v, "role", IsRole, source,
+                "invalid role '%s' for '%s' (e.g. Hips, Chest, LeftUpperLeg)");
+  lua_rawseti(L, out, kRole);
+  PushEntryName(L, arg, v, "order", IsOrder, source,
+                "invalid order '%s' for '%s', expected one of: XYZ, XZY, YXZ, YZX, ZXY, ZYX");
+  lua_rawseti(L, out, kOrder);
   if (lua_getfield(L, v, "rotate") != LUA_TNIL) {
     Eigen::Vector3d xyz;
     if (!ToVec3(L, -1, &xyz)) {
       MapError(L, arg, lua_pushfstring(L, "rotate of '%s' must be {x, y, z} in degrees", source));
     }
+    for (int k = 0; k < 3; ++k) {
+      lua_pushnumber(L, xyz[k]);
+      lua_rawseti(L, out, kRotateX + k);
+    }
   }
   lua_pop(L, 1);
-  CheckEntryName(L, arg, v, "order", IsOrder, source,
-                 "invalid order '%s' for '%s', expected one of: XYZ, XZY, YXZ, YZX, ZXY, ZYX");
+  lua_rawseti(L, checked, static_cast<lua_Integer>(lua_rawlen(L, checked)) + 1);
 }
 
 // Pass 1 over a map table at `map` (types only, no C++ objects): string keys, entries valid.
+// Every value is read once, through whatever metamethods it has, into a plain list of checked
+// entries that it pushes (pass 2 reads only that list, raw).
 void CheckMapTable(lua_State* L, int arg, int map) {
+  lua_newtable(L);
+  const int checked = lua_gettop(L);
   lua_pushnil(L);
   while (lua_next(L, map) != 0) {
     if (lua_type(L, -2) != LUA_TSTRING) {
@@ -141,71 +172,59 @@ void CheckMapTable(lua_State* L, int arg, int map) {
       lua_pop(L, 1);
       const lua_Integer n = luaL_len(L, value);
       if (n == 0) MapError(L, arg, lua_pushfstring(L, "'%s' maps to an empty list", source));
+      if (n < 0 || n > kMaxListLength) {
+        MapError(L, arg, lua_pushfstring(L, "'%s' maps to a list of %I entries", source, n));
+      }
       for (lua_Integer i = 1; i <= n; ++i) {
         lua_rawgeti(L, value, i);
-        CheckEntry(L, arg, source);
+        CheckEntry(L, arg, source, checked);
         lua_pop(L, 1);
       }
     } else {
       if (lua_type(L, value) == LUA_TTABLE) lua_pop(L, 1);
-      CheckEntry(L, arg, source);
+      CheckEntry(L, arg, source, checked);
     }
     lua_pop(L, 1);
   }
 }
 
-// Appends the entry at the top of the stack (checked by CheckEntry) for `source`.
-void AddEntry(lua_State* L, const char* source, retarget::BoneMap* map) {
+// Appends checked entry `k` of the list at `checked` (made by CheckEntry) to `map`. Raw reads of
+// the binding's own plain tables: no metamethod, no Lua error.
+void AddEntry(lua_State* L, int checked, lua_Integer k, retarget::BoneMap* map) {
   retarget::BoneMapEntry e;
-  e.source = source;
+  lua_rawgeti(L, checked, k);
   const int v = lua_gettop(L);
-  if (lua_type(L, v) == LUA_TSTRING) {
-    e.target = lua_tostring(L, v);
-    map->entries.push_back(std::move(e));
-    return;
-  }
-  lua_getfield(L, v, "target");
-  e.target = lua_tostring(L, -1);
-  lua_pop(L, 1);
-  if (lua_getfield(L, v, "role") == LUA_TSTRING) e.role = retarget::ParseRole(lua_tostring(L, -1));
-  lua_pop(L, 1);
-  EulerOrder order = EulerOrder::kXYZ;
-  if (lua_getfield(L, v, "order") == LUA_TSTRING) {
-    order = ParseEulerOrder(lua_tostring(L, -1)).value_or(EulerOrder::kXYZ);
-  }
-  lua_pop(L, 1);
-  if (lua_getfield(L, v, "rotate") != LUA_TNIL) {
-    Eigen::Vector3d deg = Eigen::Vector3d::Zero();
-    ToVec3(L, -1, &deg);
+  const auto text = [&](int slot) -> std::string {
+    const bool is_string = lua_rawgeti(L, v, slot) == LUA_TSTRING;
+    std::string value = is_string ? lua_tostring(L, -1) : "";
+    lua_pop(L, 1);
+    return value;
+  };
+  e.source = text(kSource);
+  e.target = text(kTarget);
+  const std::string role = text(kRole);
+  if (!role.empty()) e.role = retarget::ParseRole(role);
+  const EulerOrder order = ParseEulerOrder(text(kOrder)).value_or(EulerOrder::kXYZ);
+  if (lua_rawgeti(L, v, kRotateX) == LUA_TNUMBER) {
+    Eigen::Vector3d deg;
+    for (int c = 0; c < 3; ++c) {
+      lua_rawgeti(L, v, kRotateX + c);
+      deg[c] = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
     e.offset = EulerToQuaternion(order, deg * kRadPerDeg);
   }
-  lua_pop(L, 1);
+  lua_pop(L, 2);
   map->entries.push_back(std::move(e));
 }
 
-// Pass 2: the BoneMap of a checked map table, entries sorted by source then target name (table
-// order is not defined).
-retarget::BoneMap MapFromTable(lua_State* L, int map) {
+// Pass 2: the BoneMap of the checked entries at `checked` (CheckMapTable's list), sorted by source
+// then target name (table order is not defined).
+retarget::BoneMap MapFromTable(lua_State* L, int checked) {
   retarget::BoneMap out;
   out.origin = "map";
-  lua_pushnil(L);
-  while (lua_next(L, map) != 0) {
-    const char* source = lua_tostring(L, -2);
-    const int value = lua_gettop(L);
-    if (lua_type(L, value) == LUA_TTABLE && lua_getfield(L, value, "target") == LUA_TNIL) {
-      lua_pop(L, 1);
-      const lua_Integer n = luaL_len(L, value);
-      for (lua_Integer i = 1; i <= n; ++i) {
-        lua_rawgeti(L, value, i);
-        AddEntry(L, source, &out);
-        lua_pop(L, 1);
-      }
-    } else {
-      if (lua_type(L, value) == LUA_TTABLE) lua_pop(L, 1);
-      AddEntry(L, source, &out);
-    }
-    lua_pop(L, 1);
-  }
+  const lua_Integer n = static_cast<lua_Integer>(lua_rawlen(L, checked));
+  for (lua_Integer k = 1; k <= n; ++k) AddEntry(L, checked, k, &out);
   std::sort(out.entries.begin(), out.entries.end(), [](const auto& a, const auto& b) {
     return a.source != b.source ? a.source < b.source : a.target < b.target;
   });
@@ -396,7 +415,7 @@ int w_retarget(lua_State* L) {
     const int m = lua_gettop(L);
     if (lua_type(L, m) == LUA_TTABLE) {
       CheckMapTable(L, opt, m);
-      map_table = m;
+      map_table = lua_gettop(L);  // the checked entries
     } else if (lua_type(L, m) == LUA_TSTRING) {
       map_text = lua_tostring(L, m);
       if (!LooksLikeXml(map_text)) CheckPathAccess(L, opt, map_text);

@@ -479,7 +479,7 @@ int w_Rig_stage(lua_State* L) {
     lua_getfield(L, 2, "effectors");
     const int list = lua_gettop(L);
     if (lua_type(L, list) != LUA_TTABLE) FieldError(L, 2, "effectors", "table of effector names");
-    count = static_cast<int>(luaL_len(L, list));
+    count = CheckListLength(L, 2, list, "effectors", 1);
     if (count == 0) luaL_argerror(L, 2, "field 'effectors' is empty (omit it for every effector)");
     for (int i = 1; i <= count; ++i) {
       lua_rawgeti(L, list, i);

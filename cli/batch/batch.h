@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/ik/bake.h"
@@ -47,6 +48,19 @@ std::vector<Input> CollectInputs(const std::vector<std::string>& args,
 // anything is written (Run does, first thing).
 void CheckInputsNotOverwritten(const std::vector<std::string>& inputs, const std::string& out_dir,
                                const std::vector<std::string>& outputs);
+
+// Everything a command reads and writes, for the one inputs-are-never-written check: inputs are
+// the clips, the rig script, the retarget target and map; folders are written into (--out,
+// --frames-report, --preview, each with the option that names it); files are written (the
+// outputs, --report).
+struct WritePlan {
+  std::vector<std::string> inputs;
+  std::vector<std::pair<std::string, std::string>> folders;  // path, option
+  std::vector<std::string> files;
+};
+// The same check over a whole plan: any folder that is or contains an input, any file that is an
+// input, a hard link or a symlink to one, throws UsageError naming both.
+void CheckInputsNotOverwritten(const WritePlan& plan);
 
 // "K/N" with 0 <= K < N.
 struct Shard {

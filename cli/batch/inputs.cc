@@ -121,51 +121,69 @@ fs::path Resolved(const std::string& path) {
 
 }  // namespace
 
-void CheckInputsNotOverwritten(const std::vector<std::string>& inputs, const std::string& out_dir,
-                               const std::vector<std::string>& outputs) {
-  constexpr const char* kNever = "inputs are never written";
-  if (!out_dir.empty()) {
-    const auto out_id = FileId(out_dir);
-    const fs::path out = Resolved(out_dir);
-    std::map<fs::path, bool> inside;  // folder -> is out_dir or under it (cache)
-    auto folder_inside = [&](const fs::path& folder) {
-      auto [it, fresh] = inside.emplace(folder, false);
-      if (!fresh) return it->second;
-      bool hit = false;
-      for (fs::path q = folder;; q = q.parent_path()) {
-        if (out_id && FileId(q) == out_id) hit = true;
-        if (hit || q == q.root_path() || q.empty()) break;
-      }
-      it->second = hit;
-      return hit;
-    };
-    for (const std::string& input : inputs) {
-      if (input.empty()) continue;
-      std::error_code ec;
-      const fs::path given = fs::absolute(input, ec).lexically_normal();
-      const fs::path resolved = Resolved(input);
-      const auto [mismatch, ignored] =
-          std::mismatch(out.begin(), out.end(), resolved.begin(), resolved.end());
-      (void)ignored;
-      const bool lexically_inside = mismatch == out.end() || mismatch->empty();
-      if (lexically_inside || folder_inside(given.parent_path()) ||
-          folder_inside(resolved.parent_path())) {
+namespace {
+
+constexpr const char* kNever = "inputs are never written";
+
+// Throws when output folder `folder` (`option` names it in the message) is an input's folder or
+// contains one, compared by st_dev/st_ino (through symlinks and bind mounts) and by path.
+void CheckFolder(const std::vector<std::string>& inputs, const std::string& folder,
+                 const std::string& option) {
+  const auto out_id = FileId(folder);
+  const fs::path out = Resolved(folder);
+  std::map<fs::path, bool> inside;  // folder -> is `folder` or under it (cache)
+  auto folder_inside = [&](const fs::path& f) {
+    auto [it, fresh] = inside.emplace(f, false);
+    if (!fresh) return it->second;
+    bool hit = false;
+    for (fs::path q = f;; q = q.parent_path()) {
+      if (out_id && FileId(q) == out_id) hit = true;
+      if (hit || q == q.root_path() || q.empty()) break;
+    }
+    it->second = hit;
+    return hit;
+  };
+  for (const std::string& input : inputs) {
+    if (input.empty()) continue;
+    std::error_code ec;
+    const fs::path given = fs::absolute(input, ec).lexically_normal();
+    const fs::path resolved = Resolved(input);
+    const auto [mismatch, ignored] =
+        std::mismatch(out.begin(), out.end(), resolved.begin(), resolved.end());
+    (void)ignored;
+    const bool lexically_inside = mismatch == out.end() || mismatch->empty();
+    if (lexically_inside || folder_inside(given.parent_path()) ||
+        folder_inside(resolved.parent_path())) {
+      if (option == "--out") {
         throw UsageError(
             fmt::format("the output folder '{}' contains the input '{}': an output could "
                         "overwrite an input ({}); choose another --out",
-                        out_dir, input, kNever));
+                        folder, input, kNever));
       }
+      throw UsageError(
+          fmt::format("the {} folder '{}' contains the input '{}': a file written "
+                      "there could overwrite an input ({}); choose another {}",
+                      option, folder, input, kNever, option));
     }
   }
-  if (outputs.empty()) return;
+}
+
+}  // namespace
+
+void CheckInputsNotOverwritten(const WritePlan& plan) {
+  for (const auto& [folder, option] : plan.folders) {
+    if (!folder.empty()) CheckFolder(plan.inputs, folder, option);
+  }
+  if (plan.files.empty()) return;
   std::map<std::pair<dev_t, ino_t>, const std::string*> by_id;
   std::map<fs::path, const std::string*> by_path;
-  for (const std::string& input : inputs) {
+  for (const std::string& input : plan.inputs) {
     if (input.empty()) continue;
     if (const auto id = FileId(input)) by_id.emplace(*id, &input);
     by_path.emplace(Resolved(input), &input);
   }
-  for (const std::string& output : outputs) {
+  for (const std::string& output : plan.files) {
+    if (output.empty()) continue;
     const auto id = FileId(output);
     const fs::path resolved = Resolved(output);
     const auto same_path = by_path.find(resolved);
@@ -180,6 +198,15 @@ void CheckInputsNotOverwritten(const std::vector<std::string>& inputs, const std
         fmt::format("the output '{}' is {} the input '{}': it would overwrite the input ({})",
                     output, how, input, kNever));
   }
+}
+
+void CheckInputsNotOverwritten(const std::vector<std::string>& inputs, const std::string& out_dir,
+                               const std::vector<std::string>& outputs) {
+  WritePlan plan;
+  plan.inputs = inputs;
+  plan.folders = {{out_dir, "--out"}};
+  plan.files = outputs;
+  CheckInputsNotOverwritten(plan);
 }
 
 Shard ParseShard(std::string_view text) {

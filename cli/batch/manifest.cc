@@ -2,6 +2,8 @@
 // the temporaries an interrupted run left.
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "cli/batch/batch.h"
 #include "exporters/atomic_file.h"
@@ -59,11 +62,41 @@ std::string ManifestPath(const std::string& output) {
   return (p.parent_path() / ("." + p.filename().string() + ".rigel-manifest")).string();
 }
 
+namespace {
+
+// A manifest is a few hundred bytes (a file and its hash per take): one over this is not ours
+// (a script may write into --out) and is not read, so the supervisor's memory stays bounded.
+constexpr off_t kMaxManifestBytes = 64 * 1024;
+
+// The text of the manifest at `path`, or nullopt when it is absent, not a regular file (not
+// followed through a symlink) or larger than kMaxManifestBytes.
+std::optional<std::string> ReadManifestText(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  std::optional<std::string> text;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kMaxManifestBytes) {
+    std::string bytes(static_cast<size_t>(st.st_size), '\0');
+    size_t got = 0;
+    while (got < bytes.size()) {
+      const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    if (got == bytes.size()) text = std::move(bytes);
+  }
+  ::close(fd);
+  return text;
+}
+
+}  // namespace
+
 bool ManifestMatches(const std::string& output, const Provenance& provenance) {
-  std::ifstream in(ManifestPath(output));
-  if (!in) return false;
+  const std::optional<std::string> text = ReadManifestText(ManifestPath(output));
+  if (!text) return false;
   try {
-    const nlohmann::json m = nlohmann::json::parse(in);
+    const nlohmann::json m = nlohmann::json::parse(*text);
     if (m.at("input_hash") != provenance.input_hash ||
         m.at("recipe_hash") != provenance.recipe_hash || m.at("version") != provenance.version) {
       return false;
@@ -104,6 +137,24 @@ void WriteManifest(const std::string& output, const Provenance& provenance,
                       /*durable=*/false);
 }
 
+namespace {
+
+// Removes the temporary `path` unless its writer still holds it (AtomicFile keeps an flock on its
+// temporary until it is closed): another run writing into the same folder keeps its files.
+bool RemoveUnlessInUse(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    ::close(fd);
+    return false;
+  }
+  std::error_code ec;
+  const bool removed = fs::remove(path, ec);
+  if (fd >= 0) ::close(fd);
+  return removed;
+}
+
+}  // namespace
+
 int RemoveStaleTemporaries(const std::vector<std::string>& outputs) {
   // Temporaries AtomicFile makes for an output and for its manifest, per folder.
   std::map<fs::path, std::vector<std::string>> prefixes;
@@ -127,7 +178,7 @@ int RemoveStaleTemporaries(const std::vector<std::string>& outputs) {
         }
       }
     }
-    for (const fs::path& p : stale) removed += fs::remove(p, ec) ? 1 : 0;
+    for (const fs::path& p : stale) removed += RemoveUnlessInUse(p) ? 1 : 0;
   }
   return removed;
 }

@@ -28,6 +28,12 @@ namespace rigel::batch {
 
 namespace {
 
+constexpr size_t kMaxReasonBytes = 4096;         // a failure's reason, a warning
+constexpr size_t kMaxWarnings = 100;             // warnings per report row
+constexpr uint32_t kMaxMessageBytes = 8u << 20;  // one report on the wire
+constexpr int kMessageSeconds = 10;              // for a report to arrive once it has begun
+constexpr int kExitSeconds = 5;                  // for an idle worker to exit at end of file
+
 // One page shared by a worker and the supervisor: the worker's new handler sets the flag when an
 // allocation fails, so a death that follows it is reported as running out of memory.
 struct WorkerShared {
@@ -89,6 +95,85 @@ bool ReadAll(int fd, void* data, size_t size) {
   return true;
 }
 
+// Waits until `fd` is readable or `deadline` passes; false at the deadline or on a poll error.
+bool WaitReadable(int fd, std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int r = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (r > 0) return true;
+    if (r < 0 && errno != EINTR) return false;
+  }
+}
+
+// ReadAll with a deadline: a worker that stops in the middle of a message is not waited for.
+bool ReadAllBy(int fd, void* data, size_t size, std::chrono::steady_clock::time_point deadline) {
+  char* p = static_cast<char*>(data);
+  while (size > 0) {
+    if (!WaitReadable(fd, deadline)) return false;
+    const ssize_t n = read(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// One report from a worker: uint32 length, then the JSON. A message, once begun, has
+// kMessageSeconds to arrive whole, and kMaxMessageBytes at most: a worker that stops mid-message
+// or sends more is killed and its clip failed. kEnd: end of file (the worker died).
+enum class Message { kOk, kEnd, kTooBig, kStalled };
+Message ReadMessage(int fd, std::string* body, uint32_t* size) {
+  const auto by = std::chrono::steady_clock::now() + std::chrono::seconds(kMessageSeconds);
+  const auto failed = [&] {
+    return std::chrono::steady_clock::now() >= by ? Message::kStalled : Message::kEnd;
+  };
+  if (!ReadAllBy(fd, size, sizeof *size, by)) return failed();
+  if (*size > kMaxMessageBytes) return Message::kTooBig;
+  body->resize(*size);
+  if (!ReadAllBy(fd, body->data(), *size, by)) {
+    body->clear();
+    return failed();
+  }
+  return Message::kOk;
+}
+
+// `text` cut to kMaxReasonBytes, with a note of how much was cut.
+void CutText(std::string* text) {
+  if (text->size() <= kMaxReasonBytes) return;
+  const size_t cut = text->size() - kMaxReasonBytes;
+  text->resize(kMaxReasonBytes);
+  *text += fmt::format(" ... ({} more bytes cut)", cut);
+}
+
+// A report's texts (reason, warnings, also of its takes) cut to kMaxReasonBytes each.
+void CutTexts(ClipReport* report) {
+  CutText(&report->reason);
+  for (std::string& w : report->warnings) CutText(&w);
+  if (report->warnings.size() > kMaxWarnings) {
+    const size_t cut = report->warnings.size() - kMaxWarnings;
+    report->warnings.resize(kMaxWarnings);
+    report->warnings.push_back(fmt::format("... ({} more warnings cut)", cut));
+  }
+  for (ClipReport& take : report->takes) CutTexts(&take);
+}
+
+// The wire text of a worker's report. Any bytes (a script's error("\255"), a non-UTF-8 path or
+// joint name) are sent, invalid UTF-8 replaced by U+FFFD.
+std::string WireBody(const ClipReport& report, bool out_of_memory) {
+  nlohmann::json j = ClipReportJson(report);
+  j["worker_exits"] = out_of_memory;
+  j["solver_all"] = SolverWire(report.solver);
+  for (size_t t = 0; t < report.takes.size(); ++t) {
+    j["takes"][t]["solver_all"] = SolverWire(report.takes[t].solver);
+  }
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 // Bytes this process maps now (/proc/self/statm, first field), 0 when unknown.
 size_t MappedBytes() {
   std::ifstream in("/proc/self/statm");
@@ -141,25 +226,22 @@ size_t MappedBytes() {
           fmt::format("out of memory (--memory-mb {}): {}", options.memory_mb, report.reason);
     }
     std::string body;
+    bool exits = out_of_memory;
     try {
-      nlohmann::json j = ClipReportJson(report);
-      j["worker_exits"] = out_of_memory;
-      j["solver_all"] = SolverWire(report.solver);
-      for (size_t t = 0; t < report.takes.size(); ++t) {
-        j["takes"][t]["solver_all"] = SolverWire(report.takes[t].solver);
-      }
-      body = j.dump();
-    } catch (const std::exception& e) {  // e.g. a reason that is not UTF-8
+      CutTexts(&report);
+      body = WireBody(report, out_of_memory);
+    } catch (const std::exception& e) {
+      exits = true;  // the supervisor retires this worker: exit after answering
       body = nlohmann::json{
           {"status", "failed"},
           {"reason", std::string("cannot send the report: ") + e.what()},
           {"worker_exits",
-           true}}.dump();
+           true}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
     std::fflush(nullptr);
     const uint32_t size = static_cast<uint32_t>(body.size());
     if (!WriteAll(fd, &size, sizeof size) || !WriteAll(fd, body.data(), body.size())) break;
-    if (out_of_memory) break;  // the next clip gets a fresh heap
+    if (exits) break;  // the next clip gets a fresh heap
   }
   std::fflush(nullptr);
   _exit(0);
@@ -215,12 +297,27 @@ void RunInWorkers(const std::vector<Input>& inputs, const std::vector<std::strin
   };
   // Kills (if asked) and reaps worker w; returns its wait status.
   auto stop_worker = [&](Worker& w, bool kill_it) {
+    if (!kill_it && w.fd >= 0) {  // end of file: an idle worker exits
+      close(w.fd);
+      w.fd = -1;
+    }
     if (kill_it) {
       kill(-w.pid, SIGKILL);
       kill(w.pid, SIGKILL);
     }
+    // A worker asked to exit gets kExitSeconds, then SIGKILL: the supervisor never waits on one.
     int status = 0;
-    while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
+    const auto give_up = Clock::now() + std::chrono::seconds(kExitSeconds);
+    for (;;) {
+      const pid_t r = waitpid(w.pid, &status, kill_it ? 0 : WNOHANG);
+      if (r == w.pid || (r < 0 && errno != EINTR)) break;
+      if (r == 0 && Clock::now() >= give_up) {
+        kill(-w.pid, SIGKILL);
+        kill(w.pid, SIGKILL);
+        kill_it = true;
+      } else if (r == 0) {
+        usleep(10000);
+      }
     }
     if (w.fd >= 0) close(w.fd);
     if (w.pidfd >= 0) close(w.pidfd);
@@ -331,11 +428,19 @@ void RunInWorkers(const std::vector<Input>& inputs, const std::vector<std::strin
       Worker& worker = workers[w];
       if (worker.clip < 0) continue;
       if (readable[w]) {
-        uint32_t size = 0;
         std::string body;
-        if (ReadAll(worker.fd, &size, sizeof size)) {
-          body.resize(size);
-          if (!ReadAll(worker.fd, body.data(), size)) body.clear();
+        uint32_t size = 0;
+        const Message got = ReadMessage(worker.fd, &body, &size);
+        if (got == Message::kTooBig || got == Message::kStalled) {
+          stop_worker(worker, true);
+          fail_clip(worker, got == Message::kTooBig
+                                ? fmt::format("the worker sent a report of {} bytes (at most {}): "
+                                              "stopped",
+                                              size, kMaxMessageBytes)
+                                : fmt::format("the worker stopped answering in the middle of its "
+                                              "report ({} s): stopped",
+                                              kMessageSeconds));
+          continue;
         }
         if (!body.empty()) {
           const size_t i = static_cast<size_t>(worker.clip);
@@ -361,7 +466,7 @@ void RunInWorkers(const std::vector<Input>& inputs, const std::vector<std::strin
             report.reason = e.what();
           }
           if (report.status == "failed") RemoveStaleTemporaries({outputs[i]});
-          if (retire) stop_worker(worker, false);
+          if (retire) stop_worker(worker, true);  // it answered; it exits now anyway
           finish(i, std::move(report),
                  std::chrono::duration<double>(Clock::now() - worker.started).count());
           ++finished;
@@ -389,9 +494,7 @@ void RunInWorkers(const std::vector<Input>& inputs, const std::vector<std::strin
   }
   for (Worker& worker : workers) {
     if (worker.pid < 0) continue;
-    close(worker.fd);
-    worker.fd = -1;
-    stop_worker(worker, false);  // end of file: it exits
+    stop_worker(worker, false);  // end of file: it exits (or is killed after kExitSeconds)
   }
   for (int w = 0; w < jobs; ++w) shared[w].~WorkerShared();
   munmap(page, sizeof(WorkerShared) * static_cast<size_t>(jobs));

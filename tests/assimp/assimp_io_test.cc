@@ -2,6 +2,8 @@
 // codec, unit conversion and isolation from crashing importers.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/pose.h"
@@ -133,6 +136,52 @@ TEST(Isolation, EndlessLoopIsStopped) {
                              for (;;) pause();
                            }),
                ImportError);
+}
+
+// Whether process `pid` is gone (or a zombie nobody reaped yet).
+bool Gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const std::size_t paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() &&
+         (line[paren + 2] == 'Z' || line[paren + 2] == 'X');
+}
+
+// Issue 25: the import child kept running (17 s, 3.2 GB) after `rigel info` was killed. Now it
+// dies with its parent, whatever kills the parent.
+TEST(Isolation, ImportChildDiesWithItsParent) {
+  int report[2];
+  ASSERT_EQ(pipe(report), 0);
+  const pid_t parent = fork();
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {
+    LoadOptions options;
+    options.time_limit_seconds = 120;
+    try {
+      RunIsolated("slow.fbx", options, [fd = report[1]]() -> Scene {
+        const pid_t self = getpid();
+        if (write(fd, &self, sizeof self) != sizeof self) std::abort();
+        for (;;) pause();
+      });
+    } catch (...) {
+    }
+    _exit(0);
+  }
+  close(report[1]);
+  pid_t child = -1;
+  ASSERT_EQ(read(report[0], &child, sizeof child), static_cast<ssize_t>(sizeof child));
+  close(report[0]);
+  ASSERT_FALSE(Gone(child));
+  kill(parent, SIGKILL);
+  waitpid(parent, nullptr, 0);
+  bool gone = false;
+  for (int i = 0; i < 500 && !gone; ++i) {
+    gone = Gone(child);
+    if (!gone) usleep(10000);
+  }
+  EXPECT_TRUE(gone) << "the import child " << child << " outlived its parent";
+  if (!gone) kill(child, SIGKILL);
 }
 
 TEST(Isolation, ImportErrorPassesThrough) {

@@ -223,6 +223,28 @@ TEST(Batch, RemovesOnlyStaleTemporaries) {
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "notes.tmp.txt"));
 }
 
+// Issue 25: a second bake on the same --out removed the first one's in-flight temporaries (3 of 60
+// clips failed "cannot replace"). A temporary whose writer is alive is now left alone.
+TEST(Batch, LeavesTemporariesOfALiveWriter) {
+  rigel::testing::TempDir dir;
+  const std::string output = (dir.path() / "walk.bvh").string();
+  std::string temp;
+  {
+    AtomicFile writing(output);  // another run, writing this output now
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+      temp = entry.path().string();  // the one file: its temporary
+    }
+    ASSERT_NE(temp.find(".walk.bvh.tmp."), std::string::npos) << temp;
+    EXPECT_EQ(RemoveStaleTemporaries({output}), 0);
+    EXPECT_TRUE(std::filesystem::exists(temp)) << "a live writer's temporary was removed";
+    writing.Write("x");
+    writing.Commit();
+  }
+  EXPECT_TRUE(std::filesystem::exists(output)) << "the writer still commits its file";
+  Touch(dir.path() / ".walk.bvh.tmp.Dead01");  // left by a writer that died: removed
+  EXPECT_EQ(RemoveStaleTemporaries({output}), 1);
+}
+
 TEST(Batch, RunsInParallelIsolatesFailuresAndResumes) {
   rigel::testing::TempDir dir;
   std::vector<Input> inputs;

@@ -60,6 +60,39 @@ fresh ln -s ../lib/b.bvh "$work/other/b.bvh"
 expect_refused "bake: an output is a symlink to an input" \
   "the output '$work/other/b.bvh' is a symlink to the input '$work/lib/b.bvh'" \
   "$rigel" bake --no-progress --rig "$rig" --out "$work/other" "$work/lib/b.bvh"
+# --report, --frames-report, --preview and the rig script go through the same check (issue 25:
+# the report replaced the input or the rig script, exit 0).
+fresh
+expect_refused "bake --report = an input" \
+  "the output '$work/lib/a.bvh' is the same file as the input '$work/lib/a.bvh'" \
+  "$rigel" bake --no-progress --rig "$rig" --out "$work/other" --report "$work/lib/a.bvh" "$work/lib"
+fresh cp "$rig" "$work/lib/rig.lua"
+expect_refused "bake --report = the rig script" \
+  "the output '$work/lib/rig.lua' is the same file as the input '$work/lib/rig.lua'" \
+  "$rigel" bake --no-progress --rig "$work/lib/rig.lua" --out "$work/other" \
+  --report "$work/lib/rig.lua" "$work/lib/a.bvh"
+fresh ln "$work/lib/b.bvh" "$work/other/report.json"
+expect_refused "bake --report = a hard link to an input" \
+  "the output '$work/other/report.json' is a hard link to the input '$work/lib/b.bvh'" \
+  "$rigel" bake --no-progress --rig "$rig" --out "$work/other" --report "$work/other/report.json" \
+  "$work/lib/b.bvh"
+fresh
+expect_refused "bake --frames-report = the input folder" \
+  "the --frames-report folder '$work/lib' contains the input '$work/lib/a.bvh'" \
+  "$rigel" bake --no-progress --rig "$rig" --out "$work/other" --frames-report "$work/lib" "$work/lib/a.bvh"
+fresh
+expect_refused "bake --preview = the input folder" \
+  "the --preview folder '$work/lib' contains the input '$work/lib/a.bvh'" \
+  "$rigel" bake --no-progress --rig "$rig" --out "$work/other" --preview "$work/lib" "$work/lib/a.bvh"
+fresh
+expect_refused "retarget --report = the target" \
+  "the output '$work/lib/sub/c.bvh' is the same file as the input '$work/lib/sub/c.bvh'" \
+  "$rigel" retarget --no-progress --target "$work/lib/sub/c.bvh" --out "$work/other" \
+  --report "$work/lib/sub/c.bvh" "$walk"
+fresh
+expect_refused "preview --out = an input" \
+  "the output '$work/lib/a.bvh' is the same file as the input '$work/lib/a.bvh'" \
+  "$rigel" preview "$work/lib/a.bvh" --out "$work/lib/a.bvh"
 fresh
 "$rigel" bake --no-progress --rig "$rig" --out "$work/other" "$work/lib" 2> /dev/null
 check "control: bake into a separate folder works" test -f "$work/other/sub/c.bvh"

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <tuple>
 
 #include "core/skeleton_builder.h"
 #include "root_and_child.h"
@@ -91,6 +92,24 @@ TEST(CheckClip, EachFaultNamed) {
     EXPECT_EQ(DescribeClipFault(*CheckClip(*skeleton, clip), *skeleton, clip),
               "frame time -0.5 is not a finite number > 0");
   }
+  // Frame times that are finite and > 0 but give Inf key times (1e308) or keys at one time
+  // (1e-320, or a tiny step on a long clip in the writers' float key times): refused (issue 25).
+  for (const auto& [frame_time, frames, why] :
+       {std::tuple{1e308, 2, "is above 86400 s"}, std::tuple{1e-320, 2, "is below 1e-06 s"},
+        std::tuple{1e-6, 50000000, "keys would share a time"}}) {
+    EXPECT_NE(FrameTimeProblem(frame_time, frames), nullptr) << frame_time;
+    if (frames == 2) {
+      Clip two(2, 7, frame_time);
+      const auto fault = CheckClip(*skeleton, two);
+      ASSERT_TRUE(fault.has_value()) << frame_time;
+      EXPECT_EQ(fault->kind, ClipFault::Kind::kFrameTime);
+      EXPECT_NE(DescribeClipFault(*fault, *skeleton, two).find(why), std::string::npos);
+    } else {
+      EXPECT_NE(std::string(FrameTimeProblem(frame_time, frames)).find(why), std::string::npos);
+    }
+  }
+  EXPECT_EQ(FrameTimeProblem(1.0 / 120, 100000), nullptr);  // 120 fps, 14 minutes
+  EXPECT_EQ(FrameTimeProblem(1e-6, 1000), nullptr);
 }
 
 }  // namespace

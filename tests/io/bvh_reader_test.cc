@@ -174,6 +174,13 @@ TEST(BvhReader, MalformedCorpus) {
        "case.bvh:18: expected a frame time in seconds (finite), found 'nan'"},
       {"Frame Time: Inf", Edit(18, "Frame Time: inf"),
        "case.bvh:18: expected a frame time in seconds (finite), found 'inf'"},
+      // Issue 25: a huge frame time gave glTF key times of +inf, a denormal one all keys at 0.
+      {"Frame Time: 1e308", Edit(18, "Frame Time: 1e308"),
+       "case.bvh:18: expected a frame time from 1e-06 to 86400 s (this one is above 86400 s (a "
+       "day per frame)), found '1e+308'"},
+      {"Frame Time: 1e-320", Edit(18, "Frame Time: 1e-320"),
+       "case.bvh:18: expected a frame time from 1e-06 to 86400 s (this one is below 1e-06 s "
+       "(keys would share times)), found '1e-320'"},
       {"empty file", "",
        "case.bvh:0: expected 'HIERARCHY', found end of file (hierarchy cut short)"},
       {"nesting too deep", deep,

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -108,6 +109,32 @@ TEST(ConfineProbe, AgreesWithTheKernel) {
     EXPECT_EQ(ProbeConfinement().kind, ConfinementKind::kNone);
     EXPECT_NE(DescribeConfinement().find("none (Landlock unavailable"), std::string::npos);
   }
+}
+
+// Issue 25: a confined process could connect to a pathname Unix socket and send UDP (Landlock
+// does not restrict them). No new socket at all now; the control makes them unconfined.
+TEST_F(ConfineTest, NoNewSockets) {
+  RIGEL_REQUIRE_LANDLOCK();
+  const auto make = [](int domain, int type) {
+    return [domain, type]() {
+      const int fd = socket(domain, type, 0);
+      if (fd < 0) return errno;
+      close(fd);
+      return 0;
+    };
+  };
+  EXPECT_EQ(make(AF_UNIX, SOCK_STREAM)(), 0) << "control: unconfined";
+  EXPECT_EQ(make(AF_INET, SOCK_DGRAM)(), 0) << "control: unconfined";
+  EXPECT_EQ(InConfinedChild(rules_, make(AF_UNIX, SOCK_STREAM)), EPERM) << "pathname Unix socket";
+  EXPECT_EQ(InConfinedChild(rules_, make(AF_UNIX, SOCK_DGRAM)), EPERM);
+  EXPECT_EQ(InConfinedChild(rules_, make(AF_INET, SOCK_DGRAM)), EPERM) << "UDP";
+  EXPECT_EQ(InConfinedChild(rules_, make(AF_INET6, SOCK_DGRAM)), EPERM) << "UDP over IPv6";
+  EXPECT_EQ(InConfinedChild(rules_,
+                            [] {
+                              int sv[2];
+                              return socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 ? errno : 0;
+                            }),
+            EPERM);
 }
 
 TEST_F(ConfineTest, ReadsOnlyTheReadOnlyPaths) {
