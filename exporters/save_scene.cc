@@ -48,12 +48,14 @@ void SaveClips(const Skeleton& skeleton, std::span<const Clip> clips, const std:
     gltf.binary = ext == ".glb";
     gltf.metres_per_unit = options.metres_per_unit;
     gltf.meshes = options.meshes;
+    gltf.rotation = RotationToGltfFrame(options.axes);
     return WriteGltf(skeleton, clips, path, gltf);
   }
   if (ext == ".fbx") {
     FbxOptions fbx;
     fbx.metres_per_unit = options.metres_per_unit;
     fbx.meshes = options.meshes;
+    fbx.axes = options.axes;
     return WriteFbx(skeleton, clips, path, fbx);
   }
   throw ExportError(fmt::format("{}: unsupported output format '{}' (expected {})", path, ext,
@@ -65,6 +67,7 @@ void SaveScene(const Scene& scene, const std::string& path) {
   SaveOptions options;
   options.metres_per_unit = MetresPerUnitOrEstimate(scene);
   options.meshes = scene.meshes;
+  options.axes = scene.axes;
   SaveClips(*scene.skeleton, scene.clips, path, options);
 }
 

@@ -52,6 +52,7 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
   const std::string ext = LowerExtension(path);
   if (ext == ".bvh") {
     Scene scene = ReadBvh(path, options.bvh);
+    ResolveSceneFacts(scene, options.axes);
     ConvertSceneUnit(scene, options.unit);
     return scene;
   }
@@ -61,9 +62,9 @@ Scene LoadScene(const std::string& path, const LoadOptions& options) {
     if (!std::filesystem::is_regular_file(path, ec)) {
       throw ImportError(fmt::format("{}: no such file", path));
     }
-    if (options.isolate) return LoadSceneIsolated(path, options);
-    Scene scene = ReadWithAssimp(path);
-    ConvertSceneUnit(scene, options.unit);
+    Scene scene = options.isolate ? LoadSceneIsolated(path, options) : ReadWithAssimp(path);
+    ResolveSceneFacts(scene, options.axes);
+    if (!options.isolate) ConvertSceneUnit(scene, options.unit);
     return scene;
   }
   throw ImportError(fmt::format("{}: unsupported format '{}' (expected {})", path, ext,
