@@ -23,10 +23,10 @@ void CheckStatedUp(Scene& scene, const BodyMeasure& m, const BodyMeasure& free) 
         SignedAxisName({scene.axes.up.value.axis, -scene.axes.up.value.sign})));
   } else if (free.up_decided && free.up.axis != scene.axes.up.value.axis) {
     scene.warnings.push_back(fmt::format(
-        "{}: the file says {} up ({}), but the body stands along {}: {}; the file's axes are "
-        "kept (--up {} to read it as the body stands)",
-        scene.source, up, scene.axes.up.evidence, SignedAxisName(free.up), free.evidence,
-        SignedAxisName(free.up)));
+        "{}: the axes say {} up ({}: {}), but the body stands along {}: {}; the axes are kept "
+        "(--up {} to read it as the body stands)",
+        scene.source, up, FactSourceText(scene.axes.up.source), scene.axes.up.evidence,
+        SignedAxisName(free.up), free.evidence, SignedAxisName(free.up)));
   }
 }
 
