@@ -407,7 +407,7 @@ Runner AddBakeCommand(CLI::App& app) {
     int memory_mb = 0;  // 0: DefaultWorkerMemoryMb
     int import_memory_mb = 4096;
     double import_timeout = 300;
-    ReadArgs read;  // --bvh-translation, --unit-in
+    ReadArgs read;  // --bvh-translation, --unit-in, --up, --forward
     std::string take;
   };
   auto o = std::make_shared<Options>();
@@ -511,7 +511,10 @@ Runner AddBakeCommand(CLI::App& app) {
       run.recipe.version = RIGEL_VERSION;
       run.recipe.recipe_hash =
           batch::HashBytes(batch::HashFile(o->rig) + "|" + o->format + "|" +
-                           o->read.bvh_translation + "|" + o->read.unit_in + "|" + o->take);
+                           o->read.bvh_translation + "|" + o->read.unit_in + "|" + o->take +
+                           (o->read.up.empty() && o->read.forward.empty()
+                                ? std::string()
+                                : "|" + o->read.up + "|" + o->read.forward));
       run.progress = !o->no_progress && isatty(STDERR_FILENO);
       run.command = "bake";
       run.processes = o->workers != 0;

@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "cli/read_options.h"
+#include "core/body.h"
 #include "core/pose.h"
 #include "core/skeleton_utils.h"
 #include "importers/confine.h"
@@ -14,6 +15,19 @@
 namespace rigel::cli {
 
 namespace {
+
+nlohmann::json DescribeAxesJson(const SceneAxes& axes) {
+  nlohmann::json out;
+  for (const auto& [key, fact] : {std::pair{"up", &axes.up}, {"forward", &axes.forward}}) {
+    out[key] = {{"axis", SignedAxisName(fact->value)},
+                {"source", std::string(FactSourceKey(fact->source))},
+                {"evidence", fact->evidence}};
+  }
+  out["right_handed"] = axes.right_handed;
+  out["original_up"] = axes.original_up.axis >= 0 ? SignedAxisName(axes.original_up) : "";
+  out["text"] = DescribeAxes(axes);
+  return out;
+}
 
 nlohmann::json Describe(const Scene& scene) {
   const Skeleton& skeleton = *scene.skeleton;
@@ -24,13 +38,19 @@ nlohmann::json Describe(const Scene& scene) {
   info["channels"] = skeleton.num_channels();
   info["joint_names"] = std::vector<std::string>(skeleton.names().begin(), skeleton.names().end());
   info["rotation_orders"] = RotationOrdersUsed(skeleton);
-  Pose pose(skeleton);
   const Clip* first = scene.clips.empty() ? nullptr : &scene.clips.front();
-  if (first && first->num_frames() > 0) pose.SetFromRow(skeleton, first->frame(0));
-  const Eigen::AlignedBox3d box = JointBounds(pose.world);
-  const int up = GuessUpAxis(box);
-  info["up_axis"] = std::string(1, static_cast<char>('X' + up));
-  info["height"] = box.isEmpty() ? 0.0 : box.sizes()[up];
+  info["axes"] = DescribeAxesJson(scene.axes);
+  const BodyMeasure body = MeasureBody(skeleton, first, scene.axes.up.value);
+  info["up_axis"] = std::string(1, static_cast<char>('X' + scene.axes.up.value.axis));
+  info["height"] = body.height;
+  const double unit = MetresPerUnitOrEstimate(scene);
+  info["body"] = {{"humanoid", body.humanoid},
+                  {"height", body.height},
+                  {"height_metres", unit > 0 ? body.height * unit : 0.0},
+                  {"chain_height", body.chain_height},
+                  {"upside_down", body.upside_down},
+                  {"frames", body.frames},
+                  {"evidence", body.evidence}};
   nlohmann::json clips = nlohmann::json::array();
   for (const Clip& clip : scene.clips) {
     clips.push_back({{"name", clip.name()},
@@ -90,8 +110,14 @@ void PrintHuman(const nlohmann::json& info) {
   fmt::print("duration:        {:.6g} s\n", info["duration"].get<double>());
   fmt::print("rotation orders: {}\n",
              fmt::join(info["rotation_orders"].get<std::vector<std::string>>(), " "));
-  fmt::print("height:          {:.6g} (up axis {}, frame 0)\n", info["height"].get<double>(),
-             info["up_axis"].get<std::string>());
+  fmt::print("axes:            {}\n", info["axes"]["text"].get<std::string>());
+  const nlohmann::json& body = info["body"];
+  const double metres = body["height_metres"].get<double>();
+  fmt::print("height:          {:.6g}{} (along {}; {})\n", info["height"].get<double>(),
+             metres > 0 ? fmt::format(" = {:.3g} m", metres) : "",
+             info["axes"]["up"]["axis"].get<std::string>(),
+             body["humanoid"].get<bool>() ? "humanoid: " + body["evidence"].get<std::string>()
+                                          : body["evidence"].get<std::string>());
   if (info["clips"].size() > 1) {
     for (const auto& clip : info["clips"]) {
       const double t = clip["frame_time"].get<double>();
@@ -103,7 +129,7 @@ void PrintHuman(const nlohmann::json& info) {
   const double estimate = info["unit_estimated_metres"].get<double>();
   fmt::print("unit:            {}\n",
              unit > 0       ? fmt::format("{:g} m", unit)
-             : estimate > 0 ? fmt::format("{:g} m (estimated from the height)", estimate)
+             : estimate > 0 ? fmt::format("{:g} m (estimated from the body's height)", estimate)
                             : "not stated");
   std::vector<std::string> add, replace;
   for (const auto& [name, mode] : info["translation_modes"].items()) {

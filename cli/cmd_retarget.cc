@@ -66,6 +66,15 @@ struct RetargetArgs {
 
 double UnitOf(const Scene& scene) { return MetresPerUnit(scene); }
 
+// The retargeter's up axis (1 = Y, 2 = Z) of a scene whose axes are known (stated, given or
+// inferred from the body: Scene::axes); -1 (the retargeter guesses) for an unknown, X or
+// negative up axis, which it cannot take.
+int UpAxisOf(const Scene& scene) {
+  const AxisFact& up = scene.axes.up;
+  if (up.source == FactSource::kUnknown || up.value.sign < 0 || up.value.axis == 0) return -1;
+  return up.value.axis;
+}
+
 // The --root-motion extract figures (RetargetMetrics::root_*), added to a report row.
 void AddRootMotionJson(const retarget::RetargetMetrics& q, nlohmann::json* row) {
   if (q.root_bone.empty()) return;
@@ -214,6 +223,7 @@ int Run(const RetargetArgs& a) {
   options.source_reference_frame = a.source_ref;
   options.target_reference_frame = a.target_ref;
   options.target_unit_metres = UnitOf(target);
+  options.target_up_axis = UpAxisOf(target);
   batch::RunOptions run;
   run.out_dir = a.out;
   run.extension = ext;
@@ -275,6 +285,7 @@ int Run(const RetargetArgs& a) {
         batch::FileSafeTakeNames(batch::TakeNames(source, picked));
     retarget::RetargetOptions clip_options = options;
     clip_options.source_unit_metres = UnitOf(source);
+    clip_options.source_up_axis = UpAxisOf(source);
     clip_options.frame_records = !a.frames_report.empty();
     Scene out;
     out.skeleton = target.skeleton;

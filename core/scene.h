@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/axes.h"
 #include "core/clip.h"
 #include "core/mesh.h"
 #include "core/skeleton.h"
@@ -33,6 +34,11 @@ struct Scene {
   // Factor the importer multiplied every length by to convert units on request (1 = lengths are
   // in the file's unit). One scene length unit is file_unit_metres / length_scale metres.
   double length_scale = 1.0;
+  // The axes the scene's data are in and how they were found: stated by the file (FBX
+  // GlobalSettings, glTF's fixed +Y up), inferred from the body (BVH), given by the user (--up,
+  // --forward). Lengths and rotations are never changed to match: writers convert (glTF) or state
+  // them (FBX GlobalSettings).
+  SceneAxes axes;
 };
 
 // Length of one scene unit in metres (file_unit_metres / length_scale), or 0 when the file does

@@ -247,14 +247,19 @@ std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
     Element settings{"GlobalSettings", {}, {}, {}};
     settings.Add("Version", {std::int32_t{1000}});
     Element& p = settings.Add("Properties70");
-    p.Add("P", P("UpAxis", "int", "Integer", "", {std::int32_t{1}}));
-    p.Add("P", P("UpAxisSign", "int", "Integer", "", {std::int32_t{1}}));
-    p.Add("P", P("FrontAxis", "int", "Integer", "", {std::int32_t{2}}));
-    p.Add("P", P("FrontAxisSign", "int", "Integer", "", {std::int32_t{1}}));
-    p.Add("P", P("CoordAxis", "int", "Integer", "", {std::int32_t{0}}));
-    p.Add("P", P("CoordAxisSign", "int", "Integer", "", {std::int32_t{1}}));
-    p.Add("P", P("OriginalUpAxis", "int", "Integer", "", {std::int32_t{1}}));
-    p.Add("P", P("OriginalUpAxisSign", "int", "Integer", "", {std::int32_t{1}}));
+    const SignedAxis up = options.axes.up.value;
+    SignedAxis front = options.axes.forward.value;
+    if (front.axis == up.axis) front = DefaultForward(up);
+    const SignedAxis coord = NearestSignedAxis(up.Vector().cross(front.Vector()));
+    const SignedAxis original = options.axes.original_up.axis >= 0 ? options.axes.original_up : up;
+    auto axis_props = [&p](const std::string& name, SignedAxis a) {
+      p.Add("P", P(name.c_str(), "int", "Integer", "", {std::int32_t{a.axis}}));
+      p.Add("P", P((name + "Sign").c_str(), "int", "Integer", "", {std::int32_t{a.sign}}));
+    };
+    axis_props("UpAxis", up);
+    axis_props("FrontAxis", front);
+    axis_props("CoordAxis", coord);
+    axis_props("OriginalUpAxis", original);
     p.Add("P", P("UnitScaleFactor", "double", "Number", "", {unit_scale_factor}));
     p.Add("P", P("OriginalUnitScaleFactor", "double", "Number", "", {unit_scale_factor}));
     p.Add("P", P("DefaultCamera", "KString", "", "", {std::string("Producer Perspective")}));

@@ -22,6 +22,7 @@
 #include <span>
 #include <string>
 
+#include "core/axes.h"
 #include "core/clip.h"
 #include "core/mesh.h"
 #include "core/skeleton.h"
@@ -36,6 +37,10 @@ struct FbxOptions {
   // Meshes to write with the skeleton (core/mesh.h): Model + Geometry each, skinned ones with a
   // Skin deformer (a Cluster per joint) and a BindPose, attached ones under their joint's Model.
   std::span<const Mesh> meshes;
+  // The axes the data are in: written as GlobalSettings (UpAxis, FrontAxis, CoordAxis with their
+  // signs; OriginalUpAxis the source's when it stated one), so readers turn the figure upright.
+  // The data are never rotated.
+  SceneAxes axes;
 };
 
 // The FBX file's bytes. Throws ExportError ("<name>: ...") before producing anything, as

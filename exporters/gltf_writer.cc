@@ -106,11 +106,13 @@ constexpr int kElementArrayBuffer = 34963;
 
 // Adds `mesh` (core/mesh.h) to `gltf`: its node (a root, or a child of its attach joint's node),
 // its primitive and, when skinned, its own skin. `scale`: metres per unit.
-void AddMesh(const Mesh& mesh, double scale, BufferBuilder& buffer, nlohmann::json& gltf,
-             std::vector<int>* scene_nodes, std::vector<std::string>* materials) {
-  // Where the geometry is expressed: world at bind (skinned, static), or the attach joint's
-  // space at bind (attached: the node follows the joint).
+void AddMesh(const Mesh& mesh, double scale, const Eigen::Matrix3d& rotation, BufferBuilder& buffer,
+             nlohmann::json& gltf, std::vector<int>* scene_nodes,
+             std::vector<std::string>* materials) {
+  // Where the geometry is expressed: world at bind (skinned, static: turned into glTF's frame),
+  // or the attach joint's space at bind (attached: the node follows the joint).
   Eigen::Isometry3d to_space = Eigen::Isometry3d::Identity();
+  to_space.linear() = rotation;
   if (!mesh.skinned() && mesh.attach_joint >= 0) to_space = mesh.attach_bind.inverse();
   const std::size_t n = mesh.positions.size();
   std::vector<float> positions, normals, uvs;
@@ -183,7 +185,7 @@ void AddMesh(const Mesh& mesh, double scale, BufferBuilder& buffer, nlohmann::js
     std::vector<float> ibm;
     ibm.reserve(mesh.bind_world.size() * 16);
     for (const Eigen::Isometry3d& bind : mesh.bind_world) {
-      Eigen::Isometry3d b = bind;
+      Eigen::Isometry3d b = to_space * bind;
       b.translation() *= scale;
       const Eigen::Matrix4d m = b.inverse().matrix();
       for (int c = 0; c < 4; ++c) {
@@ -238,10 +240,17 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
   auto vec3 = [&](const Eigen::Vector3d& v) {
     return std::vector<double>{v.x() * scale, v.y() * scale, v.z() * scale};
   };
+  const Eigen::Quaterniond turn(options.rotation);
+  const bool turned = !options.rotation.isIdentity();
+  auto is_root = [&skeleton](int j) { return skeleton.parent(j) == Skeleton::kNoParent; };
   for (int j = 0; j < n; ++j) {
-    const Eigen::Quaterniond& q = skeleton.rest_orientation(j);
+    const bool root = turned && is_root(j);
+    const Eigen::Quaterniond q =
+        root ? turn * skeleton.rest_orientation(j) : skeleton.rest_orientation(j);
+    const Eigen::Vector3d t =
+        root ? options.rotation * skeleton.rest_translation(j) : skeleton.rest_translation(j);
     nlohmann::json node = {{"name", skeleton.name(j)},
-                           {"translation", vec3(skeleton.rest_translation(j))},
+                           {"translation", vec3(t)},
                            {"rotation", {q.x(), q.y(), q.z(), q.w()}}};
     std::vector<int> children(skeleton.children(j).begin(), skeleton.children(j).end());
     if (!children.empty()) node["children"] = children;
@@ -265,6 +274,7 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
   std::vector<float> ibm;
   ibm.reserve(static_cast<std::size_t>(num_nodes) * 16);
   auto push_inverse = [&](Eigen::Affine3d world) {
+    world = Eigen::Affine3d(Eigen::Affine3d(options.rotation) * world);
     world.translation() *= scale;
     const Eigen::Matrix4d m = world.inverse(Eigen::Isometry).matrix();
     for (int c = 0; c < 4; ++c) {
@@ -294,7 +304,7 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
     if (std::string fault = CheckMesh(skeleton, mesh); !fault.empty()) {
       throw ExportError(name + ": " + fault);
     }
-    AddMesh(mesh, scale, buffer, gltf, &scene_nodes, &materials);
+    AddMesh(mesh, scale, options.rotation, buffer, gltf, &scene_nodes, &materials);
   }
   if (!materials.empty()) {
     gltf["materials"] = nlohmann::json::array();
@@ -325,7 +335,8 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
       rotations.reserve(static_cast<std::size_t>(frames) * 4);
       Eigen::Quaterniond previous = Eigen::Quaterniond::Identity();
       for (int f = 0; f < frames; ++f) {
-        const Eigen::Isometry3d local = LocalTransform(skeleton, j, clip.frame(f));
+        Eigen::Isometry3d local = LocalTransform(skeleton, j, clip.frame(f));
+        if (turned && is_root(j)) local.prerotate(options.rotation);
         Eigen::Quaterniond q(local.linear());
         q.normalize();
         if (f > 0 && q.dot(previous) < 0) q.coeffs() = -q.coeffs();

@@ -7,6 +7,7 @@
 #ifndef RIGEL_EXPORTERS_GLTF_WRITER_H_
 #define RIGEL_EXPORTERS_GLTF_WRITER_H_
 
+#include <Eigen/Geometry>
 #include <span>
 #include <string>
 
@@ -27,6 +28,11 @@ struct GltfOptions {
   // joints, inverse bind matrices from its bind pose) on a root node, an attached mesh a node
   // under its joint's node, a static mesh a root node. Material names become glTF materials.
   std::span<const Mesh> meshes;
+  // Rotation applied to the whole figure so that the file is in glTF's frame (+Y up, +Z forward):
+  // core/axes.h RotationToGltfFrame of the data's axes. It turns the root joints (rest and
+  // animation), the skinned and static meshes and the inverse bind matrices; joints below the
+  // roots keep their local transforms.
+  Eigen::Matrix3d rotation = Eigen::Matrix3d::Identity();
 };
 
 // The file's bytes for `clips` on `skeleton`. Throws ExportError ("<name>: ...") before producing

@@ -24,6 +24,7 @@ void WriteGltfAs(bool binary, const Skeleton& skeleton, std::span<const Clip> cl
   gltf.binary = binary;
   gltf.metres_per_unit = options.metres_per_unit;
   gltf.meshes = options.meshes;
+  gltf.rotation = RotationToGltfFrame(options.axes);
   WriteGltf(skeleton, clips, path, gltf);
 }
 
@@ -44,6 +45,7 @@ void WriteFbxFormat(const Skeleton& skeleton, std::span<const Clip> clips, const
   FbxOptions fbx;
   fbx.metres_per_unit = options.metres_per_unit;
   fbx.meshes = options.meshes;
+  fbx.axes = options.axes;
   WriteFbx(skeleton, clips, path, fbx);
 }
 
@@ -88,6 +90,7 @@ void SaveScene(const Scene& scene, const std::string& path) {
   SaveOptions options;
   options.metres_per_unit = MetresPerUnitOrEstimate(scene);
   options.meshes = scene.meshes;
+  options.axes = scene.axes;
   SaveClips(*scene.skeleton, scene.clips, path, options);
 }
 

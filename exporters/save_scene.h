@@ -21,6 +21,10 @@ struct SaveOptions {
   // Meshes moved by the skeleton (core/mesh.h), written by glTF and FBX; BVH holds none
   // (DroppedBy names what a format leaves out).
   std::span<const Mesh> meshes;
+  // The axes the data are in (Scene::axes). glTF is always written +Y up, +Z forward: the figure
+  // is turned into that frame (RotationToGltfFrame); FBX states them in GlobalSettings; BVH keeps
+  // the data's own axes.
+  SceneAxes axes;
 };
 
 // What writing `meshes` meshes and `takes` takes to `path` leaves out, one line each, "" when

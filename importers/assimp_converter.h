@@ -150,6 +150,10 @@ class Converter {
 
   // Scene::file_unit_metres from the format and the FBX UnitScaleFactor (0: unknown).
   double FileUnit() const;
+  // The axes the file states: FBX GlobalSettings (UpAxis, FrontAxis, CoordAxis and their signs,
+  // OriginalUpAxis), which Assimp exposes as scene metadata and does not apply to the nodes;
+  // glTF's fixed +Y up, +Z forward. Other formats state nothing (inferred later).
+  SceneAxes FileAxes() const;
   // Nothing silent: a warning naming the node properties of joints that rigel does not carry
   // (FBX user properties, rotation limits, display settings), from Assimp's node metadata.
   void NoteUncarriedProperties();

@@ -11,10 +11,12 @@
 #include <algorithm>
 #include <assimp/Importer.hpp>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -40,6 +42,7 @@ Scene Converter::Run() {
   Scene out;
   out.source = path_;
   out.file_unit_metres = FileUnit();
+  out.axes = FileAxes();
   PrepareRest();
   // One pass over every clip's frames: rotations (Euler) and translation offsets of every joint,
   // then the skeleton (which joints get position channels depends on them), then the clips.
@@ -148,6 +151,52 @@ double Converter::FileUnit() const {
     return 0.01;  // FBX default: centimetres
   }
   return 0.0;
+}
+
+namespace {
+
+// An integer entry of the scene's metadata, or nullopt.
+std::optional<int> MetaInt(const aiMetadata* meta, std::string_view key) {
+  if (meta == nullptr) return std::nullopt;
+  for (unsigned i = 0; i < meta->mNumProperties; ++i) {
+    if (std::string_view(meta->mKeys[i].C_Str()) != key) continue;
+    const aiMetadataEntry& e = meta->mValues[i];
+    if (e.mType == AI_INT32) return *static_cast<const std::int32_t*>(e.mData);
+    if (e.mType == AI_UINT64) return static_cast<int>(*static_cast<const std::uint64_t*>(e.mData));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+SceneAxes Converter::FileAxes() const {
+  const std::string ext = LowerExtension(path_);
+  if (ext == ".gltf" || ext == ".glb") return GltfAxes();
+  SceneAxes axes;
+  if (ext != ".fbx") return axes;
+  const aiMetadata* meta = scene_.mMetaData;
+  const auto up = MetaInt(meta, "UpAxis"), front = MetaInt(meta, "FrontAxis"),
+             coord = MetaInt(meta, "CoordAxis");
+  auto sign = [meta](std::string_view key) { return MetaInt(meta, key).value_or(1) < 0 ? -1 : 1; };
+  auto valid = [](std::optional<int> a) { return a && *a >= 0 && *a <= 2; };
+  if (const auto original = MetaInt(meta, "OriginalUpAxis"); valid(original)) {
+    axes.original_up = {*original, sign("OriginalUpAxisSign")};
+  }
+  if (!valid(up) || !valid(front) || !valid(coord) || *up == *front || *up == *coord ||
+      *front == *coord) {
+    // FBX's default (FBX SDK, Maya): +Y up, +Z front, +X coord.
+    axes.up = {{1, 1}, FactSource::kStated, "FBX default (GlobalSettings states no axes)"};
+    axes.forward = {{2, 1}, FactSource::kStated, "FBX default (GlobalSettings states no axes)"};
+    return axes;
+  }
+  axes.up = {{*up, sign("UpAxisSign")}, FactSource::kStated, "FBX GlobalSettings UpAxis"};
+  axes.forward = {
+      {*front, sign("FrontAxisSign")}, FactSource::kStated, "FBX GlobalSettings FrontAxis"};
+  const SignedAxis right{*coord, sign("CoordAxisSign")};
+  axes.right_handed =
+      right.Vector().cross(axes.up.value.Vector()).dot(axes.forward.value.Vector()) > 0;
+  axes.handedness_source = FactSource::kStated;
+  return axes;
 }
 
 }  // namespace assimp_internal

@@ -12,6 +12,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "core/body.h"
 #include "core/clip_check.h"
 #include "core/euler.h"
 #include "core/pose.h"
@@ -169,6 +170,9 @@ struct UnitName {
 };
 constexpr UnitName kUnits[] = {
     {"m", 1.0}, {"dm", 0.1}, {"cm", 0.01}, {"mm", 0.001}, {"in", 0.0254}};
+// The units a BVH figure's size is compared against: the named ones and the CMU ASF unit
+// (1/0.45 inch), the unit of every BVH converted from the CMU motion-capture database.
+constexpr double kCmuAsfUnit = 0.0254 / 0.45;
 
 // Value at quantile q (0..1) of `v` (reordered), nearest rank.
 double Quantile(std::vector<double>& v, double q) {
@@ -323,28 +327,33 @@ class BvhParser {
     *skeleton = std::move(rebuilt);
   }
 
-  // Sets scene->file_unit_metres from the options, or estimates it from the figure's height at
-  // frame 0 with a warning.
+  // Sets scene->file_unit_metres from the options, or estimates it from the body (a humanoid's
+  // standing height over the clip, EstimateUnitFromBody) with a warning; a figure that is not a
+  // humanoid leaves the unit unknown, with a warning.
   void ResolveUnit(const Skeleton& skeleton, Scene* scene) {
     if (options_.unit_metres > 0) {
       scene->file_unit_metres = options_.unit_metres;
       return;
     }
-    Pose& pose = scratch_pose_;
-    pose.SetFromRow(skeleton, scene->clips.front().frame(0));
-    const Eigen::AlignedBox3d box = JointBounds(pose.world);
-    const double height = box.isEmpty() ? 0.0 : box.sizes()[GuessUpAxis(box)];
-    const double unit = EstimateBvhUnit(height);
+    BodyMeasure body;
+    const double unit = EstimateUnitFromBody(skeleton, &scene->clips.front(), &body);
     if (unit > 0) {
       scene->estimated_unit_metres = unit;
       scene->warnings.push_back(fmt::format(
-          "{}: BVH does not state its length unit; estimated {} from the figure's height ({:.4g} "
-          "units = {:.3g} m; --unit-in m|dm|cm|mm|in to state it)",
-          name_, UnitLabel(unit), height, height * unit));
+          "{}: BVH does not state its length unit; estimated {} from the body: the figure stands "
+          "{:.4g} units = {:.3g} m (head over feet, {} frames; bones head-hips-foot {:.4g} units) "
+          "(--unit-in to state it)",
+          name_, UnitLabel(unit), body.height, body.height * unit, body.frames, body.chain_height));
+    } else if (!body.humanoid) {
+      scene->warnings.push_back(fmt::format(
+          "{}: BVH does not state its length unit and the figure is not a humanoid, whose size "
+          "would tell it ({}): the unit is unknown, lengths are kept as they are (--unit-in to "
+          "state it)",
+          name_, body.evidence));
     } else {
       scene->warnings.push_back(fmt::format(
           "{}: BVH does not state its length unit and the figure has no height to estimate it "
-          "from (--unit-in m|dm|cm|mm|in to state it)",
+          "from (--unit-in to state it)",
           name_));
     }
   }
@@ -683,30 +692,40 @@ std::string UnitLabel(double metres) {
   for (const UnitName& u : kUnits) {
     if (u.metres == metres) return std::string(u.name);
   }
+  if (metres == kCmuAsfUnit) return fmt::format("{:.6g} m (the CMU ASF unit, 1/0.45 inch)", metres);
   return fmt::format("{:g} m", metres);
 }
 
 double EstimateBvhUnit(double height) {
   if (!(height > 0) || !std::isfinite(height)) return 0.0;
   double best = 0, best_distance = INFINITY;
-  for (const UnitName& u : kUnits) {
-    const double d = std::abs(std::log(height * u.metres / 1.6));
+  auto consider = [&](double metres) {
+    const double d = std::abs(std::log(height * metres / 1.6));
     if (d < best_distance) {
       best_distance = d;
-      best = u.metres;
+      best = metres;
     }
-  }
+  };
+  for (const UnitName& u : kUnits) consider(u.metres);
+  consider(kCmuAsfUnit);
   return best;
+}
+
+double EstimateUnitFromBody(const Skeleton& skeleton, const Clip* clip, BodyMeasure* measure) {
+  BodyMeasure body = MeasureBody(skeleton, clip);
+  const double unit = body.humanoid ? EstimateBvhUnit(body.height) : 0.0;
+  if (measure != nullptr) *measure = std::move(body);
+  return unit;
 }
 
 double EstimateUnitFromFrame(const Skeleton& skeleton, std::span<const double> row,
                              double* height) {
-  Pose pose(skeleton);
-  pose.SetFromRow(skeleton, row);
-  const Eigen::AlignedBox3d box = JointBounds(pose.world);
-  const double h = box.isEmpty() ? 0.0 : box.sizes()[GuessUpAxis(box)];
-  if (height != nullptr) *height = h;
-  return EstimateBvhUnit(h);
+  Clip clip(1, skeleton.num_channels(), 1.0);
+  std::copy(row.begin(), row.end(), &clip.at(0, 0));
+  BodyMeasure body;
+  const double unit = EstimateUnitFromBody(skeleton, &clip, &body);
+  if (height != nullptr) *height = body.height;
+  return unit;
 }
 
 Scene ReadBvh(const std::string& path, const BvhReadOptions& options) {

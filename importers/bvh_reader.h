@@ -39,6 +39,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/body.h"
 #include "core/scene.h"
 #include "importers/import_error.h"
 
@@ -64,13 +65,21 @@ std::vector<std::string> BvhUnitNames();
 // "<metres> m" (e.g. "0.3048 m").
 std::string UnitLabel(double metres);
 
-// Guess of the unit of a figure `height` units tall (up-axis extent of its joints at frame 0),
-// assuming a standing adult of about 1.6 m: the unit among ParseBvhUnit's whose height in metres is
-// nearest 1.6 m on a log scale. Returns metres per unit; 0 when height is not > 0.
+// Guess of the unit of a human figure standing `height` units tall (head joint above the feet),
+// assuming an adult whose head joint stands about 1.6 m high: the unit among ParseBvhUnit's and
+// the CMU ASF unit (1/0.45 inch, every CMU-derived BVH) whose height in metres is nearest 1.6 m on
+// a log scale. Returns metres per unit; 0 when height is not > 0.
 double EstimateBvhUnit(double height);
 
-// EstimateBvhUnit of the figure a frame of `skeleton` poses (its joints' extent along the guessed
-// up axis), with that height in *height when given. 0 when the figure has no height.
+// The unit of `skeleton`'s figure from its body (core/body.h MeasureBody over `clip`, its rest
+// pose when null): EstimateBvhUnit of a humanoid's standing height over the clip; 0 when the
+// figure is not a humanoid (a hand, an animal: its size says nothing about its unit) or has no
+// height. The measure is stored in *measure when given.
+double EstimateUnitFromBody(const Skeleton& skeleton, const Clip* clip,
+                            BodyMeasure* measure = nullptr);
+
+// EstimateUnitFromBody over one frame of `skeleton`, with the standing height in *height when
+// given. Prefer EstimateUnitFromBody over a whole clip.
 double EstimateUnitFromFrame(const Skeleton& skeleton, std::span<const double> row,
                              double* height = nullptr);
 

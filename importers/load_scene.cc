@@ -45,6 +45,7 @@ Scene LoadScene(const std::string& path) { return LoadScene(path, LoadOptions())
 // The readers' rows in io/file_format.cc point here.
 Scene ReadBvhFormat(const std::string& path, const LoadOptions& options) {
   Scene scene = ReadBvh(path, options.bvh);
+  ResolveSceneFacts(scene, options.axes);
   ConvertSceneUnit(scene, options.unit);
   return scene;
 }
@@ -54,9 +55,9 @@ Scene ReadAssimpFormat(const std::string& path, const LoadOptions& options) {
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw ImportError(fmt::format("{}: no such file", path));
   }
-  if (options.isolate) return LoadSceneIsolated(path, options);
-  Scene scene = ReadWithAssimp(path);
-  ConvertSceneUnit(scene, options.unit);
+  Scene scene = options.isolate ? LoadSceneIsolated(path, options) : ReadWithAssimp(path);
+  ResolveSceneFacts(scene, options.axes);
+  if (!options.isolate) ConvertSceneUnit(scene, options.unit);
   return scene;
 }
 

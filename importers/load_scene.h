@@ -12,6 +12,7 @@
 #include "core/scene.h"
 #include "importers/bvh_reader.h"
 #include "importers/import_error.h"
+#include "importers/scene_facts.h"
 #include "io/file_format.h"  // ReadableExtensions, FileFormats: which format reads what
 
 namespace rigel {
@@ -34,6 +35,9 @@ struct LoadOptions {
   // BVH only: how position channels are read (--bvh-translation) and the file's unit (--unit-in;
   // 0 = estimated from the figure's height, with a warning).
   BvhReadOptions bvh;
+  // The scene's up and forward axes, given by the user (--up, --forward): they override what the
+  // file states and what the body suggests (importers/scene_facts.h).
+  AxesOverride axes;
   // Read Assimp formats (FBX, glTF, DAE, ...) in a child process (see LoadSceneIsolated). Turn off
   // only for benchmarks and debugging: Debian's Assimp aborts on corrupt files.
   bool isolate = true;
@@ -44,8 +48,9 @@ struct LoadOptions {
 };
 
 // Reads `path` with the importer its extension selects (case-insensitive): BVH natively, the
-// others through Assimp (isolated unless options.isolate is false). Throws ImportError, whose
-// message names the file.
+// others through Assimp (isolated unless options.isolate is false), then resolves the scene's
+// axes (ResolveSceneFacts: stated, given, or inferred from the body, with warnings). Throws
+// ImportError, whose message names the file.
 Scene LoadScene(const std::string& path);
 Scene LoadScene(const std::string& path, const LoadOptions& options);
 

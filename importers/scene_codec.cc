@@ -17,7 +17,7 @@ namespace rigel {
 namespace {
 
 constexpr char kMagic[4] = {'R', 'G', 'S', 'C'};
-constexpr std::uint32_t kVersion = 2;  // 2: meshes
+constexpr std::uint32_t kVersion = 3;  // 2: meshes; 3: axes
 
 class Writer {
  public:
@@ -163,6 +163,16 @@ std::string EncodeScene(const Scene& scene, std::string prefix) {
   w.String(scene.source);
   w.Pod(scene.file_unit_metres);
   w.Pod(scene.length_scale);
+  for (const AxisFact* f : {&scene.axes.up, &scene.axes.forward}) {
+    w.Pod(static_cast<std::int32_t>(f->value.axis));
+    w.Pod(static_cast<std::int32_t>(f->value.sign));
+    w.Pod(static_cast<std::int32_t>(f->source));
+    w.String(f->evidence);
+  }
+  w.Pod(static_cast<std::int32_t>(scene.axes.right_handed));
+  w.Pod(static_cast<std::int32_t>(scene.axes.handedness_source));
+  w.Pod(static_cast<std::int32_t>(scene.axes.original_up.axis));
+  w.Pod(static_cast<std::int32_t>(scene.axes.original_up.sign));
   w.Pod(static_cast<std::uint64_t>(scene.warnings.size()));
   for (const std::string& s : scene.warnings) w.String(s);
   const Skeleton& sk = *scene.skeleton;
@@ -221,6 +231,24 @@ Scene DecodeScene(std::string_view bytes, const std::string& context) {
   scene.source = r.String();
   scene.file_unit_metres = r.Pod<double>();
   scene.length_scale = r.Pod<double>();
+  auto axis = [&r](int low) {
+    const int a = r.Pod<std::int32_t>(), sign = r.Pod<std::int32_t>();
+    if (a < low || a > 2 || (sign != 1 && sign != -1)) r.Fail("axes");
+    return SignedAxis{a, sign};
+  };
+  auto source = [&r] {
+    const int s = r.Pod<std::int32_t>();
+    if (s < 0 || s > static_cast<int>(FactSource::kUser)) r.Fail("axes");
+    return static_cast<FactSource>(s);
+  };
+  for (AxisFact* f : {&scene.axes.up, &scene.axes.forward}) {
+    f->value = axis(0);
+    f->source = source();
+    f->evidence = r.String();
+  }
+  scene.axes.right_handed = r.Pod<std::int32_t>() != 0;
+  scene.axes.handedness_source = source();
+  scene.axes.original_up = axis(-1);
   const std::uint64_t num_warnings = r.Count(1u << 20);
   for (std::uint64_t i = 0; i < num_warnings; ++i) scene.warnings.push_back(r.String());
 

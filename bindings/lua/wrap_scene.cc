@@ -91,6 +91,29 @@ int w_Scene_get_warnings(lua_State* L) {
   return 1;
 }
 
+int w_Scene_get_axes(lua_State* L) {
+  // scene.axes -> {up = "+Y", up_source = "stated"|"inferred"|"user"|"unknown", up_evidence,
+  //                forward, forward_source, forward_evidence, right_handed, original_up}
+  const SceneAxes& axes = CheckScene(L, 1)->scene->axes;
+  lua_createtable(L, 0, 8);
+  for (const auto& [key, fact] : {std::pair{"up", &axes.up}, {"forward", &axes.forward}}) {
+    const std::string k(key);
+    lua_pushstring(L, SignedAxisName(fact->value).c_str());
+    lua_setfield(L, -2, k.c_str());
+    lua_pushstring(L, std::string(FactSourceKey(fact->source)).c_str());
+    lua_setfield(L, -2, (k + "_source").c_str());
+    lua_pushstring(L, fact->evidence.c_str());
+    lua_setfield(L, -2, (k + "_evidence").c_str());
+  }
+  lua_pushboolean(L, axes.right_handed);
+  lua_setfield(L, -2, "right_handed");
+  if (axes.original_up.axis >= 0) {
+    lua_pushstring(L, SignedAxisName(axes.original_up).c_str());
+    lua_setfield(L, -2, "original_up");
+  }
+  return 1;
+}
+
 void DescribeScene(lua_State* L, const SceneBox& box) {
   lua_pushfstring(L, "Scene: '%s', %d joints, %d clip(s)", box.scene->source.c_str(),
                   box.scene->skeleton ? box.scene->skeleton->num_joints() : 0,
@@ -98,18 +121,23 @@ void DescribeScene(lua_State* L, const SceneBox& box) {
 }
 
 const luaL_Reg kMethods[] = {{"clip", w_Scene_clip}, {"save", w_Scene_save}, {nullptr, nullptr}};
-const luaL_Reg kGetters[] = {{"skeleton", GetBoxSkeleton<SceneBox>}, {"clips", w_Scene_get_clips},
-                             {"num_clips", w_Scene_get_num_clips},   {"source", w_Scene_get_source},
-                             {"warnings", w_Scene_get_warnings},     {nullptr, nullptr}};
+const luaL_Reg kGetters[] = {{"skeleton", GetBoxSkeleton<SceneBox>},
+                             {"clips", w_Scene_get_clips},
+                             {"num_clips", w_Scene_get_num_clips},
+                             {"source", w_Scene_get_source},
+                             {"warnings", w_Scene_get_warnings},
+                             {"axes", w_Scene_get_axes},
+                             {nullptr, nullptr}};
 
 int w_load(lua_State* L) {
-  // rigel.load(path [, {bvh_translation = "auto"|"add"|"replace", unit = "m"|"dm"|"cm"|"mm"|"in"}])
+  // rigel.load(path [, {bvh_translation = "auto"|"add"|"replace", unit = "m"|"dm"|"cm"|"mm"|"in",
+  //                     up = "y"|"+z"|"-y"|..., forward = "z"|"-y"|...}])
   const char* path = CheckPathString(L, 1);
   CheckMaxArgs(L, 2);
   LoadOptions options;
   if (!lua_isnoneornil(L, 2)) {
     CheckTable(L, 2);
-    static const char* const kKeys[] = {"bvh_translation", "unit", nullptr};
+    static const char* const kKeys[] = {"bvh_translation", "unit", "up", "forward", nullptr};
     CheckOptionKeys(L, 2, kKeys);
     static const char* const kTranslations[] = {"auto", "add", "replace", nullptr};
     const int t = OptionField(L, 2, "bvh_translation", kTranslations, -1);
@@ -117,6 +145,12 @@ int w_load(lua_State* L) {
     static const char* const kUnits[] = {"m", "dm", "cm", "mm", "in", nullptr};
     const int u = OptionField(L, 2, "unit", kUnits, -1);
     if (u >= 0) options.bvh.unit_metres = *ParseBvhUnit(kUnits[u]);
+    static const char* const kAxes[] = {"x", "y", "z",  "+x", "+y", "+z", "-x", "-y", "-z",   "X",
+                                        "Y", "Z", "+X", "+Y", "+Z", "-X", "-Y", "-Z", nullptr};
+    const int up = OptionField(L, 2, "up", kAxes, -1);
+    if (up >= 0) options.axes.up = ParseSignedAxis(kAxes[up]);
+    const int forward = OptionField(L, 2, "forward", kAxes, -1);
+    if (forward >= 0) options.axes.forward = ParseSignedAxis(kAxes[forward]);
   }
   CheckPathAccess(L, 1, path);
   catch_exceptions(L, [&] {

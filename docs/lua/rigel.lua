@@ -20,10 +20,13 @@
 ---@field version string
 local rigel = {}
 
----Reads an animation file (format by extension, see `readable_formats`).
+---Reads an animation file (format by extension, see `readable_formats`). `up` and `forward`
+---("y", "+z", "-y", ...) override the axes the file states or the body suggests, as --up and
+-----forward do.
 ---@param path string
+---@param options? {bvh_translation?: "auto"|"add"|"replace", unit?: "m"|"dm"|"cm"|"mm"|"in", up?: string, forward?: string}
 ---@return rigel.Scene
-function rigel.load(path) end
+function rigel.load(path, options) end
 
 ---Writes a clip (with its skeleton) or a whole scene, atomically; format by extension.
 ---@param path string
@@ -167,7 +170,18 @@ function quat:table() end
 ---@field num_clips integer
 ---@field source string
 ---@field warnings string[]
+---@field axes rigel.SceneAxes the axes of the scene's data and how they were found
 local Scene = {}
+
+---@class rigel.SceneAxes
+---@field up string "+Y", "-Z", ...
+---@field up_source "stated"|"inferred"|"user"|"unknown"
+---@field up_evidence string
+---@field forward string the direction the figure faces
+---@field forward_source "stated"|"inferred"|"user"|"unknown"
+---@field forward_evidence string
+---@field right_handed boolean
+---@field original_up? string FBX OriginalUpAxis
 ---@param index? integer default 1
 ---@return rigel.Clip
 function Scene:clip(index) end

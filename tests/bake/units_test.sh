@@ -39,8 +39,12 @@ python3 "$work/glb.py" "$work/cm/walk.glb" "$walk" 0.01 || fail=1
 if grep -q "estimated" "$work/cm.err"; then echo "FAILED: a stated unit was estimated"; fail=1; fi
 "$rigel" bake --no-progress --rig "$work/identity.lua" --out "$work/est" --format glb "$walk" \
   2>"$work/est.err" || { echo "FAILED: bake (estimated unit)"; fail=1; }
-python3 "$work/glb.py" "$work/est/walk.glb" "$walk" 0.1 || fail=1
-grep -q "estimated dm from the figure's height" "$work/est.err" ||
+# A CMU walk: its standing height (24.5 units, head joint over the feet) makes it 1.38 m in the
+# CMU ASF unit (1/0.45 inch); as decimetres (the estimate from frame 0's extent until issue 26)
+# it stood 2.4 m.
+python3 "$work/glb.py" "$work/est/walk.glb" "$walk" "$(python3 -c 'print(repr(0.0254 / 0.45))')" ||
+  fail=1
+grep -q "estimated 0.0564444 m (the CMU ASF unit, 1/0.45 inch) from the body" "$work/est.err" ||
   { echo "FAILED: the estimate is not named"; cat "$work/est.err"; fail=1; }
 "$rigel" retarget --no-progress --target "$walk" --unit-in in --out "$work/rt" --format glb \
   "$src/samples/basics/walk.bvh" 2>/dev/null || { echo "FAILED: retarget"; fail=1; }

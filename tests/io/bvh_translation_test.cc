@@ -241,7 +241,8 @@ TEST(BvhUnit, StatedOrEstimatedFromTheHeight) {
   EXPECT_DOUBLE_EQ(estimated.estimated_unit_metres, 0.01);
   int named = 0;
   for (const std::string& w : estimated.warnings) {
-    if (w.find("estimated cm from the figure's height (120 units = 1.2 m") != w.npos) ++named;
+    if (w.find("estimated cm from the body: the figure stands 120 units = 1.2 m") != w.npos)
+      ++named;
   }
   EXPECT_EQ(named, 1);
   BvhReadOptions stated;

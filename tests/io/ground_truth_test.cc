@@ -1,0 +1,160 @@
+// The corpus ground truth (tests/data/ground_truth.csv): for every file of ../shared/data, what a
+// person sees when opening it in Blender 3.4 (up axis in the file's frame, metres per file unit,
+// standing height in metres, humanoid or not), against what rigel infers. The figures before
+// (frame 0's bounding box: the rule rigel used until issue 26) and after are printed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "core/body.h"
+#include "core/pose.h"
+#include "core/skeleton_utils.h"
+#include "importers/load_scene.h"
+#include "test_util.h"
+
+namespace rigel {
+namespace {
+
+struct Truth {
+  std::string file, up, unit, height;
+  bool humanoid = false;
+};
+
+std::vector<std::string> SplitCsv(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (const char c : line) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+std::vector<Truth> ReadTruth() {
+  std::ifstream in(RIGEL_GROUND_TRUTH);
+  std::vector<Truth> rows;
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    const std::vector<std::string> f = SplitCsv(line);
+    if (f.size() < 5) continue;
+    rows.push_back({f[0], f[1], f[2], f[3], f[4] == "yes"});
+  }
+  return rows;
+}
+
+// rigel's rule until issue 26: up = Z when frame 0's joints extend further in Z than in Y, the
+// height that extent, the unit of a BVH the named unit that makes it nearest 1.6 m.
+struct OldGuess {
+  std::string up;
+  double unit = 0, height_m = 0;
+};
+OldGuess OldRule(const Scene& scene) {
+  Pose pose(*scene.skeleton);
+  if (!scene.clips.empty() && scene.clips[0].num_frames() > 0) {
+    pose.SetFromRow(*scene.skeleton, scene.clips[0].frame(0));
+  }
+  const Eigen::AlignedBox3d box = JointBounds(pose.world);
+  const int up = GuessUpAxis(box);
+  const double height = box.isEmpty() ? 0.0 : box.sizes()[up];
+  OldGuess g{up == 2 ? "+Z" : "+Y", scene.file_unit_metres, 0};
+  if (!(g.unit > 0) && height > 0) {
+    double best = INFINITY;
+    for (const double u : {1.0, 0.1, 0.01, 0.001, 0.0254}) {
+      const double d = std::abs(std::log(height * u / 1.6));
+      if (d < best) best = d, g.unit = u;
+    }
+  }
+  g.height_m = height * g.unit;
+  return g;
+}
+
+struct Tally {
+  int checked = 0, right = 0, old_right = 0;
+  std::string Line(const char* what) const {
+    std::ostringstream s;
+    s << what << ": " << right << "/" << checked << " right (before: " << old_right << "/"
+      << checked << ")";
+    return s.str();
+  }
+};
+
+bool Near(double a, double b, double rel) { return std::abs(a - b) <= rel * std::abs(b); }
+
+TEST(GroundTruth, EveryCorpusFileReadsAsItsAuthorMeant) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const std::vector<Truth> rows = ReadTruth();
+  ASSERT_GE(rows.size(), 90u);
+  Tally up, unit, height, humanoid;
+  int refused = 0, read = 0;
+  for (const Truth& t : rows) {
+    SCOPED_TRACE(t.file);
+    const std::string path = testing::SharedData() + "/" + t.file;
+    Scene scene;
+    try {
+      scene = LoadScene(path);
+    } catch (const std::exception& e) {
+      ++refused;  // refusing is another issue's matter; the row counts as refused
+      std::printf("refused: %s: %s\n", t.file.c_str(), e.what());
+      continue;
+    }
+    ++read;
+    const OldGuess old = OldRule(scene);
+    const BodyMeasure body = MeasureBody(
+        *scene.skeleton, scene.clips.empty() ? nullptr : &scene.clips[0], scene.axes.up.value);
+    const double metres = MetresPerUnitOrEstimate(scene) * scene.length_scale;
+    if (t.up != "?") {
+      ++up.checked;
+      const std::string got = SignedAxisName(scene.axes.up.value);
+      up.right += got == t.up;
+      up.old_right += old.up == t.up;
+      EXPECT_EQ(got, t.up) << "up axis: " << DescribeAxes(scene.axes);
+    }
+    if (t.unit != "?") {
+      const double want = std::stod(t.unit);
+      ++unit.checked;
+      // A figure that is not a humanoid may leave a BVH's unit unknown (said in a warning).
+      const bool ok = Near(metres, want, 0.01) || (!t.humanoid && metres == 0);
+      unit.right += ok;
+      unit.old_right += Near(old.unit, want, 0.01);
+      EXPECT_TRUE(ok) << "unit: rigel " << metres << " m, truth " << want << " m";
+    }
+    ++humanoid.checked;
+    humanoid.right += body.humanoid == t.humanoid;
+    EXPECT_EQ(body.humanoid, t.humanoid) << body.evidence;
+    if (!t.height.empty()) {
+      const double want = std::stod(t.height);
+      ++height.checked;
+      const bool ok = Near(body.height * metres, want, 0.10);
+      height.right += ok;
+      height.old_right += Near(old.height_m, want, 0.10);
+      EXPECT_TRUE(ok) << "height: rigel " << body.height << " units x " << metres
+                      << " m = " << body.height * metres << " m, truth " << want << " m ("
+                      << body.evidence << ")";
+      if (want < kMinHumanHeightMetres || want > kMaxHumanHeightMetres) {
+        bool warned = false;
+        for (const std::string& w : scene.warnings) warned |= w.find("implausible") != w.npos;
+        EXPECT_TRUE(warned) << "a " << want << " m human must be warned about";
+      }
+    }
+  }
+  std::printf("ground truth: %zu files, %d read, %d refused\n  %s\n  %s\n  %s\n  %s\n", rows.size(),
+              read, refused, up.Line("up axis").c_str(), unit.Line("unit").c_str(),
+              height.Line("height").c_str(), humanoid.Line("humanoid (no rule before)").c_str());
+}
+
+}  // namespace
+}  // namespace rigel
