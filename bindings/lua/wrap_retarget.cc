@@ -530,12 +530,12 @@ int w_up_axis(lua_State* L) {
 
 // Checks the joint list item at the top of the stack (a name or a 1-based index); raises
 // "bad argument #arg to 'fn' (joint list item i: ...)" otherwise.
-void CheckJointItem(lua_State* L, int arg, lua_Integer item, const Skeleton& skeleton) {
+int CheckJointItem(lua_State* L, int arg, lua_Integer item, const Skeleton& skeleton) {
   const int v = lua_gettop(L);
   if (lua_type(L, v) == LUA_TNUMBER) {
     int is_integer = 0;
     const lua_Integer j = lua_tointegerx(L, v, &is_integer);
-    if (is_integer && j >= 1 && j <= skeleton.num_joints()) return;
+    if (is_integer && j >= 1 && j <= skeleton.num_joints()) return static_cast<int>(j) - 1;
     luaL_argerror(L, arg,
                   lua_pushfstring(L, "joint list item %d: joint index in [1, %d] expected",
                                   static_cast<int>(item), skeleton.num_joints()));
@@ -546,13 +546,14 @@ void CheckJointItem(lua_State* L, int arg, lua_Integer item, const Skeleton& ske
                                   static_cast<int>(item), TypeName(L, v)));
   }
   const char* name = lua_tostring(L, v);
-  if (skeleton.FindJoint(name) >= 0) return;
+  if (const int j = skeleton.FindJoint(name); j >= 0) return j;
   {
     const std::string closest = ClosestNames(name, skeleton.names());
     lua_pushfstring(L, "joint list item %d: no joint '%s' (closest: %s)", static_cast<int>(item),
                     name, closest.c_str());
   }  // no C++ object alive past this point
   luaL_argerror(L, arg, lua_tostring(L, -1));
+  return -1;
 }
 
 int w_contacts(lua_State* L) {
@@ -560,15 +561,22 @@ int w_contacts(lua_State* L) {
   const ClipBox* box = CheckClip(L, 1);
   const Skeleton& skeleton = *box->skeleton;
   const bool list = lua_type(L, 2) == LUA_TTABLE;
+  CheckMaxArgs(L, 3);
+  lua_settop(L, 3);  // slot 3: the options or nil; the checked joints go above
   lua_Integer count = 1;
   int single = -1;
+  int ids = 0;  // the joint indices of a list, checked, in a table of the binding's own
   if (list) {
     count = static_cast<lua_Integer>(lua_rawlen(L, 2));
     if (count < 1) luaL_argerror(L, 2, "the joint list is empty");
+    lua_createtable(L, static_cast<int>(std::min<lua_Integer>(count, kMaxListLength)), 0);
+    ids = lua_gettop(L);
     for (lua_Integer i = 1; i <= count; ++i) {
       lua_rawgeti(L, 2, i);
-      CheckJointItem(L, 2, i, skeleton);
+      const int joint = CheckJointItem(L, 2, i, skeleton);
       lua_pop(L, 1);
+      lua_pushinteger(L, joint);
+      lua_rawseti(L, ids, i);
     }
   } else {
     if (lua_type(L, 2) != LUA_TSTRING && lua_type(L, 2) != LUA_TNUMBER) {
@@ -581,7 +589,6 @@ int w_contacts(lua_State* L) {
     CheckTable(L, 3);
     CheckOptionKeys(L, 3, kContactOptions);
   }
-  CheckMaxArgs(L, 3);
   int up = -1;
   if (HasField(L, opt, "up")) up = OptionField(L, opt, "up", kAxes, -1);
   retarget::ContactOptions o;
@@ -597,10 +604,10 @@ int w_contacts(lua_State* L) {
   catch_exceptions(L, [&] {
     std::vector<int> joints;
     if (list) {
+      // The indices checked above (an options __index may have changed the list since).
       for (lua_Integer i = 1; i <= count; ++i) {
-        lua_rawgeti(L, 2, i);
-        joints.push_back(lua_type(L, -1) == LUA_TNUMBER ? static_cast<int>(lua_tointeger(L, -1)) - 1
-                                                        : skeleton.FindJoint(lua_tostring(L, -1)));
+        lua_rawgeti(L, ids, i);
+        joints.push_back(static_cast<int>(lua_tointeger(L, -1)));
         lua_pop(L, 1);
       }
     } else {

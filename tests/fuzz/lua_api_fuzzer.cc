@@ -26,7 +26,7 @@
 
 namespace {
 
-// Objects created by the prelude, in slots 1..7; constants follow.
+// Objects created by the prelude, in slots 1..7; constants follow, then results, then shapes.
 const char* const kKinds[] = {"scene", "skeleton", "clip", "pose", "vec3", "quat", "rig"};
 constexpr int kNumKinds = 7;
 
@@ -101,6 +101,26 @@ constexpr int kFirstConstant = kNumKinds + 1;
 constexpr int kFirstResult = kFirstConstant + kNumConstants;
 constexpr int kNumResults = 16;
 constexpr int kNumSlots = kFirstResult + kNumResults - 1;
+
+// Shapes that once crashed the binding (issue 25): long lists, __len that changes or raises,
+// __index that raises or answers once, option tables holding them. Reached by argument bytes of
+// 240 and up only (Slot), so that the committed seeds and reproducers (bytes below 240) keep
+// making the same scripts. Slots kFirstShape ... kFirstShape + kNumShapes - 1.
+const char* const kShapes[] = {
+    "(function() local t = {} for i = 1, 1000 do t[i] = 'Tip' end return t end)()",
+    "(function() local t = {} for i = 1, 1000 do t[i] = {} end return t end)()",
+    "setmetatable({'Tip', {}, {}, {}}, {__len = (function() local n = 0 return function() n = n "
+    "+ 1 return n == 1 and 1 or 4 end end)()})",
+    "setmetatable({}, {__len = function() return 2^40 end})",
+    "setmetatable({}, {__len = function() error('len') end})",
+    "setmetatable({}, {__index = (function() local n = 0 return function() n = n + 1 return n <= "
+    "2 and 'Tip' or nil end end)()})",
+    "{effectors = (function() local t = {} for i = 1, 1000 do t[i] = 'Tip' end return t end)()}",
+    "{map = {Tip = setmetatable({'Tip', {}, {}}, {__len = (function() local n = 0 return "
+    "function() n = n + 1 return n == 1 and 1 or 3 end end)()})}}",
+};
+constexpr int kNumShapes = sizeof(kShapes) / sizeof(kShapes[0]);
+constexpr unsigned kShapeByte = 240;
 
 const char* const kBinary[] = {"+", "-", "*", "/", "==", "<", "..", "//", "%", "^"};
 
@@ -262,12 +282,23 @@ class Generator {
     for (int i = 0; i < kNumConstants; ++i) {
       out += "V[" + std::to_string(kFirstConstant + i) + "] = " + kConstants[i] + "\n";
     }
+    for (int i = 0; i < kNumShapes; ++i) {
+      out += "V[" + std::to_string(kNumSlots + 1 + i) + "] = " + kShapes[i] + "\n";
+    }
     for (int n = 0; n < 48 && !bytes_->empty(); ++n) Statement(&out, 0);
     return out;
   }
 
  private:
-  std::string Slot() { return "V[" + std::to_string(1 + bytes_->Pick(kNumSlots)) + "]"; }
+  // A slot of the pool (as Pick(kNumSlots) for bytes below kShapeByte), or a shape.
+  std::string Slot() {
+    const unsigned b = bytes_->Next();
+    if (b >= kShapeByte) {
+      return "V[" + std::to_string(kNumSlots + 1 + static_cast<int>(b - kShapeByte) % kNumShapes) +
+             "]";
+    }
+    return "V[" + std::to_string(1 + static_cast<int>(b % kNumSlots)) + "]";
+  }
   // Mostly one of the prelude's objects (where methods are), sometimes anything.
   int ObjectSlot() {
     const unsigned b = bytes_->Next();

@@ -52,6 +52,22 @@ t.run({
       rig.constraint, rig, "twist", { driver = "Upper", joints = list_of(200000, "Lower") })
   end,
 
+  contacts_list_read_once = function()
+    -- The options' __index rewrites the joint list after it was checked: the contacts use the
+    -- joints as checked (the list was read again: index 1000 of a 5-joint skeleton).
+    local clip = chain:clip()
+    local joints = { "Side", "Tip" }
+    local options = setmetatable({}, { __index = function()
+      joints[1] = 1000
+      joints[2] = {}
+      return nil
+    end })
+    local lists = rigel.contacts(clip, joints, options)
+    t.eq(#lists, 2, "one list per joint as checked")
+    t.raises("joint list item 1: joint index in [1, 5] expected", "a bad index is still refused",
+      rigel.contacts, clip, { 1000 })
+  end,
+
   retarget_map_read_once = function()
     local clip = chain:clip()
     -- __len says 1 to the check, 4 to the second pass, over entries that are not valid: used to
