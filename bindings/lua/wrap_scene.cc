@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <new>
+#include <optional>
+#include <string>
 
 #include "bindings/lua/boxes.h"
 #include "bindings/lua/fields.h"
@@ -102,8 +105,42 @@ const luaL_Reg kGetters[] = {{"skeleton", GetBoxSkeleton<SceneBox>}, {"clips", w
                              {"num_clips", w_Scene_get_num_clips},   {"source", w_Scene_get_source},
                              {"warnings", w_Scene_get_warnings},     {nullptr, nullptr}};
 
+// Field "unit" of the options table at `arg`: a unit name or factor as ParseBvhUnit reads it, or
+// a number of metres per file unit (finite, > 0). Metres per unit.
+double UnitOption(lua_State* L, int arg) {
+  lua_getfield(L, arg, "unit");
+  double metres = 0;
+  if (lua_type(L, -1) == LUA_TNUMBER) {
+    metres = static_cast<double>(lua_tonumber(L, -1));
+    if (!(metres > 0) || !std::isfinite(metres)) {
+      luaL_argerror(L, arg,
+                    lua_pushfstring(L,
+                                    "field 'unit': %f is not a length unit (metres per file "
+                                    "unit must be finite and > 0)",
+                                    metres));
+    }
+  } else if (lua_type(L, -1) == LUA_TSTRING) {
+    bool ok = false;
+    {
+      std::string error;  // gone before a Lua error is raised
+      const std::optional<double> parsed = ParseBvhUnit(lua_tostring(L, -1), &error);
+      ok = parsed.has_value();
+      if (ok)
+        metres = *parsed;
+      else
+        lua_pushstring(L, ("field 'unit': " + error).c_str());
+    }
+    if (!ok) luaL_argerror(L, arg, lua_tostring(L, -1));
+  } else {
+    FieldError(L, arg, "unit", "string or number");
+  }
+  lua_pop(L, 1);
+  return metres;
+}
+
 int w_load(lua_State* L) {
-  // rigel.load(path [, {bvh_translation = "auto"|"add"|"replace", unit = "m"|"dm"|"cm"|"mm"|"in"}])
+  // rigel.load(path [, {bvh_translation = "auto"|"add"|"replace", unit = "m"|"dm"|"cm"|"mm"|"in"
+  // or a factor ("2.54cm", "1e-3", or a number of metres per file unit)}])
   const char* path = CheckPathString(L, 1);
   CheckMaxArgs(L, 2);
   LoadOptions options;
@@ -114,9 +151,7 @@ int w_load(lua_State* L) {
     static const char* const kTranslations[] = {"auto", "add", "replace", nullptr};
     const int t = OptionField(L, 2, "bvh_translation", kTranslations, -1);
     if (t >= 0) options.bvh.translation = *ParseBvhTranslation(kTranslations[t]);
-    static const char* const kUnits[] = {"m", "dm", "cm", "mm", "in", nullptr};
-    const int u = OptionField(L, 2, "unit", kUnits, -1);
-    if (u >= 0) options.bvh.unit_metres = *ParseBvhUnit(kUnits[u]);
+    if (HasField(L, 2, "unit")) options.bvh.unit_metres = UnitOption(L, 2);
   }
   CheckPathAccess(L, 1, path);
   catch_exceptions(L, [&] {
