@@ -322,6 +322,13 @@ TEST(BvhRoundTrip, ManifestFacts) {
       {"/makehuman/tpose.bvh", 173, 49, 951, 1, 0.041667},
       {"/makehuman/walk1.bvh", 75, 16, 228, 14, 0.041667},
       {"/pybvh/bvh_test1.bvh", 24, 5, 75, 75, 0.033333},
+      // wild/ (MANIFEST rows 1-5 and 7).
+      {"/wild/wspr_bvh-matlab/milad_perception_neuron.bvh", 59, 13, 354, 422, 0.008},
+      {"/wild/orangeduck_lafan1-resolved/Geno_bind.bvh", 75, 21, 450, 2, 0.016667},
+      {"/wild/wspr_bvh-matlab/louise_optitrack_arena.bvh", 18, 5, 57, 2998, 0.01},
+      {"/wild/facebookresearch_fairmotion/pfnn_hierarchy.bvh", 31, 7, 96, 60, 0.0333333},
+      {"/wild/Firepal_godot_vr_mocap/godot_vr_tracking_test.bvh", 4, 3, 18, 100, 0.013889},
+      {"/wild/Sensor-Guided-Living_vr/pirouette.bvh", 43, 14, 132, 592, 0.00833333},
   };
   for (const Fact& f : facts) {
     const Scene s = ReadBvh(root + f.file);
@@ -346,6 +353,17 @@ TEST(BvhRoundTrip, ManifestFacts) {
   }
   EXPECT_EQ(xzy, 16);
   EXPECT_EQ(zyx, 2);
+  // pirouette.bvh: root ZYX, the 42 other joints ZXY; the VR recording's root has no channel.
+  const Scene pirouette = ReadBvh(root + "/wild/Sensor-Guided-Living_vr/pirouette.bvh");
+  int zxy = 0;
+  for (int j = 0; j < pirouette.skeleton->num_joints(); ++j) {
+    zxy += pirouette.skeleton->rotation_order(j) == EulerOrder::kZXY;
+  }
+  EXPECT_EQ(pirouette.skeleton->rotation_order(0), EulerOrder::kZYX);
+  EXPECT_EQ(zxy, 42);
+  const Scene vr = ReadBvh(root + "/wild/Firepal_godot_vr_mocap/godot_vr_tracking_test.bvh");
+  EXPECT_EQ(vr.skeleton->channel_count(0), 0);
+  EXPECT_EQ(vr.skeleton->name(0), "__0");
 }
 
 TEST(BvhWriter, RefusesNonFiniteAndMismatch) {
