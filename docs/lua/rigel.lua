@@ -20,10 +20,15 @@
 ---@field version string
 local rigel = {}
 
+---@class rigel.LoadOptions
+---@field bvh_translation? "auto"|"add"|"replace" how BVH position channels are read
+---@field unit? string|number a BVH file's length unit: "m", "dm", "cm", "mm", "in", a factor with a unit ("2.54cm") or metres per file unit ("0.0254", 0.0254)
+
 ---Reads an animation file (format by extension, see `readable_formats`).
 ---@param path string
+---@param options? rigel.LoadOptions
 ---@return rigel.Scene
-function rigel.load(path) end
+function rigel.load(path, options) end
 
 ---Writes a clip (with its skeleton) or a whole scene, atomically; format by extension.
 ---@param path string
