@@ -36,9 +36,15 @@ inline void AddReadOptions(CLI::App* sub, ReadArgs* args) {
                   "added to the OFFSET) or replace (absolute, replacing the OFFSET)")
       ->check(CLI::IsMember({"auto", "add", "replace"}));
   sub->add_option("--unit-in", args->unit_in,
-                  "Length unit of BVH inputs: m, dm, cm, mm or in (default: estimated from the "
-                  "figure's height, with a warning)")
-      ->check(CLI::IsMember(BvhUnitNames()));
+                  "Length unit of BVH inputs: m, dm, cm, mm, in, or the length of one unit as a "
+                  "factor in metres (0.0254, 1e-3) or with a unit (2.54cm) (default: estimated "
+                  "from the body, with a warning)")
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            std::string error;
+            return ParseBvhUnit(text, &error) ? std::string() : error;
+          },
+          "UNIT"));
   sub->add_option("--up", args->up,
                   "Up axis of the inputs' data (x, y, z, -y, ...), overriding what the file "
                   "states (FBX GlobalSettings) or the body suggests (BVH)")

@@ -2,8 +2,10 @@
 #ifndef RIGEL_CORE_CLIP_H_
 #define RIGEL_CORE_CLIP_H_
 
+#include <cstddef>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rigel {
@@ -51,12 +53,27 @@ class Clip {
   // True when the clip's row width is the skeleton's channel count.
   bool matches(const Skeleton& skeleton) const;
 
+  // A value of the file the clip was read from that the clip's own value does not determine:
+  // a reader that transforms what it parses (BVH: degrees to radians, absolute translations less
+  // their OFFSET) can map two file values to one clip value. `index` is into values().
+  struct FileValue {
+    size_t index;
+    double value;
+  };
+  // Those values, sorted by index (empty when every file value follows from the clip's). A
+  // writer of the file's format writes value i back as the hint when the hint still maps to
+  // values()[i]; edits need not maintain them (a stale hint maps elsewhere and is not used, or
+  // maps to the same clip value and is as exact as any other text).
+  const std::vector<FileValue>& file_values() const { return file_values_; }
+  void set_file_values(std::vector<FileValue> values) { file_values_ = std::move(values); }
+
  private:
   int num_frames_ = 0;
   int num_channels_ = 0;
   double frame_time_ = 1.0 / 30.0;
   std::string name_;
   std::vector<double> values_;
+  std::vector<FileValue> file_values_;
 };
 
 }  // namespace rigel

@@ -120,7 +120,11 @@ void Emit(const Skeleton& skeleton, const Clip& clip, Flush&& flush) {
     from_file[c] = IsRotation(type) ? kRadPerDeg : 1.0;
     const int j = skeleton.channel_joint(c);
     if (IsTranslation(type) && skeleton.translation_mode(j) == TranslationMode::kReplace) {
-      subtract[c] = add_back[c] = skeleton.rest_translation(j)[ChannelAxis(type)];
+      // A zero OFFSET adds -0.0 back, as above: x - 0.0 keeps -0.0, and the guess must too (the
+      // exactness check's == does not tell -0.0 from +0.0).
+      const double o = skeleton.rest_translation(j)[ChannelAxis(type)];
+      subtract[c] = o;
+      add_back[c] = o == 0 ? -0.0 : o;
     }
   }
   // Rows go into one large buffer, flushed when the next row might not fit.
@@ -129,13 +133,24 @@ void Emit(const Skeleton& skeleton, const Clip& clip, Flush&& flush) {
   const std::unique_ptr<char[]> buffer(new char[capacity]);
   char* const begin = buffer.get();
   char* p = begin;
+  // The file values the reader kept where two of them give one clip value (Clip::file_values):
+  // written back when they still map to the clip's value, so the file's own number comes back.
+  const std::vector<Clip::FileValue>& hints = clip.file_values();
+  size_t next_hint = 0;
   for (int f = 0; f < clip.num_frames(); ++f) {
     const double* row = clip.frame(f).data();
+    const size_t row_index = static_cast<size_t>(f) * channels;
     for (int c = 0; c < channels; ++c) {
       const double s = from_file[c];
       const double o = subtract[c];
-      p = WriteDecimalFor(p, row[c], row[c] * to_file[c] + add_back[c],
-                          [s, o](double d) { return d * s - o; });
+      while (next_hint < hints.size() && hints[next_hint].index < row_index + c) ++next_hint;
+      if (next_hint < hints.size() && hints[next_hint].index == row_index + c &&
+          std::isfinite(hints[next_hint].value) && hints[next_hint].value * s - o == row[c]) {
+        p = WriteDecimal(p, hints[next_hint].value);
+      } else {
+        p = WriteDecimalFor(p, row[c], row[c] * to_file[c] + add_back[c],
+                            [s, o](double d) { return d * s - o; });
+      }
       *p++ = ' ';
     }
     if (channels) --p;

@@ -35,7 +35,10 @@ void FoldRestOrientations(const Skeleton& skeleton, const Clip& clip,
 // (TranslationMode::kReplace) are written as value + OFFSET, the file's own convention. Each
 // value is written as the shortest text the reader turns back into exactly it (through its
 // degrees-to-radians and OFFSET steps); a value no text maps to exactly (a solver's output can be
-// one) is written as the double nearest to it in the file's terms, one rounding away. Throws
+// one) is written as the double nearest to it in the file's terms, one rounding away. Where the
+// reader kept the file's own number (Clip::file_values: two file numbers gave the clip's value)
+// and it still maps to the clip's value, that number is written: BVH -> BVH keeps every number of
+// the file bit for bit. Throws
 // ExportError, before producing anything, when:
 // - the clip's row width is not the skeleton's channel count, or it has no frame;
 // - the frame time is not finite and > 0;

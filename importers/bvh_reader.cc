@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "core/euler.h"
 #include "core/pose.h"
 #include "core/raw_skeleton.h"
+#include "core/retarget/upside_down.h"
 #include "core/skeleton_builder.h"
 #include "core/skeleton_utils.h"
 #include "importers/utf8.h"
@@ -158,6 +160,15 @@ constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8
   return NumberStatus::kOk;
 }
 
+// `d` moved by `k` units in the last place (towards +infinity for k > 0); finite d only.
+inline double StepUlp(double d, int64_t k) {
+  const int64_t bits = std::bit_cast<int64_t>(d);
+  const int64_t magnitude = bits & INT64_MAX;
+  int64_t key = bits < 0 ? -magnitude : magnitude;  // ordered like the doubles
+  key += k;
+  return std::bit_cast<double>(key < 0 ? (-key | INT64_MIN) : key);
+}
+
 // End of the whitespace-delimited token starting at p.
 const char* TokenEnd(const char* p, const char* end) {
   while (p < end && !IsSpace(*p)) ++p;
@@ -182,18 +193,62 @@ double Quantile(std::vector<double>& v, double q) {
   return v[k];
 }
 
-// The per-joint decision of the header comment. `clip` holds the file's values. Returns the mode
-// and, when the data do not decide, a reason (empty otherwise).
-TranslationMode DecideTranslation(const Skeleton& skeleton, const Clip& clip, int joint,
-                                  double figure_size, std::vector<double>& values,
-                                  std::string* undecided) {
+// What one joint's own data say about its position channels (the header comment's rule).
+struct JointVerdict {
+  enum Kind { kTrivial, kDecided, kUndecided } kind = kTrivial;
+  TranslationMode mode = TranslationMode::kAdd;  // kDecided only
+  std::string detail;                            // kUndecided: why, in words
+};
+
+// True when no ancestor of `joint` has a channel: its translation is as free as a root's.
+bool IsFree(const Skeleton& skeleton, int joint) {
+  for (int p = skeleton.parent(joint); p >= 0; p = skeleton.parent(p)) {
+    if (skeleton.channel_count(p) > 0) return false;
+  }
+  return true;
+}
+
+// Bone-length evidence: a joint under a moving parent is one rigid bone away from it, so its
+// local translation keeps one length on every frame under the right reading. Returns the reading
+// whose length spread over the frames is less than a tenth of the other's, when the other's is
+// more than rounding (1e-9 of the figure); nullopt when the lengths do not tell.
+std::optional<TranslationMode> BoneLengthVerdict(const Skeleton& skeleton, const Clip& clip,
+                                                 int joint, double figure_size) {
+  if (IsFree(skeleton, joint) || clip.num_frames() < 2) return std::nullopt;
+  const Eigen::Vector3d& offset = skeleton.rest_translation(joint);
+  double add_min = INFINITY, add_max = -INFINITY, rep_min = INFINITY, rep_max = -INFINITY;
+  for (int f = 0; f < clip.num_frames(); ++f) {
+    Eigen::Vector3d added = offset, replaced = offset;
+    for (int k = 0; k < 3; ++k) {
+      const int c = skeleton.translation_channel(joint, k);
+      if (c < 0) continue;
+      added[k] += clip.at(f, c);
+      replaced[k] = clip.at(f, c);
+    }
+    add_min = std::min(add_min, added.norm());
+    add_max = std::max(add_max, added.norm());
+    rep_min = std::min(rep_min, replaced.norm());
+    rep_max = std::max(rep_max, replaced.norm());
+  }
+  const double add_spread = add_max - add_min, rep_spread = rep_max - rep_min;
+  const double noise = 1e-9 * figure_size;
+  if (add_spread > noise && rep_spread * 10 < add_spread) return TranslationMode::kReplace;
+  if (rep_spread > noise && add_spread * 10 < rep_spread) return TranslationMode::kAdd;
+  return std::nullopt;
+}
+
+// The per-joint decision of the header comment from the joint's own values. `clip` holds the
+// file's values.
+JointVerdict DecideTranslation(const Skeleton& skeleton, const Clip& clip, int joint,
+                               double figure_size, std::vector<double>& values) {
+  JointVerdict verdict;
   const Eigen::Vector3d& offset = skeleton.rest_translation(joint);
   double norm2 = 0;
   for (int k = 0; k < 3; ++k) {
     if (skeleton.translation_channel(joint, k) >= 0) norm2 += offset[k] * offset[k];
   }
   const double norm = std::sqrt(norm2);
-  if (norm <= 1e-9 * figure_size || norm == 0) return TranslationMode::kAdd;
+  if (norm <= 1e-9 * figure_size || norm == 0) return verdict;
   int add = 0, replace = 0, neither = 0;
   std::string detail;
   values.resize(clip.num_frames());
@@ -220,12 +275,32 @@ TranslationMode DecideTranslation(const Skeleton& skeleton, const Clip& clip, in
           fmt::format(" {}: median {:.4g} is {:.3g} x OFFSET {:.4g};", axis, median, t, offset[k]);
     }
   }
-  if (replace > 0 && add == 0 && neither == 0) return TranslationMode::kReplace;
-  if (add > 0 && replace == 0 && neither == 0) return TranslationMode::kAdd;
+  std::optional<TranslationMode> votes;
+  if (replace > 0 && add == 0 && neither == 0) votes = TranslationMode::kReplace;
+  if (add > 0 && replace == 0 && neither == 0) votes = TranslationMode::kAdd;
+  const std::optional<TranslationMode> bones =
+      BoneLengthVerdict(skeleton, clip, joint, figure_size);
+  if (votes && (!bones || bones == votes)) {
+    verdict.kind = JointVerdict::kDecided;
+    verdict.mode = *votes;
+    return verdict;
+  }
+  if (bones && !votes) {
+    verdict.kind = JointVerdict::kDecided;
+    verdict.mode = *bones;
+    return verdict;
+  }
   if (add > 0 && replace > 0) detail += " some axes restate the OFFSET, others stay near zero;";
+  if (votes && bones) {
+    detail +=
+        fmt::format(" the values {}, but the bone keeps its length only {};",
+                    votes == TranslationMode::kReplace ? "restate the OFFSET" : "stay near zero",
+                    bones == TranslationMode::kReplace ? "as absolute" : "as deltas");
+  }
   if (!detail.empty()) detail.pop_back();
-  *undecided = detail.empty() ? std::string("no axis to judge by") : detail.substr(1);
-  return TranslationMode::kAdd;
+  verdict.kind = JointVerdict::kUndecided;
+  verdict.detail = detail.empty() ? std::string("no axis to judge by") : detail.substr(1);
+  return verdict;
 }
 
 class BvhParser {
@@ -240,8 +315,14 @@ class BvhParser {
     Expect("HIERARCHY");
     for (;;) {
       const std::string keyword = PeekCopy();
-      if (keyword == "ROOT") {
+      if (keyword == "ROOT" || keyword == "JOINT") {
         Take();
+        if (keyword == "JOINT") {
+          // Blender and three.js read a top-level JOINT as a root; so does rigel, and says so.
+          scene.warnings.push_back(fmt::format(
+              "{}:{}: the hierarchy has 'JOINT' where 'ROOT' belongs; read as a root joint", name_,
+              line_no_));
+        }
         raw.roots.emplace_back();
         ParseJoint(&raw.roots.back(), 1);
       } else if (keyword == "MOTION") {
@@ -261,6 +342,7 @@ class BvhParser {
     if (!skeleton) throw ImportError(name_ + ": " + error);
     ParseMotion(*skeleton, &scene);
     ResolveTranslation(&raw, &skeleton, &scene);
+    WarnUpsideDown(*skeleton, &scene);
     ResolveUnit(*skeleton, &scene);
     scene.skeleton = std::move(skeleton);
     return scene;
@@ -286,45 +368,104 @@ class BvhParser {
       joints.push_back(j);
       for (auto it = j->children.rbegin(); it != j->children.rend(); ++it) stack.push_back(&*it);
     }
-    Pose& rest = scratch_pose_;
-    rest.channels.assign(rest.channels.size(), 0.0);
-    rest.UpdateWorld(sk);
-    const Eigen::AlignedBox3d box = JointBounds(rest.world);
-    const double size = box.isEmpty() ? 0.0 : box.sizes().maxCoeff();
+    const std::vector<TranslationMode> modes = DecideModes(sk, clip, scene);
+    std::vector<Clip::FileValue> file_values;
     bool any_replace = false;
     for (int j = 0; j < sk.num_joints(); ++j) {
-      bool has_position = false;
-      for (int k = 0; k < 3; ++k) has_position |= sk.translation_channel(j, k) >= 0;
-      if (!has_position) continue;
-      TranslationMode mode = TranslationMode::kAdd;
-      if (options_.translation == BvhTranslation::kReplace) {
-        mode = TranslationMode::kReplace;
-      } else if (options_.translation == BvhTranslation::kAuto) {
-        std::string undecided;
-        mode = DecideTranslation(sk, clip, j, size, scratch_values_, &undecided);
-        if (!undecided.empty()) {
-          scene->warnings.push_back(fmt::format(
-              "{}: joint '{}': the data do not decide whether its position channels are deltas "
-              "added to the OFFSET or absolute translations replacing it ({}); read as deltas "
-              "(--bvh-translation replace to read them as absolute)",
-              name_, sk.name(j), undecided));
-        }
-      }
-      joints[j]->translation_mode = mode;
-      if (mode != TranslationMode::kReplace) continue;
+      joints[j]->translation_mode = modes[j];
+      if (modes[j] != TranslationMode::kReplace) continue;
       any_replace = true;
       for (int k = 0; k < 3; ++k) {
         const int c = sk.translation_channel(j, k);
         if (c < 0) continue;
         const double o = sk.rest_translation(j)[k];
-        for (int f = 0; f < clip.num_frames(); ++f) clip.at(f, c) -= o;
+        for (int f = 0; f < clip.num_frames(); ++f) {
+          const double v = clip.at(f, c);
+          const double x = v - o;
+          clip.at(f, c) = x;
+          // Subtracting the OFFSET can map neighbouring file values to one delta: keep the
+          // file's value for the writer (Clip::file_values).
+          if (StepUlp(v, 1) - o == x || StepUlp(v, -1) - o == x) {
+            file_values.push_back({static_cast<size_t>(f) * clip.num_channels() + c, v});
+          }
+        }
       }
     }
     if (!any_replace) return;
+    if (!file_values.empty()) {
+      file_values.insert(file_values.end(), clip.file_values().begin(), clip.file_values().end());
+      std::sort(
+          file_values.begin(), file_values.end(),
+          [](const Clip::FileValue& a, const Clip::FileValue& b) { return a.index < b.index; });
+      clip.set_file_values(std::move(file_values));
+    }
     std::string error;
     std::unique_ptr<Skeleton> rebuilt = SkeletonBuilder().Build(*raw, &error);
     if (!rebuilt) throw ImportError(name_ + ": " + error);
     *skeleton = std::move(rebuilt);
+  }
+
+  // The mode of every joint (kAdd for joints without position channels). Under kAuto each joint
+  // is first judged by its own data; a joint they leave undecided takes the reading every decided
+  // joint of the file has (the file's convention), and warns only when the file has none.
+  std::vector<TranslationMode> DecideModes(const Skeleton& sk, const Clip& clip, Scene* scene) {
+    std::vector<TranslationMode> modes(sk.num_joints(), TranslationMode::kAdd);
+    std::vector<int> undecided;
+    std::vector<std::string> details;
+    int adds = 0, replaces = 0;
+    Pose& rest = scratch_pose_;
+    rest.channels.assign(rest.channels.size(), 0.0);
+    rest.UpdateWorld(sk);
+    const Eigen::AlignedBox3d box = JointBounds(rest.world);
+    const double size = box.isEmpty() ? 0.0 : box.sizes().maxCoeff();
+    for (int j = 0; j < sk.num_joints(); ++j) {
+      bool has_position = false;
+      for (int k = 0; k < 3; ++k) has_position |= sk.translation_channel(j, k) >= 0;
+      if (!has_position || options_.translation == BvhTranslation::kAdd) continue;
+      if (options_.translation == BvhTranslation::kReplace) {
+        modes[j] = TranslationMode::kReplace;
+        continue;
+      }
+      JointVerdict verdict = DecideTranslation(sk, clip, j, size, scratch_values_);
+      if (verdict.kind == JointVerdict::kDecided) {
+        modes[j] = verdict.mode;
+        (verdict.mode == TranslationMode::kReplace ? replaces : adds) += 1;
+      } else if (verdict.kind == JointVerdict::kUndecided) {
+        undecided.push_back(j);
+        details.push_back(std::move(verdict.detail));
+      }
+    }
+    for (size_t u = 0; u < undecided.size(); ++u) {
+      if (replaces > 0 && adds == 0) {
+        modes[undecided[u]] = TranslationMode::kReplace;
+        continue;
+      }
+      if (adds > 0 && replaces == 0) continue;  // kAdd
+      const std::string others =
+          adds + replaces == 0
+              ? std::string("no other joint of the file decides")
+              : fmt::format("nor do the file's other joints: {} read as deltas, {} as absolute",
+                            adds, replaces);
+      scene->warnings.push_back(fmt::format(
+          "{}: joint '{}': the data do not decide whether its position channels are deltas "
+          "added to the OFFSET or absolute translations replacing it ({}; {}); read as deltas "
+          "(--bvh-translation replace to read them as absolute)",
+          name_, sk.name(undecided[u]), details[u], others));
+    }
+    return modes;
+  }
+
+  // Says so when the figure's head is below its feet on every frame (retarget::FindUpsideDown):
+  // the file's axes have that axis pointing down (Azure Kinect writes +Y down).
+  void WarnUpsideDown(const Skeleton& skeleton, Scene* scene) {
+    const retarget::UpsideDown down = retarget::FindUpsideDown(skeleton, scene->clips.front());
+    if (down.axis < 0) return;
+    const char axis = static_cast<char>('X' + down.axis);
+    scene->warnings.push_back(fmt::format(
+        "{}: the figure is upside down: its head ('{}') is below its feet ('{}') along {} on "
+        "every frame ({} frames, by {:.4g} units at least), so the file's +{} points down (as in "
+        "Azure Kinect's camera frame); the file's axes are kept",
+        name_, down.head, down.feet, axis, down.frames, down.least_depth, axis));
   }
 
   // Sets scene->file_unit_metres from the options, or estimates it from the body (a humanoid's
@@ -583,7 +724,9 @@ class BvhParser {
     for (int c = 0; c < channels; ++c) {
       scale[c] = IsRotation(skeleton.channels()[c]) ? kRadPerDeg : 1.0;
     }
-    double* out = clip.values().data();
+    double* const base = clip.values().data();
+    double* out = base;
+    std::vector<Clip::FileValue> file_values;
     std::string_view row;
     int done = 0;
     while (done < frames) {
@@ -606,7 +749,15 @@ class BvhParser {
         const char* next;
         const NumberStatus status = ParseNumber(p, end, &v, &next);
         if (status != NumberStatus::kOk) RowFail(status, p, end, done, n, skeleton);
-        out[n] = v * scale[n];
+        const double x = v * scale[n];
+        out[n] = x;
+        // Degrees to radians can map two neighbouring file values to one clip value: keep the
+        // file's (Clip::file_values) so the writer gives it back. Zero needs none: the writer
+        // writes +-0 for +-0.
+        if (scale[n] != 1.0 && v != 0 &&
+            (StepUlp(v, 1) * scale[n] == x || StepUlp(v, -1) * scale[n] == x)) {
+          file_values.push_back({static_cast<size_t>(out + n - base), v});
+        }
         ++n;
         p = next;
       }
@@ -618,6 +769,14 @@ class BvhParser {
       out += channels;
       ++done;
     }
+    WarnExtraRows(frames, scene);
+    clip.set_file_values(std::move(file_values));
+    scene->clips.push_back(std::move(clip));
+  }
+
+  // Counts the non-blank rows after the `frames` declared ones: ignored, with a warning.
+  void WarnExtraRows(long long frames, Scene* scene) {
+    std::string_view row;
     int extra = 0, first_extra = 0;
     while (reader_->Next(&row)) {
       if (row.find_first_not_of(" \t\r\v\f") == std::string_view::npos) continue;
@@ -628,7 +787,6 @@ class BvhParser {
           fmt::format("{}:{}: {} motion row{} after the {} declared by 'Frames:' ignored", name_,
                       first_extra, extra, extra == 1 ? "" : "s", frames));
     }
-    scene->clips.push_back(std::move(clip));
   }
 
   [[noreturn]] void RowFail(NumberStatus status, const char* p, const char* end, int row, int n,
@@ -675,11 +833,45 @@ std::optional<BvhTranslation> ParseBvhTranslation(std::string_view text) {
   return std::nullopt;
 }
 
-std::optional<double> ParseBvhUnit(std::string_view text) {
+std::optional<double> ParseBvhUnit(std::string_view text, std::string* error) {
   for (const UnitName& u : kUnits) {
     if (u.name == text) return u.metres;
   }
-  return std::nullopt;
+  // A factor: "0.0254" (metres), "2.54cm", "1e-3", "2.54 cm".
+  const auto fail = [&](std::string_view why) -> std::optional<double> {
+    if (error != nullptr) {
+      *error = fmt::format(
+          "{} is not a length unit ({}): give m, dm, cm, mm, in, or the length of one file "
+          "unit as a number > 0 in metres or followed by one of those units (0.0254, 2.54cm, "
+          "1e-3)",
+          Quote(text), why);
+    }
+    return std::nullopt;
+  };
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end && IsSpace(*p)) ++p;
+  double factor = 0;
+  const auto result = fast_float::from_chars(p, end, factor);
+  if (result.ptr == p) return fail(text.empty() ? "empty" : "no number and not a unit name");
+  if (result.ec != std::errc() || !std::isfinite(factor)) return fail("out of range");
+  if (!(factor > 0)) return fail("not > 0");
+  p = result.ptr;
+  while (p < end && IsSpace(*p)) ++p;
+  const std::string_view suffix(p, end - p);
+  double unit = 1.0;
+  if (!suffix.empty()) {
+    const UnitName* found = nullptr;
+    for (const UnitName& u : kUnits) {
+      if (u.name == suffix) found = &u;
+    }
+    if (found == nullptr)
+      return fail(fmt::format("unknown unit {} after the number", Quote(suffix)));
+    unit = found->metres;
+  }
+  const double metres = factor * unit;
+  if (!(metres > 0) || !std::isfinite(metres)) return fail("out of range");
+  return metres;
 }
 
 std::vector<std::string> BvhUnitNames() {

@@ -2,7 +2,10 @@
 //
 // Accepts any subset and order of the six channels per joint, End Sites, several ROOTs, CRLF or LF,
 // tabs and runs of spaces, trailing whitespace, numbers like ".0083333", "1.87e-05", "+3", and
-// angles beyond +-180 degrees (kept as written). Rotation values are converted to radians.
+// angles beyond +-180 degrees (kept as written). Rotation values are converted to radians. Every
+// number is correctly rounded, whatever its digits and exponent (fast_float; strtod's double).
+// Where degrees -> radians (or an OFFSET subtracted, below) maps two neighbouring file numbers to
+// one clip value, the file's number is kept in Clip::file_values so the writer gives it back.
 //
 // Rejected, with "file:line: expected X, found Y": unknown keywords, CHANNELS counts outside 0..6
 // or unknown/duplicate channel names, duplicate joint names, unbalanced braces, a hierarchy or
@@ -12,8 +15,11 @@
 // Skeleton::kMaxDepth. A joint name that is not valid UTF-8 fails with "file:line: joint name is
 // not valid UTF-8".
 //
-// One leniency: motion rows beyond the declared frame count are ignored with a warning in
-// Scene::warnings (some real exporters write one extra row).
+// Leniencies, each with a warning in Scene::warnings: motion rows beyond the declared frame count
+// are ignored (some real exporters write one extra row); a hierarchy that opens with JOINT instead
+// of ROOT reads it as a root (as Blender and three.js do; "file:line: ..."). A humanoid whose head
+// is below its feet on every frame (a file axis pointing down, as Azure Kinect's +Y) is read as
+// it is, with a warning naming the axis (retarget::FindUpsideDown).
 //
 // Position channels. Files disagree on what they mean: deltas added to the OFFSET (most roots:
 // MakeHuman, iClone, CMU) or absolute local translations restating it (3ds Max Biped/Truebones and
@@ -26,8 +32,14 @@
 //     value, spread = 95th - 5th percentile. An axis whose spread exceeds 0.5 |o_k| (a root
 //     travelling) says nothing. Else t = m / o_k votes "replace" when |t - 1| <= 0.25 (the values
 //     restate the OFFSET), "add" when |t| <= 0.25 (near zero), and "neither" otherwise.
-//   - Unanimous votes decide; no vote, "neither" or mixed votes leave it undecided: the joint is
-//     read as kAdd and Scene::warnings says so.
+//   - Unanimous votes decide. A joint under a parent that has channels also has its bone: when
+//     its length over the frames spreads less than a tenth as much under one reading as under the
+//     other, that reading is evidence too (it decides a joint without votes; against the votes
+//     it leaves the joint undecided).
+//   - A joint its own data leave undecided (no vote, "neither" or mixed votes) takes the reading
+//     every decided joint of the file has (the file's convention), silently. Only when the file
+//     has none (no decided joint, or both readings among them) is it read as kAdd, and
+//     Scene::warnings says so, with the numbers.
 // rigel stores position values as deltas (a kReplace joint's values minus its OFFSET) and records
 // the mode in the Skeleton, so the BVH writer gives back the file's own values.
 #ifndef RIGEL_IMPORTERS_BVH_READER_H_
@@ -55,8 +67,10 @@ enum class BvhTranslation {
 // Parses "auto", "add", "replace". nullopt for anything else.
 std::optional<BvhTranslation> ParseBvhTranslation(std::string_view text);
 
-// Metres per unit for "m", "dm", "cm", "mm", "in". nullopt for anything else.
-std::optional<double> ParseBvhUnit(std::string_view text);
+// Metres per file unit: "m", "dm", "cm", "mm", "in", or any factor, as a number of metres
+// ("0.0254", "1e-3") or a number followed by one of those names ("2.54cm", "2.54 cm"); finite and
+// > 0. nullopt for anything else, with *error (when given) saying why and what is accepted.
+std::optional<double> ParseBvhUnit(std::string_view text, std::string* error = nullptr);
 
 // The unit names ParseBvhUnit accepts, in order.
 std::vector<std::string> BvhUnitNames();

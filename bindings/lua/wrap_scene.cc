@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <new>
+#include <optional>
+#include <string>
 
 #include "bindings/lua/boxes.h"
 #include "bindings/lua/fields.h"
@@ -129,8 +132,42 @@ const luaL_Reg kGetters[] = {{"skeleton", GetBoxSkeleton<SceneBox>},
                              {"axes", w_Scene_get_axes},
                              {nullptr, nullptr}};
 
+// Field "unit" of the options table at `arg`: a unit name or factor as ParseBvhUnit reads it, or
+// a number of metres per file unit (finite, > 0). Metres per unit.
+double UnitOption(lua_State* L, int arg) {
+  lua_getfield(L, arg, "unit");
+  double metres = 0;
+  if (lua_type(L, -1) == LUA_TNUMBER) {
+    metres = static_cast<double>(lua_tonumber(L, -1));
+    if (!(metres > 0) || !std::isfinite(metres)) {
+      luaL_argerror(L, arg,
+                    lua_pushfstring(L,
+                                    "field 'unit': %f is not a length unit (metres per file "
+                                    "unit must be finite and > 0)",
+                                    metres));
+    }
+  } else if (lua_type(L, -1) == LUA_TSTRING) {
+    bool ok = false;
+    {
+      std::string error;  // gone before a Lua error is raised
+      const std::optional<double> parsed = ParseBvhUnit(lua_tostring(L, -1), &error);
+      ok = parsed.has_value();
+      if (ok)
+        metres = *parsed;
+      else
+        lua_pushstring(L, ("field 'unit': " + error).c_str());
+    }
+    if (!ok) luaL_argerror(L, arg, lua_tostring(L, -1));
+  } else {
+    FieldError(L, arg, "unit", "string or number");
+  }
+  lua_pop(L, 1);
+  return metres;
+}
+
 int w_load(lua_State* L) {
-  // rigel.load(path [, {bvh_translation = "auto"|"add"|"replace", unit = "m"|"dm"|"cm"|"mm"|"in",
+  // rigel.load(path [, {bvh_translation = "auto"|"add"|"replace", unit = "m"|"dm"|"cm"|"mm"|"in"
+  //                     or a factor ("2.54cm", "1e-3", or a number of metres per file unit),
   //                     up = "y"|"+z"|"-y"|..., forward = "z"|"-y"|...}])
   const char* path = CheckPathString(L, 1);
   CheckMaxArgs(L, 2);
@@ -142,9 +179,7 @@ int w_load(lua_State* L) {
     static const char* const kTranslations[] = {"auto", "add", "replace", nullptr};
     const int t = OptionField(L, 2, "bvh_translation", kTranslations, -1);
     if (t >= 0) options.bvh.translation = *ParseBvhTranslation(kTranslations[t]);
-    static const char* const kUnits[] = {"m", "dm", "cm", "mm", "in", nullptr};
-    const int u = OptionField(L, 2, "unit", kUnits, -1);
-    if (u >= 0) options.bvh.unit_metres = *ParseBvhUnit(kUnits[u]);
+    if (HasField(L, 2, "unit")) options.bvh.unit_metres = UnitOption(L, 2);
     static const char* const kAxes[] = {"x", "y", "z",  "+x", "+y", "+z", "-x", "-y", "-z",   "X",
                                         "Y", "Z", "+X", "+Y", "+Z", "-X", "-Y", "-Z", nullptr};
     const int up = OptionField(L, 2, "up", kAxes, -1);

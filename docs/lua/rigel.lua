@@ -20,11 +20,15 @@
 ---@field version string
 local rigel = {}
 
----Reads an animation file (format by extension, see `readable_formats`). `up` and `forward`
----("y", "+z", "-y", ...) override the axes the file states or the body suggests, as --up and
------forward do.
+---@class rigel.LoadOptions
+---@field bvh_translation? "auto"|"add"|"replace" how BVH position channels are read
+---@field unit? string|number a BVH file's length unit: "m", "dm", "cm", "mm", "in", a factor with a unit ("2.54cm") or metres per file unit ("0.0254", 0.0254)
+---@field up? string the up axis of the file's data ("y", "+z", "-y", ...), overriding what the file states or the body suggests (as --up)
+---@field forward? string the axis the figure faces ("z", "-y", ...), as --forward
+
+---Reads an animation file (format by extension, see `readable_formats`).
 ---@param path string
----@param options? {bvh_translation?: "auto"|"add"|"replace", unit?: "m"|"dm"|"cm"|"mm"|"in", up?: string, forward?: string}
+---@param options? rigel.LoadOptions
 ---@return rigel.Scene
 function rigel.load(path, options) end
 

@@ -205,6 +205,97 @@ TEST(BvhReader, ExtraMotionRowsWarn) {
             "extra.bvh:21: 1 motion row after the 2 declared by 'Frames:' ignored");
 }
 
+// A hierarchy that opens with JOINT where ROOT belongs: Blender and three.js read it as a root,
+// and so does rigel, with a warning naming the file and line. The figure is the same as with ROOT.
+TEST(BvhReader, ATopLevelJointReadsAsARootWithAWarning) {
+  BvhReadOptions stated;  // no unit estimate warning
+  stated.unit_metres = 0.01;
+  const Scene scene = ParseBvh(Edit(2, "JOINT Hips"), "joint_root.bvh", stated);
+  const Scene root = ParseBvh(kBase, "base.bvh", stated);
+  ASSERT_EQ(scene.warnings.size(), 1u) << ::testing::PrintToString(scene.warnings);
+  EXPECT_EQ(scene.warnings[0],
+            "joint_root.bvh:2: the hierarchy has 'JOINT' where 'ROOT' belongs; read as a root "
+            "joint");
+  ASSERT_EQ(scene.skeleton->num_joints(), 2);
+  EXPECT_EQ(scene.skeleton->parent(0), -1);
+  EXPECT_EQ(scene.skeleton->name(0), "Hips");
+  EXPECT_EQ(scene.skeleton->parent(1), 0);
+  Pose a(*scene.skeleton), b(*root.skeleton);
+  for (int f = 0; f < 2; ++f) {
+    a.SetFromRow(*scene.skeleton, scene.clips[0].frame(f));
+    b.SetFromRow(*root.skeleton, root.clips[0].frame(f));
+    for (int j = 0; j < 2; ++j) {
+      EXPECT_EQ(a.world[j].translation(), b.world[j].translation()) << f << " " << j;
+    }
+  }
+  // A JOINT inside a joint is still a child; a stray keyword at the top is still an error.
+  EXPECT_EQ(ErrorOf(Edit(2, "BONE Hips")),
+            "case.bvh:2: expected ROOT or MOTION, found 'BONE' (unknown keyword)");
+}
+
+// A humanoid whose file axis Y points down (Azure Kinect's camera frame): its head is below its
+// feet on every frame. The reader says so, naming the file, the joints and the axis; the same
+// figure with Y up gets no such warning.
+std::string HumanoidFile(double up) {
+  const auto y = [up](double v) { return std::to_string(v * up); };
+  return "HIERARCHY\nROOT Hips\n{\nOFFSET 0 " + y(90) +
+         " 0\nCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+         "JOINT Spine\n{\nOFFSET 0 " +
+         y(20) +
+         " 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+         "JOINT Head\n{\nOFFSET 0 " +
+         y(45) +
+         " 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+         "End Site\n{\nOFFSET 0 " +
+         y(15) +
+         " 0\n}\n}\n}\n"
+         "JOINT LeftUpLeg\n{\nOFFSET 10 0 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+         "JOINT LeftLeg\n{\nOFFSET 0 " +
+         y(-45) +
+         " 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+         "JOINT LeftFoot\n{\nOFFSET 0 " +
+         y(-40) +
+         " 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+         "End Site\n{\nOFFSET 0 0 10\n}\n}\n}\n}\n"
+         "JOINT RightUpLeg\n{\nOFFSET -10 0 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+         "JOINT RightLeg\n{\nOFFSET 0 " +
+         y(-45) +
+         " 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+         "JOINT RightFoot\n{\nOFFSET 0 " +
+         y(-40) +
+         " 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+         "End Site\n{\nOFFSET 0 0 10\n}\n}\n}\n}\n}\n"
+         "MOTION\nFrames: 3\nFrame Time: 0.0333333\n"
+         "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+         "5 0 0 0 20 0 10 0 0 0 0 0 -30 0 0 40 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+         "10 0 0 0 -20 0 0 0 0 0 0 0 0 0 0 0 0 0 -30 0 0 40 0 0 0 0 0 0 0 0\n";
+}
+
+TEST(BvhReader, AFigureUpsideDownInItsFileIsSaid) {
+  BvhReadOptions stated;  // no unit estimate warning
+  stated.unit_metres = 0.01;
+  const Scene down = ParseBvh(HumanoidFile(-1), "kinect.bvh", stated);
+  ASSERT_EQ(down.warnings.size(), 1u) << ::testing::PrintToString(down.warnings);
+  EXPECT_EQ(down.warnings[0].rfind(
+                "kinect.bvh: the figure is upside down: its head ('Head') is below its feet "
+                "('LeftFoot, RightFoot') along Y on every frame (3 frames, by ",
+                0),
+            0u)
+      << down.warnings[0];
+  EXPECT_NE(down.warnings[0].find("so the file's +Y points down"), std::string::npos);
+  // Independently: by FK the head is below both feet along Y on every frame.
+  Pose pose(*down.skeleton);
+  const Skeleton& s = *down.skeleton;
+  for (int f = 0; f < 3; ++f) {
+    pose.SetFromRow(s, down.clips[0].frame(f));
+    const double head = pose.world[s.FindJoint("Head")].translation().y();
+    EXPECT_LT(head, pose.world[s.FindJoint("LeftFoot")].translation().y());
+    EXPECT_LT(head, pose.world[s.FindJoint("RightFoot")].translation().y());
+  }
+  const Scene up = ParseBvh(HumanoidFile(1), "upright.bvh", stated);
+  EXPECT_TRUE(up.warnings.empty()) << ::testing::PrintToString(up.warnings);
+}
+
 // Real exporters' quirks: CRLF, tabs, runs of spaces, trailing whitespace, ".5", "1.87e-05",
 // "+3", angles beyond 180, position channels after rotations, subsets, a position-only joint,
 // joints without CHANNELS, several roots, names with spaces and colons.

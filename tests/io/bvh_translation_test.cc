@@ -225,6 +225,128 @@ TEST(BvhTranslation, UndecidedDataWarnAndAdd) {
   EXPECT_NEAR(WorldOf(ParseBvh(text, "odd.bvh", replace), "Hips", 0).y(), 25.0, 1e-12);
 }
 
+// LAFAN1 / MotionBuilder / Perception Neuron style: every joint has 6 channels. The Hips OFFSET
+// (0, 90, -20) is where the body stood at rest; in this clip it walked away along Z and stays
+// near z = 200 (spread 4 < 0.5 x 20: the axis is judged, and 200 is -10 x the OFFSET: neither
+// reading fits), while Y restates 90. Its own data do not decide; every other joint restates its
+// OFFSET (`others_restate`) or holds zero (`!others_restate`), and the file's convention decides.
+//   Hips (0,90,-20) - Spine (0,10,0) - Head (0,20,0)
+//   Hips - LeftUpLeg (10,0,0) - LeftLeg (0,-40,0) - LeftFoot (0,-45,0)
+// Read as absolute: head at y = 90 + 30 = 120, foot at 90 - 85 = 5, height 115. Read as deltas
+// the Hips floats 90 up (head at 210) and every other bone doubles.
+std::string WalkedAwayFile(bool others_restate) {
+  auto joint = [](const char* kind, const char* name, const char* offset) {
+    return fmt::format(
+        "{} {}\n{{\nOFFSET {}\nCHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation "
+        "Xrotation\n",
+        kind, name, offset);
+  };
+  std::string text =
+      "HIERARCHY\n" + joint("ROOT", "Hips", "0 90 -20") + joint("JOINT", "Spine", "0 10 0") +
+      joint("JOINT", "Head", "0 20 0") + "End Site\n{\nOFFSET 0 5 0\n}\n}\n}\n" +
+      joint("JOINT", "LeftUpLeg", "10 0 0") + joint("JOINT", "LeftLeg", "0 -40 0") +
+      joint("JOINT", "LeftFoot", "0 -45 0") + "End Site\n{\nOFFSET 0 0 8\n}\n}\n}\n}\n}\n";
+  text += "MOTION\nFrames: 5\nFrame Time: 0.0166667\n";
+  const double z[5] = {198, 199, 200, 201, 202};
+  const double r = others_restate ? 1.0 : 0.0;
+  for (int f = 0; f < 5; ++f) {
+    text += fmt::format(
+        "{} 90 {} 0 0 0  0 {} 0 0 0 0  0 {} 0 0 0 0  {} 0 0 0 0 0  0 {} 0 0 0 0  0 {} 0 0 0 0\n",
+        0.5 * f, z[f], 10 * r, 20 * r, 10 * r, -40 * r, -45 * r);
+  }
+  return text;
+}
+
+TEST(BvhTranslation, TheFileConventionDecidesAJointItsOwnDataLeaveOpen) {
+  const std::string text = WalkedAwayFile(true);
+  const Scene scene = ParseBvh(text, "walked.bvh");
+  for (const char* j : {"Hips", "Spine", "Head", "LeftUpLeg", "LeftLeg", "LeftFoot"}) {
+    EXPECT_EQ(ModeOf(scene, j), TranslationMode::kReplace) << j;
+  }
+  for (int f = 0; f < 5; ++f) {
+    EXPECT_NEAR(WorldOf(scene, "Hips", f).y(), 90.0, 1e-12);
+    EXPECT_NEAR(WorldOf(scene, "Hips", f).z(), 198.0 + f, 1e-12);
+    EXPECT_NEAR(WorldOf(scene, "Head", f).y(), 120.0, 1e-12);
+    EXPECT_NEAR(WorldOf(scene, "LeftFoot", f).y(), 5.0, 1e-12);
+  }
+  // The file as a whole decides: no warning about the convention.
+  for (const std::string& w : scene.warnings) EXPECT_EQ(w.find("do not decide"), w.npos) << w;
+  // Forced deltas: the figure floats 90 up and its bones double (head 210, foot 10).
+  BvhReadOptions add;
+  add.translation = BvhTranslation::kAdd;
+  const Scene floated = ParseBvh(text, "walked.bvh", add);
+  EXPECT_NEAR(WorldOf(floated, "Head", 0).y(), 90 + 90 + 60, 1e-12);
+  EXPECT_NEAR(WorldOf(floated, "LeftFoot", 0).y(), 180 - 170, 1e-12);
+  EXPECT_EQ(MotionValues(FormatBvh(*scene.skeleton, scene.clips[0])), MotionValues(text));
+
+  // The same Hips in a file whose other joints hold deltas (zeros): read as deltas, as they are.
+  const std::string deltas = WalkedAwayFile(false);
+  const Scene added = ParseBvh(deltas, "walked_deltas.bvh");
+  EXPECT_EQ(ModeOf(added, "Hips"), TranslationMode::kAdd);
+  EXPECT_EQ(ModeOf(added, "Spine"), TranslationMode::kAdd);
+  EXPECT_NEAR(WorldOf(added, "Hips", 0).y(), 180.0, 1e-12);
+  EXPECT_NEAR(WorldOf(added, "Head", 0).y(), 210.0, 1e-12);
+  for (const std::string& w : added.warnings) EXPECT_EQ(w.find("do not decide"), w.npos) << w;
+}
+
+TEST(BvhTranslation, AFileOfBothConventionsWarnsForTheJointItCannotDecide) {
+  // Spine restates its OFFSET, LeftUpLeg holds zeros: the file has no single convention, and
+  // the walked-away Hips is read as deltas with a warning that says so.
+  std::string text = WalkedAwayFile(true);
+  const size_t motion = text.find("Frame Time:");
+  std::string rows = text.substr(motion);
+  // LeftUpLeg's X value (10, its OFFSET) becomes 0 on every row: field 19 of each row.
+  std::istringstream in(rows);
+  std::string line, out;
+  std::getline(in, line);
+  out += line + "\n";
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::vector<std::string> v;
+    std::string x;
+    while (fields >> x) v.push_back(x);
+    v[18] = "0";
+    for (size_t i = 0; i < v.size(); ++i) out += (i ? " " : "") + v[i];
+    out += "\n";
+  }
+  text = text.substr(0, motion) + out;
+  const Scene scene = ParseBvh(text, "mixed.bvh");
+  EXPECT_EQ(ModeOf(scene, "Spine"), TranslationMode::kReplace);
+  EXPECT_EQ(ModeOf(scene, "LeftUpLeg"), TranslationMode::kAdd);
+  EXPECT_EQ(ModeOf(scene, "Hips"), TranslationMode::kAdd);
+  int warned = 0;
+  for (const std::string& w : scene.warnings) {
+    if (w.find("mixed.bvh: joint 'Hips': the data do not decide") == 0) {
+      ++warned;
+      EXPECT_NE(w.find("Z: median 200 is -10 x OFFSET -20"), w.npos) << w;
+      EXPECT_NE(w.find("nor do the file's other joints: 1 read as deltas, 4 as absolute"), w.npos)
+          << w;
+      EXPECT_NE(w.find("read as deltas (--bvh-translation replace"), w.npos) << w;
+    }
+  }
+  EXPECT_EQ(warned, 1) << ::testing::PrintToString(scene.warnings);
+}
+
+// A joint whose values turn around its parent at one distance (10 units) while its OFFSET is
+// (10, 0, 0): no axis says anything by its values alone (X and Y spread over +-10), but only the
+// absolute reading keeps the bone's length: it is read so. Under the deltas reading the bone
+// would stretch from 0 to 20.
+TEST(BvhTranslation, ABoneThatKeepsItsLengthOnlyAsAbsoluteReadsAbsolute) {
+  std::string text =
+      "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n"
+      "JOINT Arm\n{\nOFFSET 10 0 0\nCHANNELS 3 Xposition Yposition Zposition\n"
+      "End Site\n{\nOFFSET 1 0 0\n}\n}\n}\nMOTION\nFrames: 8\nFrame Time: 0.1\n";
+  for (int f = 0; f < 8; ++f) {
+    const double a = f * M_PI / 4;
+    text += fmt::format("0 0 0 {} {} 0\n", 10 * std::cos(a), 10 * std::sin(a));
+  }
+  const Scene scene = ParseBvh(text, "turn.bvh");
+  EXPECT_EQ(ModeOf(scene, "Arm"), TranslationMode::kReplace);
+  for (int f = 0; f < 8; ++f) EXPECT_NEAR(WorldOf(scene, "Arm", f).norm(), 10.0, 1e-9) << f;
+  for (const std::string& w : scene.warnings) EXPECT_EQ(w.find("do not decide"), w.npos) << w;
+  EXPECT_EQ(MotionValues(FormatBvh(*scene.skeleton, scene.clips[0])), MotionValues(text));
+}
+
 TEST(BvhTranslation, ZeroOffsetNeedsNoDecision) {
   const std::string text = HipsOnlyFile("0 0 0", "3 25 0 0 0 0\n1 -4 7 0 0 0\n");
   const Scene scene = ParseBvh(text, "zero.bvh");
@@ -299,13 +421,98 @@ TEST(BvhTranslation, CorpusReadsAsBeforeUnlessTheRuleChangesIt) {
     }
   }
   // See docs/formats.md ("BVH position channels") for why: the PyMO walk's root OFFSET is a
-  // position (y 35.4) its absolute channels restate, so it read 35 units up. MakeHuman's T-pose
-  // root restates its OFFSET in y (0.6394 = 0.6394) but holds 0.028 against 0.631 in z: no
-  // reading fits both axes, it stays added (as before) with a warning.
-  EXPECT_EQ(changed, std::vector<std::string>{"AV_8Walk_Meredith_HVHA_Rep1.bvh:1"})
+  // position (y 35.4) its absolute channels restate, so it read 35 units up. The VR recording's
+  // three trackers (head, hands), every joint of the LAFAN1/MotionBuilder Geno skeleton but its 8
+  // ends whose OFFSET is 0 or ~1e-14 (both readings the same), and all 59 joints of the Perception Neuron capture restate their OFFSETs:
+  // read as deltas each bone doubled (TheChangedFilesStandAsTheirManifestSays checks the figures).
+  // MakeHuman's T-pose root restates its OFFSET in y (0.6394 = 0.6394) but holds 0.028 against
+  // 0.631 in z: its own data do not decide, and the file's 141 other decided joints all hold
+  // deltas, so it is read as deltas (as before) without a warning.
+  EXPECT_EQ(changed, (std::vector<std::string>{"AV_8Walk_Meredith_HVHA_Rep1.bvh:1",
+                                               "godot_vr_tracking_test.bvh:3", "Geno_bind.bvh:67",
+                                               "milad_perception_neuron.bvh:59"}))
       << ::testing::PrintToString(changed);
-  EXPECT_EQ(undecided, std::vector<std::string>{"tpose.bvh:root"})
-      << ::testing::PrintToString(undecided);
+  EXPECT_EQ(undecided, std::vector<std::string>{}) << ::testing::PrintToString(undecided);
+}
+
+// The lowest point of the figure (joints and End Sites) along Y on frame `f`.
+double LowestY(const Scene& scene, int f) {
+  const Skeleton& s = *scene.skeleton;
+  Pose pose(s);
+  pose.SetFromRow(s, scene.clips.at(0).frame(f));
+  double low = INFINITY;
+  for (int j = 0; j < s.num_joints(); ++j) low = std::min(low, pose.world[j].translation().y());
+  for (const EndSite& e : s.end_sites()) low = std::min(low, (pose.world[e.parent] * e.offset).y());
+  return low;
+}
+
+// Median over the frames of (world length of the bone from its parent to `joint`) / |OFFSET|:
+// 1 when the bones keep the skeleton's lengths, 2 when every bone is doubled.
+double BoneRatio(const Scene& scene, int joint) {
+  const Skeleton& s = *scene.skeleton;
+  Pose pose(s);
+  std::vector<double> ratios;
+  for (int f = 0; f < scene.clips[0].num_frames(); ++f) {
+    pose.SetFromRow(s, scene.clips[0].frame(f));
+    ratios.push_back(
+        (pose.world[joint].translation() - pose.world[s.parent(joint)].translation()).norm() /
+        s.rest_translation(joint).norm());
+  }
+  std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2, ratios.end());
+  return ratios[ratios.size() / 2];
+}
+
+// The files whose reading the rule changes, checked by forward kinematics against what
+// ../shared/data/MANIFEST.md says a person sees: every bone its OFFSET's length (not doubled),
+// the height the MANIFEST gives (head joint above the lowest foot/toe joint), the figure on the
+// ground; and the old reading (deltas) wrong by as much as the MANIFEST says.
+TEST(BvhTranslation, TheChangedFilesStandAsTheirManifestSays) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const std::string root = rigel::testing::SharedData();
+  BvhReadOptions add;
+  add.translation = BvhTranslation::kAdd;
+  struct Expect {
+    const char* file;
+    // MANIFEST: head joint above the lowest foot point (End Sites included) on frame 0 (0: not
+    // given), and the scale of the figure for the ground check.
+    double height, size;
+  };
+  const Expect files[] = {
+      {"/wild/wspr_bvh-matlab/milad_perception_neuron.bvh", 155.5, 155.5},
+      {"/wild/orangeduck_lafan1-resolved/Geno_bind.bvh", 153.2, 153.2},
+      {"/wild/Firepal_godot_vr_mocap/godot_vr_tracking_test.bvh", 0.0, 0.0},
+      {"/pymo_emotion/AV_8Walk_Meredith_HVHA_Rep1.bvh", 0.0, 55.0},  // "~55 in to head joint"
+  };
+  for (const Expect& e : files) {
+    SCOPED_TRACE(e.file);
+    const Scene now = ReadBvh(root + e.file);
+    const Scene before = ReadBvh(root + e.file, add);
+    const Skeleton& s = *now.skeleton;
+    // Bones: each as long as its OFFSET read right, doubled in the old reading.
+    for (int j = 0; j < s.num_joints(); ++j) {
+      if (s.parent(j) < 0 || s.rest_translation(j).norm() <= 1e-3 * HeightOf(now, 1, 0)) continue;
+      if (s.translation_mode(j) != TranslationMode::kReplace) continue;
+      EXPECT_NEAR(BoneRatio(now, j), 1.0, 0.05) << s.name(j);
+      EXPECT_NEAR(BoneRatio(before, j), 2.0, 0.1) << s.name(j);
+    }
+    if (e.height > 0) {
+      EXPECT_NEAR(WorldOf(now, "Head", 0).y() - LowestY(now, 0), e.height, 0.1);
+      EXPECT_GT(WorldOf(before, "Head", 0).y() - LowestY(before, 0), 1.9 * e.height);
+    }
+    if (e.size > 0) {
+      // On the ground read right; the old reading floats (PyMO: 38 of its 55 units up).
+      EXPECT_LT(std::abs(LowestY(now, 0)), 0.05 * e.size);
+      if (e.height == 0) {
+        EXPECT_GT(LowestY(before, 0), 0.5 * e.size);
+      }
+    }
+  }
+  // The VR recording's head tracker: 1.6148 m up on every frame (its channels are its position
+  // under a root at the origin), not 3.23 m.
+  const Scene vr = ReadBvh(root + "/wild/Firepal_godot_vr_mocap/godot_vr_tracking_test.bvh");
+  for (int f = 0; f < vr.clips[0].num_frames(); ++f) {
+    EXPECT_NEAR(WorldOf(vr, "head", f).y(), 1.6148, 1e-4) << f;
+  }
 }
 
 }  // namespace

@@ -33,13 +33,31 @@ t.run({
   unit = function()
     local scene = rigel.load(path, { unit = "cm" })
     t.ok(not has(scene.warnings, "estimated"), "a stated unit is not estimated")
+    -- Any factor, as --unit-in takes it: scene:save writes metres, so Head (160 units up on
+    -- frame 1) is 160 x 0.0254 = 4.064 m up in the saved glTF.
+    for i, unit in ipairs({ "2.54cm", "0.0254", "in", 0.0254, "2.54 cm" }) do
+      local s = rigel.load(path, { unit = unit })
+      t.ok(not has(s.warnings, "estimated"), "a stated factor is not estimated: " .. tostring(unit))
+      local out = arg.out .. "/unit_" .. i .. ".glb"
+      s:save(out)
+      t.near(head_y(rigel.load(out)), 4.064, 1e-6, "saved in metres (glTF floats): " .. tostring(unit))
+    end
   end,
 
   bad_options = function()
     t.raises("invalid value 'double', expected one of: auto, add, replace", "bad convention",
       rigel.load, path, { bvh_translation = "double" })
-    t.raises("invalid value 'ft', expected one of: m, dm, cm, mm, in", "bad unit",
-      rigel.load, path, { unit = "ft" })
+    t.raises("field 'unit': 'ft' is not a length unit (no number and not a unit name): give m, dm, cm, mm, in, or the length of one file unit as a number > 0",
+      "bad unit", rigel.load, path, { unit = "ft" })
+    t.raises("field 'unit': '2.54ft' is not a length unit (unknown unit 'ft' after the number)",
+      "bad unit after a factor", rigel.load, path, { unit = "2.54ft" })
+    t.raises("field 'unit': '0' is not a length unit (not > 0)", "zero", rigel.load, path,
+      { unit = "0" })
+    t.raises("field 'unit': -1", "negative number", rigel.load, path, { unit = -1 })
+    t.raises("is not a length unit (metres per file unit must be finite and > 0)",
+      "negative number: why", rigel.load, path, { unit = -1 })
+    t.raises("field 'unit': string or number expected, got boolean", "wrong type", rigel.load,
+      path, { unit = true })
     t.raises("unknown option 'units'", "typo in an option name", rigel.load, path, { units = "m" })
     t.raises("table expected", "options must be a table", rigel.load, path, 5)
   end,
