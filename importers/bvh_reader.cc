@@ -21,6 +21,7 @@
 #include "core/retarget/upside_down.h"
 #include "core/skeleton_builder.h"
 #include "core/skeleton_utils.h"
+#include "exporters/exact_decimal.h"
 #include "importers/utf8.h"
 
 namespace rigel {
@@ -167,6 +168,20 @@ inline double StepUlp(double d, int64_t k) {
   int64_t key = bits < 0 ? -magnitude : magnitude;  // ordered like the doubles
   key += k;
   return std::bit_cast<double>(key < 0 ? (-key | INT64_MIN) : key);
+}
+
+// True when the BVH writer (bvh_writer.cc), given the clip value x that the file's number v
+// became (x = v * scale - offset), would write a number other than v: it writes the shortest text
+// that maps to x, one of x's preimages, and it is v about half the time. Only then must v be kept
+// in Clip::file_values. The writer's own steps: guess x * to_file + offset (-0.0 for a zero
+// offset, to keep -0.0), forward d * scale - offset.
+bool WriterMisses(double v, double x, double to_file, double scale, double offset) {
+  char text[kMaxDecimalChars];
+  const char* end = WriteDecimalFor(text, x, x * to_file + (offset == 0 ? -0.0 : offset),
+                                    [scale, offset](double d) { return d * scale - offset; });
+  double back = 0;
+  const auto result = fast_float::from_chars(text, end, back);
+  return result.ec != std::errc() || std::bit_cast<uint64_t>(back) != std::bit_cast<uint64_t>(v);
 }
 
 // End of the whitespace-delimited token starting at p.
@@ -385,7 +400,8 @@ class BvhParser {
           clip.at(f, c) = x;
           // Subtracting the OFFSET can map neighbouring file values to one delta: keep the
           // file's value for the writer (Clip::file_values).
-          if (StepUlp(v, 1) - o == x || StepUlp(v, -1) - o == x) {
+          if ((StepUlp(v, 1) - o == x || StepUlp(v, -1) - o == x) &&
+              WriterMisses(v, x, 1.0, 1.0, o)) {
             file_values.push_back({static_cast<size_t>(f) * clip.num_channels() + c, v});
           }
         }
@@ -755,7 +771,8 @@ class BvhParser {
         // file's (Clip::file_values) so the writer gives it back. Zero needs none: the writer
         // writes +-0 for +-0.
         if (scale[n] != 1.0 && v != 0 &&
-            (StepUlp(v, 1) * scale[n] == x || StepUlp(v, -1) * scale[n] == x)) {
+            (StepUlp(v, 1) * scale[n] == x || StepUlp(v, -1) * scale[n] == x) &&
+            WriterMisses(v, x, kDegPerRad, scale[n], 0.0)) {
           file_values.push_back({static_cast<size_t>(out + n - base), v});
         }
         ++n;

@@ -5,7 +5,8 @@
 // angles beyond +-180 degrees (kept as written). Rotation values are converted to radians. Every
 // number is correctly rounded, whatever its digits and exponent (fast_float; strtod's double).
 // Where degrees -> radians (or an OFFSET subtracted, below) maps two neighbouring file numbers to
-// one clip value, the file's number is kept in Clip::file_values so the writer gives it back.
+// one clip value and the writer would not find the file's by itself, the file's number is kept in
+// Clip::file_values so the writer gives it back.
 //
 // Rejected, with "file:line: expected X, found Y": unknown keywords, CHANNELS counts outside 0..6
 // or unknown/duplicate channel names, duplicate joint names, unbalanced braces, a hierarchy or
