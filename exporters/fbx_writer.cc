@@ -175,23 +175,10 @@ struct JointPlan {
   bool animate_translation = false;
 };
 
-}  // namespace
-
-std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
-                      const FbxOptions& options, const std::string& name) {
-  CheckClipsForExport(skeleton, clips, name);
+// Each joint's plan: its own Euler order when its rest orientation is the identity, else ZYX
+// after a PreRotation of the rest orientation; translation curves when it has position channels.
+std::vector<JointPlan> PlanJoints(const Skeleton& skeleton) {
   const int n = skeleton.num_joints();
-  // Lengths are written in metres when the unit is known (UnitScaleFactor 100), else as they are
-  // (UnitScaleFactor 1, read as centimetres). Blender builds its armature in float32 in file units
-  // and gives zero-length bones a 0.01 length: with coordinates of thousands (a 25 m CMU skeleton
-  // in centimetres) such a bone's direction is off by degrees, and the joints below it by 3e-4 of
-  // the height. In metres the same bone is 100 times more exact.
-  const double length_scale = options.metres_per_unit > 0 ? options.metres_per_unit : 1.0;
-  const double unit_scale_factor = options.metres_per_unit > 0 ? 100.0 : 1.0;
-  Build build;
-  auto uid = [&build]() { return build.Uid(); };
-
-  // Plans.
   std::vector<JointPlan> plans(n);
   for (int j = 0; j < n; ++j) {
     JointPlan& plan = plans[j];
@@ -212,130 +199,144 @@ std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
       if (skeleton.translation_channel(j, axis) >= 0) plan.animate_translation = true;
     }
   }
+  return plans;
+}
 
-  std::vector<Element> top;
-  // Header.
-  {
-    Element header{"FBXHeaderExtension", {}, {}, {}};
-    header.Add("FBXHeaderVersion", {std::int32_t{1003}});
-    header.Add("FBXVersion", {static_cast<std::int32_t>(kVersion)});
-    header.Add("EncryptionType", {std::int32_t{0}});
-    Element& stamp = header.Add("CreationTimeStamp");
-    stamp.Add("Version", {std::int32_t{1000}});
-    for (const auto& [field, value] :
-         std::vector<std::pair<const char*, int>>{{"Year", 1970},
-                                                  {"Month", 1},
-                                                  {"Day", 1},
-                                                  {"Hour", 0},
-                                                  {"Minute", 0},
-                                                  {"Second", 0},
-                                                  {"Millisecond", 0}}) {
-      stamp.Add(field, {static_cast<std::int32_t>(value)});
-    }
-    header.Add("Creator", {std::string("rigel FBX writer")});
-    top.push_back(std::move(header));
-    Element file_id{"FileId", {}, {Raw{std::string("rigel-fbx-7400\x01\x02", 16)}}, {}};
-    top.push_back(std::move(file_id));
-    top.push_back({"CreationTime", {std::string("1970-01-01 00:00:00:000")}, {}, {}});
-    top.push_back({"Creator", {std::string("rigel FBX writer")}, {}, {}});
+// The take name of clip `index` (0-based): its own, else "Take 001", ...
+std::string TakeName(const Clip& clip, std::size_t index) {
+  return clip.name().empty() ? fmt::format("Take {:03}", index + 1) : clip.name();
+}
+
+// FBXHeaderExtension, FileId, CreationTime and Creator: fixed, so that outputs are reproducible.
+void AddHeader(std::vector<Element>& top) {
+  Element header{"FBXHeaderExtension", {}, {}, {}};
+  header.Add("FBXHeaderVersion", {std::int32_t{1003}});
+  header.Add("FBXVersion", {static_cast<std::int32_t>(kVersion)});
+  header.Add("EncryptionType", {std::int32_t{0}});
+  Element& stamp = header.Add("CreationTimeStamp");
+  stamp.Add("Version", {std::int32_t{1000}});
+  for (const auto& [field, value] : std::vector<std::pair<const char*, int>>{{"Year", 1970},
+                                                                             {"Month", 1},
+                                                                             {"Day", 1},
+                                                                             {"Hour", 0},
+                                                                             {"Minute", 0},
+                                                                             {"Second", 0},
+                                                                             {"Millisecond", 0}}) {
+    stamp.Add(field, {static_cast<std::int32_t>(value)});
   }
-  // Global settings.
+  header.Add("Creator", {std::string("rigel FBX writer")});
+  top.push_back(std::move(header));
+  Element file_id{"FileId", {}, {Raw{std::string("rigel-fbx-7400\x01\x02", 16)}}, {}};
+  top.push_back(std::move(file_id));
+  top.push_back({"CreationTime", {std::string("1970-01-01 00:00:00:000")}, {}, {}});
+  top.push_back({"Creator", {std::string("rigel FBX writer")}, {}, {}});
+}
+
+// GlobalSettings: the data's axes (FbxOptions::axes), the unit, the frame rate and the longest
+// take's time span.
+void AddGlobalSettings(std::span<const Clip> clips, double unit_scale_factor,
+                       const FbxOptions& options, std::vector<Element>& top) {
   double max_duration = 0;
   for (const Clip& c : clips) max_duration = std::max(max_duration, c.duration());
   const double fps = clips.front().frame_rate();
-  {
-    Element settings{"GlobalSettings", {}, {}, {}};
-    settings.Add("Version", {std::int32_t{1000}});
-    Element& p = settings.Add("Properties70");
-    const SignedAxis up = options.axes.up.value;
-    SignedAxis front = options.axes.forward.value;
-    if (front.axis == up.axis) front = DefaultForward(up);
-    const SignedAxis coord = NearestSignedAxis(up.Vector().cross(front.Vector()));
-    const SignedAxis original = options.axes.original_up.axis >= 0 ? options.axes.original_up : up;
-    auto axis_props = [&p](const std::string& name, SignedAxis a) {
-      p.Add("P", P(name.c_str(), "int", "Integer", "", {std::int32_t{a.axis}}));
-      p.Add("P", P((name + "Sign").c_str(), "int", "Integer", "", {std::int32_t{a.sign}}));
-    };
-    axis_props("UpAxis", up);
-    axis_props("FrontAxis", front);
-    axis_props("CoordAxis", coord);
-    axis_props("OriginalUpAxis", original);
-    p.Add("P", P("UnitScaleFactor", "double", "Number", "", {unit_scale_factor}));
-    p.Add("P", P("OriginalUnitScaleFactor", "double", "Number", "", {unit_scale_factor}));
-    p.Add("P", P("DefaultCamera", "KString", "", "", {std::string("Producer Perspective")}));
-    p.Add("P", P("TimeMode", "enum", "", "", {TimeMode(fps)}));
-    p.Add("P", P("TimeSpanStart", "KTime", "Time", "", {std::int64_t{0}}));
-    p.Add("P", P("TimeSpanStop", "KTime", "Time", "", {KTime(max_duration)}));
-    p.Add("P", P("CustomFrameRate", "double", "Number", "", {fps}));
-    top.push_back(std::move(settings));
-  }
-  // Documents.
-  const std::int64_t document_uid = uid();
-  {
-    Element docs{"Documents", {}, {}, {}};
-    docs.Add("Count", {std::int32_t{1}});
-    Element& doc = docs.Add("Document", {document_uid, std::string("Scene"), std::string("Scene")});
-    Element& p = doc.Add("Properties70");
-    p.Add("P", P("SourceObject", "object", "", "", {}));
-    p.Add("P", P("ActiveAnimStackName", "KString", "", "",
-                 {clips.front().name().empty() ? std::string("Take 001") : clips.front().name()}));
-    doc.Add("RootNode", {std::int64_t{0}});
-    top.push_back(std::move(docs));
-    top.push_back({"References", {}, {}, {}});
-  }
-
-  Element& objects = build.objects;
-  Element& connections = build.connections;
-  auto connect = [&build](std::int64_t child, std::int64_t parent) {
-    build.Connect(child, parent);
+  Element settings{"GlobalSettings", {}, {}, {}};
+  settings.Add("Version", {std::int32_t{1000}});
+  Element& p = settings.Add("Properties70");
+  const SignedAxis up = options.axes.up.value;
+  SignedAxis front = options.axes.forward.value;
+  if (front.axis == up.axis) front = DefaultForward(up);
+  const SignedAxis coord = NearestSignedAxis(up.Vector().cross(front.Vector()));
+  const SignedAxis original = options.axes.original_up.axis >= 0 ? options.axes.original_up : up;
+  auto axis_props = [&p](const std::string& name, SignedAxis a) {
+    p.Add("P", P(name.c_str(), "int", "Integer", "", {std::int32_t{a.axis}}));
+    p.Add("P", P((name + "Sign").c_str(), "int", "Integer", "", {std::int32_t{a.sign}}));
   };
-  auto connect_property = [&connections](std::int64_t child, std::int64_t parent,
-                                         const char* property) {
-    connections.Add("C", {std::string("OP"), child, parent, std::string(property)});
-  };
+  axis_props("UpAxis", up);
+  axis_props("FrontAxis", front);
+  axis_props("CoordAxis", coord);
+  axis_props("OriginalUpAxis", original);
+  p.Add("P", P("UnitScaleFactor", "double", "Number", "", {unit_scale_factor}));
+  p.Add("P", P("OriginalUnitScaleFactor", "double", "Number", "", {unit_scale_factor}));
+  p.Add("P", P("DefaultCamera", "KString", "", "", {std::string("Producer Perspective")}));
+  p.Add("P", P("TimeMode", "enum", "", "", {TimeMode(fps)}));
+  p.Add("P", P("TimeSpanStart", "KTime", "Time", "", {std::int64_t{0}}));
+  p.Add("P", P("TimeSpanStop", "KTime", "Time", "", {KTime(max_duration)}));
+  p.Add("P", P("CustomFrameRate", "double", "Number", "", {fps}));
+  top.push_back(std::move(settings));
+}
 
-  // Models: joints, then end sites.
+// Documents (one scene whose active take is the first clip) and References.
+void AddDocuments(std::span<const Clip> clips, Build& build, std::vector<Element>& top) {
+  const std::int64_t document_uid = build.Uid();
+  Element docs{"Documents", {}, {}, {}};
+  docs.Add("Count", {std::int32_t{1}});
+  Element& doc = docs.Add("Document", {document_uid, std::string("Scene"), std::string("Scene")});
+  Element& p = doc.Add("Properties70");
+  p.Add("P", P("SourceObject", "object", "", "", {}));
+  p.Add("P", P("ActiveAnimStackName", "KString", "", "",
+               {clips.front().name().empty() ? std::string("Take 001") : clips.front().name()}));
+  doc.Add("RootNode", {std::int64_t{0}});
+  top.push_back(std::move(docs));
+  top.push_back({"References", {}, {}, {}});
+}
+
+// What FormatFbx counts for Definitions.
+struct ObjectCounts {
+  int models = 0, stacks = 0, curve_nodes = 0, curves = 0;
+};
+
+// One LimbNode Model and its NodeAttribute under `parent` (0: the root); `plan` is null for an
+// end site. Returns the model's uid.
+std::int64_t AddModel(const std::string& model_name, const Eigen::Vector3d& translation,
+                      const JointPlan* plan, std::int64_t parent, Build& build,
+                      ObjectCounts& counts) {
+  const std::int64_t id = build.Uid();
+  const std::int64_t attr = build.Uid();
+  Element& attribute = build.objects.Add(
+      "NodeAttribute", {attr, NameClass(model_name, "NodeAttribute"), std::string("LimbNode")});
+  Element& ap = attribute.Add("Properties70");
+  ap.Add("P", P("Size", "double", "Number", "", {1.0}));
+  attribute.Add("TypeFlags", {std::string("Skeleton")});
+  Element& model =
+      build.objects.Add("Model", {id, NameClass(model_name, "Model"), std::string("LimbNode")});
+  model.Add("Version", {std::int32_t{232}});
+  Element& p = model.Add("Properties70");
+  p.Add("P", P("RotationActive", "bool", "", "", {std::int32_t{1}}));
+  p.Add("P", P("InheritType", "enum", "", "", {std::int32_t{1}}));
+  p.Add("P", P("DefaultAttributeIndex", "int", "Integer", "", {std::int32_t{0}}));
+  if (plan) {
+    if (FbxRotationOrder(plan->order) != 0) {
+      p.Add("P", P("RotationOrder", "enum", "", "", {FbxRotationOrder(plan->order)}));
+    }
+    if (!plan->pre_rotation_deg.isZero(0)) {
+      p.Add("P", PVec("PreRotation", "Vector3D", "Vector", "", plan->pre_rotation_deg));
+    }
+  }
+  p.Add("P", PVec("Lcl Translation", "Lcl Translation", "", "A", translation));
+  p.Add("P", PVec("Lcl Rotation", "Lcl Rotation", "", "A", Eigen::Vector3d::Zero()));
+  p.Add("P", PVec("Lcl Scaling", "Lcl Scaling", "", "A", Eigen::Vector3d::Ones()));
+  model.Add("Shading", {true});
+  model.Add("Culling", {std::string("CullingOff")});
+  build.Connect(attr, id);
+  build.Connect(id, parent);
+  ++counts.models;
+  return id;
+}
+
+// The joints' models, then the end sites' ("<parent>_end", made unique). Returns each joint's
+// model uid.
+std::vector<std::int64_t> AddSkeletonModels(const Skeleton& skeleton,
+                                            const std::vector<JointPlan>& plans,
+                                            double length_scale, Build& build,
+                                            ObjectCounts& counts) {
+  const int n = skeleton.num_joints();
   std::unordered_set<std::string> names(skeleton.names().begin(), skeleton.names().end());
   std::vector<std::int64_t> model_uid(n);
-  int num_models = 0;
-  auto add_model = [&](const std::string& model_name, const Eigen::Vector3d& translation,
-                       const JointPlan* plan, std::int64_t parent) {
-    const std::int64_t id = uid();
-    const std::int64_t attr = uid();
-    Element& attribute = objects.Add(
-        "NodeAttribute", {attr, NameClass(model_name, "NodeAttribute"), std::string("LimbNode")});
-    Element& ap = attribute.Add("Properties70");
-    ap.Add("P", P("Size", "double", "Number", "", {1.0}));
-    attribute.Add("TypeFlags", {std::string("Skeleton")});
-    Element& model =
-        objects.Add("Model", {id, NameClass(model_name, "Model"), std::string("LimbNode")});
-    model.Add("Version", {std::int32_t{232}});
-    Element& p = model.Add("Properties70");
-    p.Add("P", P("RotationActive", "bool", "", "", {std::int32_t{1}}));
-    p.Add("P", P("InheritType", "enum", "", "", {std::int32_t{1}}));
-    p.Add("P", P("DefaultAttributeIndex", "int", "Integer", "", {std::int32_t{0}}));
-    if (plan) {
-      if (FbxRotationOrder(plan->order) != 0) {
-        p.Add("P", P("RotationOrder", "enum", "", "", {FbxRotationOrder(plan->order)}));
-      }
-      if (!plan->pre_rotation_deg.isZero(0)) {
-        p.Add("P", PVec("PreRotation", "Vector3D", "Vector", "", plan->pre_rotation_deg));
-      }
-    }
-    p.Add("P", PVec("Lcl Translation", "Lcl Translation", "", "A", translation));
-    p.Add("P", PVec("Lcl Rotation", "Lcl Rotation", "", "A", Eigen::Vector3d::Zero()));
-    p.Add("P", PVec("Lcl Scaling", "Lcl Scaling", "", "A", Eigen::Vector3d::Ones()));
-    model.Add("Shading", {true});
-    model.Add("Culling", {std::string("CullingOff")});
-    connect(attr, id);
-    connect(id, parent);
-    ++num_models;
-    return id;
-  };
   for (int j = 0; j < n; ++j) {
     const int parent = skeleton.parent(j);
-    model_uid[j] = add_model(skeleton.name(j), length_scale * skeleton.rest_translation(j),
-                             &plans[j], parent == Skeleton::kNoParent ? 0 : model_uid[parent]);
+    model_uid[j] =
+        AddModel(skeleton.name(j), length_scale * skeleton.rest_translation(j), &plans[j],
+                 parent == Skeleton::kNoParent ? 0 : model_uid[parent], build, counts);
   }
   for (const EndSite& site : skeleton.end_sites()) {
     std::string end_name = skeleton.name(site.parent) + "_end";
@@ -343,145 +344,191 @@ std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
       end_name = fmt::format("{}_end.{}", skeleton.name(site.parent), k);
     }
     names.insert(end_name);
-    add_model(end_name, length_scale * site.offset, nullptr, model_uid[site.parent]);
+    AddModel(end_name, length_scale * site.offset, nullptr, model_uid[site.parent], build, counts);
   }
+  return model_uid;
+}
+
+// One AnimationCurveNode ("T" or "R") on `model`'s `property` in `layer`, with its three
+// AnimationCurves (X, Y, Z) keyed at `times`.
+void AddCurveNode(const char* kind, const char* property, std::int64_t model, std::int64_t layer,
+                  const std::vector<std::int64_t>& times,
+                  const std::array<std::vector<float>, 3>& values, Build& build,
+                  ObjectCounts& counts) {
+  const std::int64_t node = build.Uid();
+  Element& cn = build.objects.Add("AnimationCurveNode",
+                                  {node, NameClass(kind, "AnimCurveNode"), std::string("")});
+  Element& cp = cn.Add("Properties70");
+  static const char* kAxes[3] = {"d|X", "d|Y", "d|Z"};
+  for (int a = 0; a < 3; ++a) {
+    cp.Add("P", P(kAxes[a], "Number", "", "A", {static_cast<double>(values[a].front())}));
+  }
+  build.Connect(node, layer);
+  build.connections.Add("C", {std::string("OP"), node, model, std::string(property)});
+  ++counts.curve_nodes;
+  const int frames = static_cast<int>(times.size());
+  for (int a = 0; a < 3; ++a) {
+    const std::int64_t curve = build.Uid();
+    Element& c =
+        build.objects.Add("AnimationCurve", {curve, NameClass("", "AnimCurve"), std::string("")});
+    c.Add("Default", {static_cast<double>(values[a].front())});
+    c.Add("KeyVer", {std::int32_t{4008}});
+    c.Add("KeyTime", {times});
+    c.Add("KeyValueFloat", {values[a]});
+    c.Add("KeyAttrFlags", {std::vector<std::int32_t>{4 | 1 << 8 | 1 << 13 | 1 << 14}});
+    float weight_bits;
+    const std::int32_t kDefaultWeights = 218434821;
+    std::memcpy(&weight_bits, &kDefaultWeights, 4);
+    c.Add("KeyAttrDataFloat", {std::vector<float>{0.0f, 0.0f, weight_bits, 0.0f}});
+    c.Add("KeyAttrRefCount", {std::vector<std::int32_t>{frames}});
+    build.connections.Add("C", {std::string("OP"), curve, node, std::string(kAxes[a])});
+    ++counts.curves;
+  }
+}
+
+// Joint j's keys over `clip`: Euler angles in degrees in the plan's order, continuous from key to
+// key, and (when animated) translations in output lengths.
+void JointKeys(const Skeleton& skeleton, const Clip& clip, int j, const JointPlan& plan,
+               double length_scale, std::array<std::vector<float>, 3>& rotation,
+               std::array<std::vector<float>, 3>& translation) {
+  const int frames = clip.num_frames();
+  for (auto& v : rotation) v.resize(frames);
+  if (plan.animate_translation) {
+    for (auto& v : translation) v.resize(frames);
+  }
+  const std::span<const int> rc = skeleton.rotation_channels(j);
+  const auto layout = skeleton.channels();
+  Eigen::Vector3d previous = Eigen::Vector3d::Zero();
+  for (int f = 0; f < frames; ++f) {
+    const std::span<const double> row = clip.frame(f);
+    Eigen::Vector3d xyz = Eigen::Vector3d::Zero();
+    if (plan.native_order) {
+      // The file's own angles, turned into the equivalent nearest the previous key's so the
+      // curve never wraps by 360 degrees (BVH values flip between +-180 on a turning hip).
+      for (const int c : rc) xyz[ChannelAxis(layout[c])] = row[c];
+      if (f > 0) xyz = EulerNearest(plan.order, xyz, previous);
+    } else {
+      Eigen::Matrix3d r = Eigen::Matrix3d::Identity();
+      for (const int c : rc) r = r * AxisRotation(ChannelAxis(layout[c]), row[c]);
+      xyz = MatrixToEulerNear(r, plan.order, previous);
+    }
+    previous = xyz;
+    for (int a = 0; a < 3; ++a) rotation[a][f] = static_cast<float>(xyz[a] * kDegPerRad);
+    if (plan.animate_translation) {
+      for (int a = 0; a < 3; ++a) {
+        const int c = skeleton.translation_channel(j, a);
+        translation[a][f] = static_cast<float>(
+            length_scale * (skeleton.rest_translation(j)[a] + (c >= 0 ? row[c] : 0.0)));
+      }
+    }
+  }
+}
+
+// Take `index`: an AnimationStack and its BaseLayer, curve nodes T (animated translation) and R
+// per joint.
+void AddTake(const Skeleton& skeleton, const Clip& clip, std::size_t index,
+             const std::vector<JointPlan>& plans, const std::vector<std::int64_t>& model_uid,
+             double length_scale, Build& build, ObjectCounts& counts) {
+  const std::string stack_name = TakeName(clip, index);
+  const std::int64_t stack = build.Uid();
+  const std::int64_t layer = build.Uid();
+  const std::int64_t stop = KTime(clip.duration());
+  Element& st = build.objects.Add("AnimationStack",
+                                  {stack, NameClass(stack_name, "AnimStack"), std::string("")});
+  Element& sp = st.Add("Properties70");
+  sp.Add("P", P("LocalStart", "KTime", "Time", "", {std::int64_t{0}}));
+  sp.Add("P", P("LocalStop", "KTime", "Time", "", {stop}));
+  sp.Add("P", P("ReferenceStart", "KTime", "Time", "", {std::int64_t{0}}));
+  sp.Add("P", P("ReferenceStop", "KTime", "Time", "", {stop}));
+  build.objects.Add("AnimationLayer",
+                    {layer, NameClass("BaseLayer", "AnimLayer"), std::string("")});
+  build.Connect(layer, stack);
+  ++counts.stacks;
+  const int frames = clip.num_frames();
+  std::vector<std::int64_t> times(frames);
+  for (int f = 0; f < frames; ++f) times[f] = KTime(f * clip.frame_time());
+  for (int j = 0; j < skeleton.num_joints(); ++j) {
+    std::array<std::vector<float>, 3> rotation, translation;
+    JointKeys(skeleton, clip, j, plans[j], length_scale, rotation, translation);
+    if (plans[j].animate_translation) {
+      AddCurveNode("T", "Lcl Translation", model_uid[j], layer, times, translation, build, counts);
+    }
+    AddCurveNode("R", "Lcl Rotation", model_uid[j], layer, times, rotation, build, counts);
+  }
+}
+
+// Definitions: object counts; no property templates (every property is written explicitly).
+void AddDefinitions(const Build& build, const ObjectCounts& n, std::vector<Element>& top) {
+  Element defs{"Definitions", {}, {}, {}};
+  defs.Add("Version", {std::int32_t{100}});
+  const std::vector<std::pair<const char*, int>> counts = {
+      {"GlobalSettings", 1},         {"Model", n.models + build.mesh_models},
+      {"NodeAttribute", n.models},   {"Geometry", build.geometries},
+      {"Material", build.materials}, {"Deformer", build.deformers},
+      {"Pose", build.poses},         {"AnimationStack", n.stacks},
+      {"AnimationLayer", n.stacks},  {"AnimationCurveNode", n.curve_nodes},
+      {"AnimationCurve", n.curves}};
+  int total = 0;
+  for (const auto& c : counts) total += c.second;
+  defs.Add("Count", {static_cast<std::int32_t>(total)});
+  for (const auto& [type, count] : counts) {
+    if (count == 0) continue;
+    defs.Add("ObjectType", {std::string(type)}).Add("Count", {static_cast<std::int32_t>(count)});
+  }
+  top.push_back(std::move(defs));
+}
+
+// Takes: the current take and one Take per clip with its time span.
+void AddTakes(std::span<const Clip> clips, std::vector<Element>& top) {
+  Element takes{"Takes", {}, {}, {}};
+  takes.Add("Current",
+            {clips.front().name().empty() ? std::string("Take 001") : clips.front().name()});
+  for (std::size_t ci = 0; ci < clips.size(); ++ci) {
+    const std::string take_name = TakeName(clips[ci], ci);
+    Element& take = takes.Add("Take", {take_name});
+    take.Add("FileName", {take_name + ".tak"});
+    const std::int64_t stop = KTime(clips[ci].duration());
+    take.Add("LocalTime", {std::int64_t{0}, stop});
+    take.Add("ReferenceTime", {std::int64_t{0}, stop});
+  }
+  top.push_back(std::move(takes));
+}
+
+}  // namespace
+
+std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
+                      const FbxOptions& options, const std::string& name) {
+  CheckClipsForExport(skeleton, clips, name);
+  // Lengths are written in metres when the unit is known (UnitScaleFactor 100), else as they are
+  // (UnitScaleFactor 1, read as centimetres). Blender builds its armature in float32 in file units
+  // and gives zero-length bones a 0.01 length: with coordinates of thousands (a 25 m CMU skeleton
+  // in centimetres) such a bone's direction is off by degrees, and the joints below it by 3e-4 of
+  // the height. In metres the same bone is 100 times more exact.
+  const double length_scale = options.metres_per_unit > 0 ? options.metres_per_unit : 1.0;
+  const double unit_scale_factor = options.metres_per_unit > 0 ? 100.0 : 1.0;
+  Build build;
+  ObjectCounts counts;
+  const std::vector<JointPlan> plans = PlanJoints(skeleton);
+  std::vector<Element> top;
+  AddHeader(top);
+  AddGlobalSettings(clips, unit_scale_factor, options, top);
+  AddDocuments(clips, build, top);
+  // Objects in uid order: models (joints, end sites), meshes, then the takes' animation.
+  const std::vector<std::int64_t> model_uid =
+      AddSkeletonModels(skeleton, plans, length_scale, build, counts);
   for (const Mesh& mesh : options.meshes) {
     if (std::string fault = CheckMesh(skeleton, mesh); !fault.empty()) {
       throw ExportError(name + ": " + fault);
     }
   }
   AddMeshes(skeleton, options.meshes, length_scale, model_uid, build);
-
-  // Animation: one stack + layer per clip, curve nodes T (animated translation) and R per joint.
-  int num_stacks = 0, num_curve_nodes = 0, num_curves = 0;
   for (std::size_t ci = 0; ci < clips.size(); ++ci) {
-    const Clip& clip = clips[ci];
-    const std::string stack_name =
-        clip.name().empty() ? fmt::format("Take {:03}", ci + 1) : clip.name();
-    const std::int64_t stack = uid();
-    const std::int64_t layer = uid();
-    const std::int64_t stop = KTime(clip.duration());
-    Element& st =
-        objects.Add("AnimationStack", {stack, NameClass(stack_name, "AnimStack"), std::string("")});
-    Element& sp = st.Add("Properties70");
-    sp.Add("P", P("LocalStart", "KTime", "Time", "", {std::int64_t{0}}));
-    sp.Add("P", P("LocalStop", "KTime", "Time", "", {stop}));
-    sp.Add("P", P("ReferenceStart", "KTime", "Time", "", {std::int64_t{0}}));
-    sp.Add("P", P("ReferenceStop", "KTime", "Time", "", {stop}));
-    objects.Add("AnimationLayer", {layer, NameClass("BaseLayer", "AnimLayer"), std::string("")});
-    connect(layer, stack);
-    ++num_stacks;
-
-    const int frames = clip.num_frames();
-    std::vector<std::int64_t> times(frames);
-    for (int f = 0; f < frames; ++f) times[f] = KTime(f * clip.frame_time());
-    auto add_curve_node = [&](const char* kind, const char* property, std::int64_t model,
-                              const std::array<std::vector<float>, 3>& values) {
-      const std::int64_t node = uid();
-      Element& cn = objects.Add("AnimationCurveNode",
-                                {node, NameClass(kind, "AnimCurveNode"), std::string("")});
-      Element& cp = cn.Add("Properties70");
-      static const char* kAxes[3] = {"d|X", "d|Y", "d|Z"};
-      for (int a = 0; a < 3; ++a) {
-        cp.Add("P", P(kAxes[a], "Number", "", "A", {static_cast<double>(values[a].front())}));
-      }
-      connect(node, layer);
-      connect_property(node, model, property);
-      ++num_curve_nodes;
-      for (int a = 0; a < 3; ++a) {
-        const std::int64_t curve = uid();
-        Element& c =
-            objects.Add("AnimationCurve", {curve, NameClass("", "AnimCurve"), std::string("")});
-        c.Add("Default", {static_cast<double>(values[a].front())});
-        c.Add("KeyVer", {std::int32_t{4008}});
-        c.Add("KeyTime", {times});
-        c.Add("KeyValueFloat", {values[a]});
-        c.Add("KeyAttrFlags", {std::vector<std::int32_t>{4 | 1 << 8 | 1 << 13 | 1 << 14}});
-        float weight_bits;
-        const std::int32_t kDefaultWeights = 218434821;
-        std::memcpy(&weight_bits, &kDefaultWeights, 4);
-        c.Add("KeyAttrDataFloat", {std::vector<float>{0.0f, 0.0f, weight_bits, 0.0f}});
-        c.Add("KeyAttrRefCount", {std::vector<std::int32_t>{frames}});
-        connect_property(curve, node, kAxes[a]);
-        ++num_curves;
-      }
-    };
-    for (int j = 0; j < n; ++j) {
-      const JointPlan& plan = plans[j];
-      std::array<std::vector<float>, 3> rotation, translation;
-      for (auto& v : rotation) v.resize(frames);
-      if (plan.animate_translation) {
-        for (auto& v : translation) v.resize(frames);
-      }
-      const std::span<const int> rc = skeleton.rotation_channels(j);
-      const auto layout = skeleton.channels();
-      Eigen::Vector3d previous = Eigen::Vector3d::Zero();
-      for (int f = 0; f < frames; ++f) {
-        const std::span<const double> row = clip.frame(f);
-        Eigen::Vector3d xyz = Eigen::Vector3d::Zero();
-        if (plan.native_order) {
-          // The file's own angles, turned into the equivalent nearest the previous key's so the
-          // curve never wraps by 360 degrees (BVH values flip between +-180 on a turning hip).
-          for (const int c : rc) xyz[ChannelAxis(layout[c])] = row[c];
-          if (f > 0) xyz = EulerNearest(plan.order, xyz, previous);
-        } else {
-          Eigen::Matrix3d r = Eigen::Matrix3d::Identity();
-          for (const int c : rc) r = r * AxisRotation(ChannelAxis(layout[c]), row[c]);
-          xyz = MatrixToEulerNear(r, plan.order, previous);
-        }
-        previous = xyz;
-        for (int a = 0; a < 3; ++a) rotation[a][f] = static_cast<float>(xyz[a] * kDegPerRad);
-        if (plan.animate_translation) {
-          for (int a = 0; a < 3; ++a) {
-            const int c = skeleton.translation_channel(j, a);
-            translation[a][f] = static_cast<float>(
-                length_scale * (skeleton.rest_translation(j)[a] + (c >= 0 ? row[c] : 0.0)));
-          }
-        }
-      }
-      if (plan.animate_translation)
-        add_curve_node("T", "Lcl Translation", model_uid[j], translation);
-      add_curve_node("R", "Lcl Rotation", model_uid[j], rotation);
-    }
+    AddTake(skeleton, clips[ci], ci, plans, model_uid, length_scale, build, counts);
   }
-
-  // Definitions (object counts; no property templates: every property is written explicitly).
-  {
-    Element defs{"Definitions", {}, {}, {}};
-    defs.Add("Version", {std::int32_t{100}});
-    const std::vector<std::pair<const char*, int>> counts = {
-        {"GlobalSettings", 1},          {"Model", num_models + build.mesh_models},
-        {"NodeAttribute", num_models},  {"Geometry", build.geometries},
-        {"Material", build.materials},  {"Deformer", build.deformers},
-        {"Pose", build.poses},          {"AnimationStack", num_stacks},
-        {"AnimationLayer", num_stacks}, {"AnimationCurveNode", num_curve_nodes},
-        {"AnimationCurve", num_curves}};
-    int total = 0;
-    for (const auto& c : counts) total += c.second;
-    defs.Add("Count", {static_cast<std::int32_t>(total)});
-    for (const auto& [type, count] : counts) {
-      if (count == 0) continue;
-      defs.Add("ObjectType", {std::string(type)}).Add("Count", {static_cast<std::int32_t>(count)});
-    }
-    top.push_back(std::move(defs));
-  }
-  top.push_back(std::move(objects));
-  top.push_back(std::move(connections));
-  {
-    Element takes{"Takes", {}, {}, {}};
-    takes.Add("Current",
-              {clips.front().name().empty() ? std::string("Take 001") : clips.front().name()});
-    for (std::size_t ci = 0; ci < clips.size(); ++ci) {
-      const std::string take_name =
-          clips[ci].name().empty() ? fmt::format("Take {:03}", ci + 1) : clips[ci].name();
-      Element& take = takes.Add("Take", {take_name});
-      take.Add("FileName", {take_name + ".tak"});
-      const std::int64_t stop = KTime(clips[ci].duration());
-      take.Add("LocalTime", {std::int64_t{0}, stop});
-      take.Add("ReferenceTime", {std::int64_t{0}, stop});
-    }
-    top.push_back(std::move(takes));
-  }
+  AddDefinitions(build, counts, top);
+  top.push_back(std::move(build.objects));
+  top.push_back(std::move(build.connections));
+  AddTakes(clips, top);
   return Encoder().Encode(top);
 }
 

@@ -207,20 +207,8 @@ constraints::TwistConstraint PushTwist(lua_State* L, int opt, const Skeleton& s,
   return c;
 }
 
-// The spline IK options. The chain (`joints`, root to tip, or `root` and `tip`) and the control
-// points (`points`: vec3s and joints) are checked and pushed on the Lua stack before any C++
-// container holds them: the chain's joint indices (*chain_count of them, root first), then four
-// values per point (joint index or -1, x, y, z; *point_count of them). Returns the job with its
-// lists still empty.
-constraints::SplineIkConstraint PushSplineIk(lua_State* L, int opt, const Skeleton& s,
-                                             int* chain_count, int* point_count) {
-  constraints::SplineIkConstraint c;
-  c.influence = InfluenceField(L, opt);
-  c.curve = OptionField(L, opt, "curve", kCurves, 0) == 1 ? constraints::CurveType::kBezier
-                                                          : constraints::CurveType::kCatmullRom;
-  c.stretch = BoolField(L, opt, "stretch", false);
-  c.twist = static_cast<constraints::SplineTwist>(OptionField(L, opt, "twist", kSplineTwists, 0));
-  c.up_axis = UnitField(L, opt, "up_axis", Eigen::Vector3d::UnitZ());
+// The spline IK's up_start and up_end: a joint (name or index) or a non-zero vec3 each.
+void ReadUpSources(lua_State* L, int opt, const Skeleton& s, constraints::SplineIkConstraint& c) {
   for (const char* field : {"up_start", "up_end"}) {
     constraints::UpSource& up = field[3] == 's' ? c.up_start : c.up_end;
     if (!HasField(L, opt, field)) continue;
@@ -238,6 +226,23 @@ constraints::SplineIkConstraint PushSplineIk(lua_State* L, int opt, const Skelet
     }
     lua_pop(L, 1);
   }
+}
+
+// The spline IK options. The chain (`joints`, root to tip, or `root` and `tip`) and the control
+// points (`points`: vec3s and joints) are checked and pushed on the Lua stack before any C++
+// container holds them: the chain's joint indices (*chain_count of them, root first), then four
+// values per point (joint index or -1, x, y, z; *point_count of them). Returns the job with its
+// lists still empty.
+constraints::SplineIkConstraint PushSplineIk(lua_State* L, int opt, const Skeleton& s,
+                                             int* chain_count, int* point_count) {
+  constraints::SplineIkConstraint c;
+  c.influence = InfluenceField(L, opt);
+  c.curve = OptionField(L, opt, "curve", kCurves, 0) == 1 ? constraints::CurveType::kBezier
+                                                          : constraints::CurveType::kCatmullRom;
+  c.stretch = BoolField(L, opt, "stretch", false);
+  c.twist = static_cast<constraints::SplineTwist>(OptionField(L, opt, "twist", kSplineTwists, 0));
+  c.up_axis = UnitField(L, opt, "up_axis", Eigen::Vector3d::UnitZ());
+  ReadUpSources(L, opt, s, c);
   const bool has_list = HasField(L, opt, "joints");
   const bool has_ends = HasField(L, opt, "root") || HasField(L, opt, "tip");
   if (has_list == has_ends) {

@@ -11,6 +11,7 @@
 #include "bindings/lua/rigel_module.h"
 #include "core/constraints/kinds.h"
 #include "core/ik/methods.h"
+#include "core/ik/validate.h"
 #include "io/file_format.h"
 
 namespace rigel {
