@@ -22,7 +22,7 @@ t.run({
   auto_replaces = function()
     local scene = rigel.load(path)
     t.near(head_y(scene), 160, 1e-9, "restated OFFSETs replace it")
-    t.ok(has(scene.warnings, "estimated in from the figure's height"), "unit estimate named")
+    t.ok(has(scene.warnings, "estimated in from the body"), "unit estimate named")
   end,
 
   forced = function()
@@ -33,6 +33,19 @@ t.run({
   unit = function()
     local scene = rigel.load(path, { unit = "cm" })
     t.ok(not has(scene.warnings, "estimated"), "a stated unit is not estimated")
+  end,
+
+  axes = function()
+    -- Issue 26: the scene says its axes and how they were found; up/forward override them.
+    local inferred = rigel.load(path).axes
+    t.eq(inferred.up, "+Y", "head over hips along +Y")
+    t.eq(inferred.up_source, "inferred", "a BVH states no axes: inferred from the body")
+    t.ok(has(rigel.load(path).warnings, "does not state its up axis"), "the guess is said")
+    local given = rigel.load(path, { up = "z", forward = "-y" }).axes
+    t.eq(given.up, "+Z", "--up z")
+    t.eq(given.up_source, "user", "given by the user")
+    t.eq(given.forward, "-Y", "--forward -y")
+    t.raises("invalid value 'w'", "bad axis", rigel.load, path, { up = "w" })
   end,
 
   bad_options = function()
