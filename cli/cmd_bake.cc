@@ -335,6 +335,8 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   std::vector<std::string> notes = scene->warnings;
   SaveOptions save;
   save.metres_per_unit = OutputUnit(*scene, results.front(), config.rig, &notes);
+  // A clip on the input's skeleton is in the input's axes (glTF is turned +Y up, FBX states them).
+  if (results.front().skeleton == scene->skeleton) save.axes = scene->axes;
   // The input's meshes move with the baked clip when it is on the input's skeleton.
   if (!scene->meshes.empty()) {
     if (results.front().skeleton == scene->skeleton) {

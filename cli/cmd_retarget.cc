@@ -292,6 +292,7 @@ int Run(const RetargetArgs& a) {
     out.file_unit_metres = target.file_unit_metres;
     out.estimated_unit_metres = target.estimated_unit_metres;
     out.length_scale = target.length_scale;
+    out.axes = target.axes;      // the retargeted clip is in the target's axes
     out.meshes = target.meshes;  // the target character's meshes move with the retargeted clip
     std::vector<batch::ClipReport> rows;
     std::vector<retarget::RetargetResult> results;

@@ -86,7 +86,24 @@ struct HumanoidParts {
   std::vector<int> foot_points;  // joints of the feet's subtrees
   std::vector<int> foot_sites;   // end sites under them
   int left_leg = -1, right_leg = -1, left_arm = -1, right_arm = -1;
+  bool trunk = false;  // no feet: head over hips (Trunk)
 };
+
+// A figure with a head over its hips but no feet (a trunk, a figure cut at the legs): the hips
+// stand in for the feet in the direction and the lowest of its body joints for the ground. The
+// hips are an ancestor of the head named hips or pelvis.
+std::optional<HumanoidParts> Trunk(const Skeleton& skeleton, const retarget::HumanoidJoints& h,
+                                   HumanoidParts p) {
+  for (int j = skeleton.parent(p.head); p.hips < 0 && j >= 0; j = skeleton.parent(j)) {
+    const std::string word = retarget::NormaliseJointName(skeleton.name(j)).word;
+    if (word == "hips" || word == "pelvis") p.hips = j;
+  }
+  if (p.hips < 0 || h[Role::kHead] < 0) return std::nullopt;
+  p.feet = {p.hips};
+  p.foot_points = BodyJoints(skeleton);
+  p.trunk = true;
+  return p;
+}
 
 std::optional<HumanoidParts> FindHumanoid(const Skeleton& skeleton) {
   const retarget::HumanoidJoints h = retarget::ClassifyHumanoid(skeleton);
@@ -98,7 +115,11 @@ std::optional<HumanoidParts> FindHumanoid(const Skeleton& skeleton) {
     const int j = h[foot] >= 0 ? h[foot] : h[lower];
     if (j >= 0) p.feet.push_back(j);
   }
-  if (p.head < 0 || p.feet.empty()) return std::nullopt;
+  if (p.head < 0) return std::nullopt;
+  if (p.feet.empty()) {
+    p.hips = -1;  // the classification's hips of a figure without legs mean little (a VR root)
+    return Trunk(skeleton, h, p);
+  }
   // Hips not named (a figure with one leg): the joint where the head's and a foot's chains meet.
   if (p.hips < 0) p.hips = CommonAncestor(skeleton, p.head, p.feet.front());
   if (p.hips < 0) return std::nullopt;
@@ -146,6 +167,8 @@ void MeasureHumanoid(const Skeleton& skeleton, const HumanoidParts& p,
   }
   direction /= static_cast<double>(worlds.size());
   const SignedAxis body_up = NearestSignedAxis(direction);
+  // A trunk lying across the stated up axis (a quadruped's head before its hips) is no figure.
+  if (p.trunk && given && body_up.axis != given->axis) return;
   const double along = std::abs(direction[body_up.axis]);
   m->up_decided = along >= std::sqrt(0.5) * std::max(direction.norm(), 1e-300) && along > 0.5;
   m->up = given ? *given : body_up;
@@ -174,6 +197,7 @@ void MeasureHumanoid(const Skeleton& skeleton, const HumanoidParts& p,
                 m->upside_down ? "below the" : "over the", worlds.size(),
                 worlds.size() == 1 ? "" : "s", direction.x(), direction.y(), direction.z());
   m->evidence = "head '" + skeleton.name(p.head) + "'" + text;
+  if (p.trunk) m->evidence += "; no feet: the hips stand for them, the lowest joint for the ground";
 }
 
 }  // namespace
@@ -200,7 +224,9 @@ BodyMeasure MeasureBody(const Skeleton& skeleton, const Clip* clip, std::optiona
   if (const std::optional<HumanoidParts> parts = FindHumanoid(skeleton)) {
     m.humanoid = true;
     MeasureHumanoid(skeleton, *parts, worlds, up, &m);
-    return m;
+    if (m.evidence.empty()) m = BodyMeasure{};  // MeasureHumanoid refused the figure
+    if (m.humanoid) return m;
+    m.frames = static_cast<int>(worlds.size());
   }
   // Not a humanoid: the median extent of the body's joints; up only estimated.
   const std::vector<int> body = BodyJoints(skeleton);

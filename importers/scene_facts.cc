@@ -36,9 +36,14 @@ void InferUp(Scene& scene, const BodyMeasure& free) {
   up.source = FactSource::kInferred;
   up.evidence =
       free.up_decided ? free.evidence : "estimated, the data do not decide (" + free.evidence + ")";
+  const std::string down =
+      free.up_decided && free.up.sign < 0
+          ? fmt::format(" (the file's +{} points down: the head is below the feet along it)",
+                        static_cast<char>('X' + free.up.axis))
+          : "";
   scene.warnings.push_back(fmt::format(
-      "{}: the file does not state its up axis; {} {} up from the body: {} (--up to state it)",
-      scene.source, free.up_decided ? "inferred" : "estimated", SignedAxisName(free.up),
+      "{}: the file does not state its up axis; {} {} up from the body{}: {} (--up to state it)",
+      scene.source, free.up_decided ? "inferred" : "estimated", SignedAxisName(free.up), down,
       up.evidence));
 }
 

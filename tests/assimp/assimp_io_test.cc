@@ -613,11 +613,13 @@ TEST(AssimpImport, UnitConversion) {
   const Scene box = LoadScene(Data("fbx/assimp/multiple_animations_test.fbx"), options);
   EXPECT_DOUBLE_EQ(box.length_scale, 100.0);
   // A BVH does not state its unit (issue 12 changed this from an error): it converts with the
-  // unit estimated from its height (the CMU figure is 24.8 units tall: dm), with a warning, or
-  // with the unit stated by --unit-in.
+  // unit estimated from its body (the CMU figure stands 26 units, head joint over the feet: the
+  // CMU ASF unit of 1/0.45 inch makes it 1.47 m; dm, the estimate from frame 0's extent until
+  // issue 26, made it 2.6 m), with a warning, or with the unit stated by --unit-in.
   const Scene estimated = LoadScene(Data("cmu_cgspeed/01_01.bvh"), options);
-  EXPECT_DOUBLE_EQ(estimated.length_scale, 10.0);
-  EXPECT_NE(::testing::PrintToString(estimated.warnings).find("estimated dm"), std::string::npos);
+  EXPECT_DOUBLE_EQ(estimated.length_scale, 0.0254 / 0.45 / 0.01);
+  EXPECT_NE(::testing::PrintToString(estimated.warnings).find("estimated 0.0564444 m (the CMU"),
+            std::string::npos);
   options.bvh.unit_metres = 0.0254;
   EXPECT_DOUBLE_EQ(LoadScene(Data("cmu_cgspeed/01_01.bvh"), options).length_scale, 2.54);
   // Still an error for a file whose unit can be neither read nor estimated (no height).

@@ -156,5 +156,33 @@ TEST(GroundTruth, EveryCorpusFileReadsAsItsAuthorMeant) {
               height.Line("height").c_str(), humanoid.Line("humanoid (no rule before)").c_str());
 }
 
+// A figure whose file's Y points down (the Azure Kinect camera frame): the body says -Y up and the
+// warning says the file's +Y points down; read with --up y, it stands upside down and that is said.
+TEST(UpsideDown, HeadBelowTheFeetIsDetectedAndSaid) {
+  const std::string text =
+      "HIERARCHY\nROOT Hips\n{\nOFFSET 0 -100 0\nCHANNELS 6 Xposition Yposition Zposition "
+      "Zrotation Xrotation Yrotation\nJOINT Spine\n{\nOFFSET 0 -10 0\nCHANNELS 3 Zrotation "
+      "Xrotation Yrotation\nJOINT Head\n{\nOFFSET 0 -50 0\nCHANNELS 3 Zrotation Xrotation "
+      "Yrotation\nEnd Site\n{\nOFFSET 0 -10 0\n}\n}\n}\nJOINT LeftUpLeg\n{\nOFFSET 10 0 0\n"
+      "CHANNELS 3 Zrotation Xrotation Yrotation\nJOINT LeftLeg\n{\nOFFSET 0 45 0\nCHANNELS 3 "
+      "Zrotation Xrotation Yrotation\nJOINT LeftFoot\n{\nOFFSET 0 45 0\nCHANNELS 3 Zrotation "
+      "Xrotation Yrotation\nEnd Site\n{\nOFFSET 0 0 8\n}\n}\n}\n}\n}\nMOTION\nFrames: 2\n"
+      "Frame Time: 0.1\n0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+      "5 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
+  Scene inferred = ParseBvh(text, "kinect.bvh");
+  ResolveSceneFacts(inferred);
+  EXPECT_EQ(SignedAxisName(inferred.axes.up.value), "-Y") << DescribeAxes(inferred.axes);
+  EXPECT_EQ(inferred.axes.up.source, FactSource::kInferred);
+  EXPECT_NE(::testing::PrintToString(inferred.warnings).find("the file's +Y points down"),
+            std::string::npos)
+      << ::testing::PrintToString(inferred.warnings);
+  Scene given = ParseBvh(text, "kinect.bvh");
+  ResolveSceneFacts(given, {SignedAxis{1, 1}, std::nullopt});
+  EXPECT_EQ(given.axes.up.source, FactSource::kUser);
+  EXPECT_NE(::testing::PrintToString(given.warnings).find("stands upside down along +Y up"),
+            std::string::npos)
+      << ::testing::PrintToString(given.warnings);
+}
+
 }  // namespace
 }  // namespace rigel

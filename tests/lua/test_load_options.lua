@@ -22,7 +22,7 @@ t.run({
   auto_replaces = function()
     local scene = rigel.load(path)
     t.near(head_y(scene), 160, 1e-9, "restated OFFSETs replace it")
-    t.ok(has(scene.warnings, "estimated in from the figure's height"), "unit estimate named")
+    t.ok(has(scene.warnings, "estimated in from the body"), "unit estimate named")
   end,
 
   forced = function()
@@ -42,6 +42,19 @@ t.run({
       s:save(out)
       t.near(head_y(rigel.load(out)), 4.064, 1e-6, "saved in metres (glTF floats): " .. tostring(unit))
     end
+  end,
+
+  axes = function()
+    -- Issue 26: the scene says its axes and how they were found; up/forward override them.
+    local inferred = rigel.load(path).axes
+    t.eq(inferred.up, "+Y", "head over hips along +Y")
+    t.eq(inferred.up_source, "inferred", "a BVH states no axes: inferred from the body")
+    t.ok(has(rigel.load(path).warnings, "does not state its up axis"), "the guess is said")
+    local given = rigel.load(path, { up = "z", forward = "-y" }).axes
+    t.eq(given.up, "+Z", "--up z")
+    t.eq(given.up_source, "user", "given by the user")
+    t.eq(given.forward, "-Y", "--forward -y")
+    t.raises("invalid value 'w'", "bad axis", rigel.load, path, { up = "w" })
   end,
 
   bad_options = function()

@@ -27,9 +27,10 @@ t.run({
       t.eq(scene:clip("loop").num_frames, 30, ext .. ": picked by name")
       t.eq(scene:clip(1).num_frames, 10, ext .. ": picked by index")
       -- The second take's first frame is the walk's frame 11 (float precision in glTF), in
-      -- metres: the BVH states no unit and rigel.load estimated decimetres (24 units tall).
+      -- metres: the BVH states no unit and rigel.load estimated the CMU ASF unit, 1/0.45 inch
+      -- (the figure stands 24.5 units, head joint over the feet: 1.38 m).
       local p = scene:clip("loop"):pose(1):world_position("LeftFoot")
-      local q = walk:pose(11):world_position("LeftFoot") * 0.1
+      local q = walk:pose(11):world_position("LeftFoot") * (0.0254 / 0.45)
       t.near((p - q):length(), 0, 1e-3 * 17, ext .. ": the take's values, in metres")
     end
   end,
