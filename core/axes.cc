@@ -78,11 +78,23 @@ SignedAxis DefaultForward(SignedAxis up) {
   }
 }
 
+namespace {
+
+// The forward axis writers use: the stated or given one when it is not the up axis, else
+// DefaultForward(up). A forward inferred from the body is reported but not written: a clip's
+// figure faces any way while it moves, and turning it would move every output about its up axis.
+SignedAxis WrittenForward(const SceneAxes& axes) {
+  const AxisFact& f = axes.forward;
+  const bool known = f.source == FactSource::kStated || f.source == FactSource::kUser;
+  if (known && f.value.axis != axes.up.value.axis) return f.value;
+  return DefaultForward(axes.up.value);
+}
+
+}  // namespace
+
 Eigen::Matrix3d RotationToGltfFrame(const SceneAxes& axes) {
   const Eigen::Vector3d up = axes.up.value.Vector();
-  SignedAxis f = axes.forward.value;
-  if (f.axis == axes.up.value.axis) f = DefaultForward(axes.up.value);
-  const Eigen::Vector3d forward = f.Vector();
+  const Eigen::Vector3d forward = WrittenForward(axes).Vector();
   const Eigen::Vector3d right = up.cross(forward);  // glTF: X = Y x Z
   // Rows: the data's right, up and forward directions become X, Y and Z.
   Eigen::Matrix3d r;

@@ -243,8 +243,12 @@ void AddGlobalSettings(std::span<const Clip> clips, double unit_scale_factor,
   settings.Add("Version", {std::int32_t{1000}});
   Element& p = settings.Add("Properties70");
   const SignedAxis up = options.axes.up.value;
-  SignedAxis front = options.axes.forward.value;
-  if (front.axis == up.axis) front = DefaultForward(up);
+  // The stated or given forward; one inferred from the body is not written (as glTF: a clip's
+  // figure faces any way while it moves).
+  const AxisFact& stated = options.axes.forward;
+  const bool known = stated.source == FactSource::kStated || stated.source == FactSource::kUser;
+  const SignedAxis front =
+      known && stated.value.axis != up.axis ? stated.value : DefaultForward(up);
   const SignedAxis coord = NearestSignedAxis(up.Vector().cross(front.Vector()));
   const SignedAxis original = options.axes.original_up.axis >= 0 ? options.axes.original_up : up;
   auto axis_props = [&p](const std::string& name, SignedAxis a) {
