@@ -20,7 +20,7 @@ function(rigel_install_headers dir)
   install(FILES ${files} DESTINATION ${RIGEL_INSTALL_INCLUDEDIR}/${dir})
 endfunction()
 rigel_install_headers(io file_format.h)
-rigel_install_headers(importers bone_map.h bvh_reader.h import_error.h load_scene.h)
+rigel_install_headers(importers bone_map.h bvh_reader.h import_error.h load_scene.h scene_facts.h)
 rigel_install_headers(exporters atomic_file.h bvh_writer.h fbx_writer.h gltf_writer.h save_scene.h)
 rigel_install_headers(bindings/lua lua_module.h rigel_module.h)
 

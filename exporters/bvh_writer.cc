@@ -9,8 +9,8 @@
 #include "core/euler.h"
 #include "core/pose.h"
 #include "core/skeleton_builder.h"
-#include "exporters/exact_decimal.h"
 #include "exporters/export_check.h"
+#include "io/exact_decimal.h"
 
 namespace rigel {
 namespace {

@@ -21,8 +21,8 @@
 #include "core/retarget/upside_down.h"
 #include "core/skeleton_builder.h"
 #include "core/skeleton_utils.h"
-#include "exporters/exact_decimal.h"
 #include "importers/utf8.h"
+#include "io/exact_decimal.h"
 
 namespace rigel {
 namespace {

@@ -423,11 +423,12 @@ TEST(BvhTranslation, CorpusReadsAsBeforeUnlessTheRuleChangesIt) {
   // See docs/formats.md ("BVH position channels") for why: the PyMO walk's root OFFSET is a
   // position (y 35.4) its absolute channels restate, so it read 35 units up. The VR recording's
   // three trackers (head, hands), every joint of the LAFAN1/MotionBuilder Geno skeleton but its 8
-  // ends whose OFFSET is 0 or ~1e-14 (both readings the same), and all 59 joints of the Perception Neuron capture restate their OFFSETs:
-  // read as deltas each bone doubled (TheChangedFilesStandAsTheirManifestSays checks the figures).
-  // MakeHuman's T-pose root restates its OFFSET in y (0.6394 = 0.6394) but holds 0.028 against
-  // 0.631 in z: its own data do not decide, and the file's 141 other decided joints all hold
-  // deltas, so it is read as deltas (as before) without a warning.
+  // ends whose OFFSET is 0 or ~1e-14 (both readings the same), and all 59 joints of the Perception
+  // Neuron capture restate their OFFSETs: read as deltas each bone doubled
+  // (TheChangedFilesStandAsTheirManifestSays checks the figures). MakeHuman's T-pose root restates
+  // its OFFSET in y (0.6394 = 0.6394) but holds 0.028 against 0.631 in z: its own data do not
+  // decide, and the file's 141 other decided joints all hold deltas, so it is read as deltas (as
+  // before) without a warning.
   EXPECT_EQ(changed, (std::vector<std::string>{"AV_8Walk_Meredith_HVHA_Rep1.bvh:1",
                                                "godot_vr_tracking_test.bvh:3", "Geno_bind.bvh:67",
                                                "milad_perception_neuron.bvh:59"}))

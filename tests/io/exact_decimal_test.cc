@@ -1,7 +1,7 @@
 // exact_decimal.h: every text parses back (std::from_chars, correctly rounded) to the same double
 // bit for bit, directly and through the BVH reader's degrees-to-radians and OFFSET steps; in fixed
 // range it is the shortest form, checked against std::to_chars' own shortest fixed form.
-#include "exporters/exact_decimal.h"
+#include "io/exact_decimal.h"
 
 #include <gtest/gtest.h>
 

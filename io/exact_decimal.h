@@ -13,8 +13,8 @@
 // passes. Otherwise std::to_chars' shortest round-trip form (Ryu) of the double nearest `guess`
 // that maps to `target`. Digits are stored as whole 64-bit words, without branches; no
 // allocation. The caller provides kMaxDecimalChars bytes at `p`; the text is at most 24 chars.
-#ifndef RIGEL_EXPORTERS_EXACT_DECIMAL_H_
-#define RIGEL_EXPORTERS_EXACT_DECIMAL_H_
+#ifndef RIGEL_IO_EXACT_DECIMAL_H_
+#define RIGEL_IO_EXACT_DECIMAL_H_
 
 #include <algorithm>
 #include <array>
@@ -251,4 +251,4 @@ inline char* WriteDecimal(char* p, double v) {
 
 }  // namespace rigel
 
-#endif  // RIGEL_EXPORTERS_EXACT_DECIMAL_H_
+#endif  // RIGEL_IO_EXACT_DECIMAL_H_
