@@ -32,7 +32,10 @@ tu="$prefix.headers.cc"
 c++ -std=c++20 -fsyntax-only "$tu" -I"$prefix/include/rigel" -I/usr/include/eigen3 \
   -I/usr/include/lua5.4 || { echo "installed headers do not compile"; fail=1; }
 # The module carries no Lua VM of its own: the Lua API is left to the host (undefined here).
-if ! nm -D --undefined-only "$prefix/lib/lua/5.4/rigel.so" | grep -q ' lua_pushnumber$'; then
+# (nm's list is read whole first: with pipefail, grep -q ending the pipe early made nm die of
+# SIGPIPE and the check fail whenever the symbol came before the end of a long list.)
+undefined=$(nm -D --undefined-only "$prefix/lib/lua/5.4/rigel.so")
+if ! grep -q ' lua_pushnumber$' <<<"$undefined"; then
   echo "rigel.so does not import the Lua API"
   fail=1
 fi
