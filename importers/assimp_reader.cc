@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -271,10 +272,55 @@ std::vector<std::string> ScanFbxFile(const std::string& path) {
   return limbs;
 }
 
+// A glTF's JSON: the whole .gltf file, or a .glb's first chunk (12-byte header, then the chunk's
+// length, type "JSON" and bytes). Empty when the file is not that.
+std::string GltfJson(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (LowerExtension(path) == ".gltf") {
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  char head[20];
+  if (!in.read(head, sizeof(head)) || std::memcmp(head, "glTF", 4) != 0 ||
+      std::memcmp(head + 16, "JSON", 4) != 0) {
+    return "";
+  }
+  std::uint32_t length = 0;
+  std::memcpy(&length, head + 12, 4);
+  constexpr std::uint32_t kMaxJson = 256u << 20;
+  if (length > kMaxJson) return "";
+  std::string json(length, '\0');
+  if (!in.read(json.data(), length)) return "";
+  return json;
+}
+
+// Refuses a glTF whose required extensions compress its meshes in a way Assimp 5.2 does not
+// decode (Draco, meshopt): Assimp's own error then named a missing node, not the cause.
+void CheckGltfExtensions(const std::string& path) {
+  const std::string ext = LowerExtension(path);
+  if (ext != ".gltf" && ext != ".glb") return;
+  const nlohmann::json j = nlohmann::json::parse(GltfJson(path), nullptr, false);
+  if (!j.is_object() || !j.contains("extensionsRequired") || !j["extensionsRequired"].is_array())
+    return;
+  static constexpr std::string_view kUnread[] = {"KHR_draco_mesh_compression",
+                                                 "EXT_meshopt_compression"};
+  for (const auto& e : j["extensionsRequired"]) {
+    if (!e.is_string()) continue;
+    const std::string name = e.get<std::string>();
+    for (const std::string_view unread : kUnread) {
+      if (name != unread) continue;
+      throw ImportError(fmt::format(
+          "{}: the file requires the glTF extension {} (compressed meshes), which rigel does not "
+          "read; decompress it first (for example with glTF-Transform or gltf-pipeline)",
+          path, name));
+    }
+  }
+}
+
 }  // namespace
 
 Scene ReadWithAssimp(const std::string& path) {
   std::vector<std::string> limbs = ScanFbxFile(path);
+  CheckGltfExtensions(path);
   Assimp::Importer importer;
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, true);
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_ALL_GEOMETRY_LAYERS, false);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -131,6 +132,41 @@ TEST(FbxScan, OldVersionRefusedWithItsVersion) {
                 std::string::npos)
           << what;
       EXPECT_EQ(what.find("FBX-DOM"), std::string::npos) << what;
+    }
+  }
+}
+
+// A glTF that requires Draco (or meshopt) mesh compression is refused naming the extension
+// (Assimp's own error named a missing node instead), as .gltf and as .glb.
+TEST(GltfExtensions, CompressedMeshesRefusedNamingTheExtension) {
+  TempDir dir;
+  for (const char* extension : {"KHR_draco_mesh_compression", "EXT_meshopt_compression"}) {
+    const std::string json =
+        std::string(R"({"asset": {"version": "2.0"}, "extensionsUsed": [")") + extension +
+        R"("], "extensionsRequired": [")" + extension +
+        R"("], "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"name": "Hips"}]})";
+    const std::string gltf = dir.file("compressed.gltf");
+    std::ofstream(gltf) << json;
+    std::string padded = json;
+    while (padded.size() % 4 != 0) padded += ' ';
+    std::string glb = "glTF";
+    auto u32 = [&glb](std::uint32_t v) { glb.append(reinterpret_cast<const char*>(&v), 4); };
+    u32(2);
+    u32(static_cast<std::uint32_t>(20 + padded.size()));
+    u32(static_cast<std::uint32_t>(padded.size()));
+    glb += "JSON";
+    glb += padded;
+    std::ofstream(dir.file("compressed.glb"), std::ios::binary) << glb;
+    for (const std::string path : {gltf, dir.file("compressed.glb")}) {
+      SCOPED_TRACE(path);
+      try {
+        LoadScene(path);
+        ADD_FAILURE() << "read";
+      } catch (const ImportError& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind(path + ": the file requires the glTF extension " + extension, 0), 0u)
+            << what;
+      }
     }
   }
 }
