@@ -83,18 +83,6 @@ bool WriteAll(int fd, const void* data, size_t size) {
   return true;
 }
 
-bool ReadAll(int fd, void* data, size_t size) {
-  char* p = static_cast<char*>(data);
-  while (size > 0) {
-    const ssize_t n = read(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
 // Waits until `fd` is readable or `deadline` passes; false at the deadline or on a poll error.
 bool WaitReadable(int fd, std::chrono::steady_clock::time_point deadline) {
   for (;;) {
@@ -121,6 +109,11 @@ bool ReadAllBy(int fd, void* data, size_t size, std::chrono::steady_clock::time_
     size -= static_cast<size_t>(n);
   }
   return true;
+}
+
+// ReadAllBy without a deadline (a worker waiting for its next clip waits as long as it takes).
+bool ReadAll(int fd, void* data, size_t size) {
+  return ReadAllBy(fd, data, size, std::chrono::steady_clock::time_point::max());
 }
 
 // One report from a worker: uint32 length, then the JSON. A message, once begun, has
