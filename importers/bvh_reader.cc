@@ -161,15 +161,6 @@ constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8
   return NumberStatus::kOk;
 }
 
-// `d` moved by `k` units in the last place (towards +infinity for k > 0); finite d only.
-inline double StepUlp(double d, int64_t k) {
-  const int64_t bits = std::bit_cast<int64_t>(d);
-  const int64_t magnitude = bits & INT64_MAX;
-  int64_t key = bits < 0 ? -magnitude : magnitude;  // ordered like the doubles
-  key += k;
-  return std::bit_cast<double>(key < 0 ? (-key | INT64_MIN) : key);
-}
-
 // True when the BVH writer (bvh_writer.cc), given the clip value x that the file's number v
 // became (x = v * scale - offset), would write a number other than v: it writes the shortest text
 // that maps to x, one of x's preimages, and it is v about half the time. Only then must v be kept
@@ -400,7 +391,8 @@ class BvhParser {
           clip.at(f, c) = x;
           // Subtracting the OFFSET can map neighbouring file values to one delta: keep the
           // file's value for the writer (Clip::file_values).
-          if ((StepUlp(v, 1) - o == x || StepUlp(v, -1) - o == x) &&
+          if ((decimal_internal::StepUlps(v, 1) - o == x ||
+               decimal_internal::StepUlps(v, -1) - o == x) &&
               WriterMisses(v, x, 1.0, 1.0, o)) {
             file_values.push_back({static_cast<size_t>(f) * clip.num_channels() + c, v});
           }
@@ -771,7 +763,8 @@ class BvhParser {
         // file's (Clip::file_values) so the writer gives it back. Zero needs none: the writer
         // writes +-0 for +-0.
         if (scale[n] != 1.0 && v != 0 &&
-            (StepUlp(v, 1) * scale[n] == x || StepUlp(v, -1) * scale[n] == x) &&
+            (decimal_internal::StepUlps(v, 1) * scale[n] == x ||
+             decimal_internal::StepUlps(v, -1) * scale[n] == x) &&
             WriterMisses(v, x, kDegPerRad, scale[n], 0.0)) {
           file_values.push_back({static_cast<size_t>(out + n - base), v});
         }
