@@ -2,10 +2,11 @@
 // person sees when opening it in Blender 3.4 (up axis in the file's frame, metres per file unit,
 // standing height in metres, humanoid or not), against what rigel infers. The figures before
 // (frame 0's bounding box: the rule rigel used until issue 26) and after are printed.
+#include "data/ground_truth.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -18,43 +19,7 @@
 namespace rigel {
 namespace {
 
-struct Truth {
-  std::string file, up, unit, height;
-  bool humanoid = false;
-};
-
-std::vector<std::string> SplitCsv(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (const char c : line) {
-    if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
-std::vector<Truth> ReadTruth() {
-  std::ifstream in(RIGEL_GROUND_TRUTH);
-  std::vector<Truth> rows;
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    const std::vector<std::string> f = SplitCsv(line);
-    if (f.size() < 5) continue;
-    rows.push_back({f[0], f[1], f[2], f[3], f[4] == "yes"});
-  }
-  return rows;
-}
+using testing::Truth;
 
 // rigel's rule until issue 26: up = Z when frame 0's joints extend further in Z than in Y, the
 // height that extent, the unit of a BVH the named unit that makes it nearest 1.6 m.
@@ -96,7 +61,7 @@ bool Near(double a, double b, double rel) { return std::abs(a - b) <= rel * std:
 
 TEST(GroundTruth, EveryCorpusFileReadsAsItsAuthorMeant) {
   RIGEL_REQUIRE_SHARED_DATA();
-  const std::vector<Truth> rows = ReadTruth();
+  const std::vector<Truth> rows = testing::ReadTruth(RIGEL_GROUND_TRUTH);
   ASSERT_GE(rows.size(), 90u);
   Tally up, unit, height, humanoid;
   int refused = 0, read = 0;
