@@ -138,15 +138,21 @@ TEST_P(RealData, RoundTripWithinOneDegree) {
   EXPECT_LT(worst, 1.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, RealData,
-                         ::testing::Values(Case{"MakeHuman", "makehuman/tpose.bvh"},
-                                           Case{"MakeHumanLegacy", "makehuman/walk1.bvh"},
-                                           Case{"MotionAnalysis", "assimp_misc/Boxing_Toes.bvh"},
-                                           Case{"PybvhTest1", "pybvh/bvh_test1.bvh"},
-                                           Case{"PybvhTest2", "pybvh/bvh_test2.bvh"}),
-                         [](const ::testing::TestParamInfo<Case>& param) {
-                           return std::string(param.param.name);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Targets, RealData,
+    ::testing::Values(Case{"MakeHuman", "makehuman/tpose.bvh"},
+                      Case{"MakeHumanLegacy", "makehuman/walk1.bvh"},
+                      Case{"MotionAnalysis", "assimp_misc/Boxing_Toes.bvh"},
+                      Case{"PybvhTest1", "pybvh/bvh_test1.bvh"},
+                      Case{"PybvhTest2", "pybvh/bvh_test2.bvh"},
+                      // Skeleton-only FBX characters (no animation, no
+                      // skin): a Maya HumanIK definition and the 100STYLE
+                      // retarget character (issue 26).
+                      Case{"HumanIkSkeletonOnly", "ufbx/maya_human_ik_7400_binary.fbx"},
+                      Case{"Style100SkeletonOnly",
+                           "wild/orangeduck_100style-retarget/"
+                           "100style_character.fbx"}),
+    [](const ::testing::TestParamInfo<Case>& param) { return std::string(param.param.name); });
 
 }  // namespace
 }  // namespace rigel::retarget
