@@ -24,6 +24,7 @@
 #include "core/clip.h"
 #include "core/scene.h"
 #include "core/skeleton.h"
+#include "importers/fbx_scan.h"
 
 namespace rigel::assimp_internal {
 
@@ -71,9 +72,14 @@ class Converter {
  public:
   // `skeleton_models`: the names of the file's skeleton models (FBX LimbNodes, from ScanFbx);
   // they are joints whether or not a skin or an animation uses them.
+  // `stacks`: the FBX animation stacks' stated ranges (ScanFbx), when Assimp read a copy of the
+  // file whose stacks were widened (WidenFbxStacks): a take is as long as its stated range.
   Converter(const aiScene& scene, const std::string& path,
-            std::vector<std::string> skeleton_models = {})
-      : scene_(scene), path_(path), skeleton_models_(std::move(skeleton_models)) {}
+            std::vector<std::string> skeleton_models = {}, std::vector<FbxStackRange> stacks = {})
+      : scene_(scene),
+        path_(path),
+        skeleton_models_(std::move(skeleton_models)),
+        stacks_(std::move(stacks)) {}
 
   // The whole conversion, once.
   Scene Run();
@@ -167,6 +173,10 @@ class Converter {
 
   // The common key spacing (ticks) when every channel with more than two keys is keyed on one
   // evenly spaced grid starting at 0 whose spacing is within 0.1% of `ticks_per_frame`; else 0.
+  // The stated length of `anim` in its ticks when Assimp read it from a widened stack (stacks_: the
+  // one stack of its name, which stated a range), computed as Assimp computes a stack's duration;
+  // negative otherwise.
+  double StatedStackDuration(const aiAnimation& anim) const;
   static double KeyGrid(const aiAnimation& anim, double ticks_per_frame);
   // Frame rate, ticks per frame and frame count of `anim` (null: one frame at 30 fps).
   Timing TimingOf(const aiAnimation* anim) const;
@@ -187,6 +197,7 @@ class Converter {
   const aiScene& scene_;
   const std::string& path_;
   std::vector<std::string> skeleton_models_;
+  std::vector<FbxStackRange> stacks_;
   std::vector<Node> nodes_;
   std::vector<std::vector<int>> children_;
   std::unordered_map<std::string, int> index_by_name_;

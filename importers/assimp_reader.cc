@@ -2,6 +2,7 @@
 
 #include <assimp/DefaultIOStream.h>
 #include <assimp/DefaultIOSystem.h>
+#include <assimp/MemoryIOWrapper.h>
 #include <assimp/config.h>
 #include <assimp/scene.h>
 #include <fmt/format.h>
@@ -215,9 +216,13 @@ class CheckedStream : public Assimp::DefaultIOStream {
 // file's folder could otherwise make a reference read a file outside it, past the folder rule of
 // the import child's confinement. The check is made on the opened descriptor (fstat), so the
 // file read is the file checked.
+//
+// `main_bytes`, when not empty, are read in place of the main file (an FBX whose animation stacks
+// were widened: WidenFbxStacks); they were read from the file this check opened first.
 class LinkCheckingIO : public Assimp::DefaultIOSystem {
  public:
-  explicit LinkCheckingIO(const std::string& main) {
+  LinkCheckingIO(const std::string& main, std::string main_bytes)
+      : main_bytes_(std::move(main_bytes)) {
     struct stat st {};
     if (stat(main.c_str(), &st) == 0) main_ = {st.st_dev, st.st_ino};
   }
@@ -233,11 +238,17 @@ class LinkCheckingIO : public Assimp::DefaultIOSystem {
       if (known) refused_.push_back(file);
       return nullptr;
     }
+    if (is_main && !main_bytes_.empty()) {
+      std::fclose(f);
+      return new Assimp::MemoryIOStream(reinterpret_cast<const uint8_t*>(main_bytes_.data()),
+                                        main_bytes_.size());
+    }
     return new CheckedStream(f, file);
   }
   const std::vector<std::string>& refused() const { return refused_; }
 
  private:
+  std::string main_bytes_;
   std::pair<dev_t, ino_t> main_{};
   std::vector<std::string> refused_;
 };
@@ -248,16 +259,27 @@ std::vector<std::string> AssimpExtensions() { return {".fbx", ".glb", ".gltf", "
 
 namespace {
 
-// The skeleton models an FBX file names (ScanFbx), after refusing a version Assimp cannot read
-// with rigel's own message. Empty for other formats.
-std::vector<std::string> ScanFbxFile(const std::string& path) {
+// What the FBX scan gives the conversion: the skeleton models the file names, its animation
+// stacks' stated ranges, and the bytes Assimp reads instead of the file when a stack was widened.
+struct FbxPrepared {
   std::vector<std::string> limbs;
-  if (LowerExtension(path) != ".fbx") return limbs;
+  std::vector<FbxStackRange> stacks;
+  std::string widened;
+};
+
+// Keys this long past a stack's stated stop are read (WidenFbxStacks): an hour.
+constexpr std::int64_t kStackMargin = 3600 * kFbxTicksPerSecond;
+
+// Scans an FBX file (ScanFbx): refuses a version Assimp cannot read with rigel's own message,
+// lists the skeleton models, and widens the animation stacks. Empty for other formats.
+FbxPrepared ScanFbxFile(const std::string& path) {
+  FbxPrepared out;
+  if (LowerExtension(path) != ".fbx") return out;
   std::ifstream in(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (!in && !in.eof()) throw ImportError(fmt::format("{}: read error", path));
   const std::optional<FbxScan> scan = ScanFbx(bytes);
-  if (!scan) return limbs;  // not FBX after all: Assimp says what it is
+  if (!scan) return out;  // not FBX after all: Assimp says what it is
   if (scan->version > 0 && scan->version < kOldestReadableFbx) {
     throw ImportError(fmt::format(
         "{}: FBX {} ({}, version {}) is older than rigel reads: rigel reads FBX {} (FBX 2011) "
@@ -267,9 +289,13 @@ std::vector<std::string> ScanFbxFile(const std::string& path) {
         FbxVersionName(kOldestReadableFbx)));
   }
   for (const FbxModelKind& m : scan->models) {
-    if (IsSkeletonKind(m.kind)) limbs.push_back(m.name);
+    if (IsSkeletonKind(m.kind)) out.limbs.push_back(m.name);
   }
-  return limbs;
+  out.stacks = scan->stacks;
+  bool widen = false;
+  for (const FbxStackRange& s : scan->stacks) widen |= s.has_stop && (s.start != 0 || s.stop != 0);
+  if (widen) out.widened = WidenFbxStacks(bytes, *scan, kStackMargin);
+  return out;
 }
 
 // A glTF's JSON: the whole .gltf file, or a .glb's first chunk (12-byte header, then the chunk's
@@ -319,7 +345,7 @@ void CheckGltfExtensions(const std::string& path) {
 }  // namespace
 
 Scene ReadWithAssimp(const std::string& path) {
-  std::vector<std::string> limbs = ScanFbxFile(path);
+  FbxPrepared fbx = ScanFbxFile(path);
   CheckGltfExtensions(path);
   Assimp::Importer importer;
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, true);
@@ -331,7 +357,7 @@ Scene ReadWithAssimp(const std::string& path) {
   // transform, so a joint keyed at rest (a one-frame T-pose, a leaf joint that never turns) lost
   // its animation and, with it, its place in the skeleton.
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES, false);
-  auto* io = new LinkCheckingIO(path);
+  auto* io = new LinkCheckingIO(path, std::move(fbx.widened));
   importer.SetIOHandler(io);  // the importer owns it
   const aiScene* scene = nullptr;
   try {
@@ -351,7 +377,8 @@ Scene ReadWithAssimp(const std::string& path) {
     throw ImportError(
         fmt::format("{}: cannot read ({})", path, why.empty() ? "unknown Assimp error" : why));
   }
-  return assimp_internal::Converter(*scene, path, std::move(limbs)).Run();
+  return assimp_internal::Converter(*scene, path, std::move(fbx.limbs), std::move(fbx.stacks))
+      .Run();
 }
 
 Scene ConvertAssimpScene(const aiScene& scene, const std::string& path) {

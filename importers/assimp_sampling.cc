@@ -25,6 +25,21 @@ double SnapRate(double x) {
 
 }  // namespace
 
+double Converter::StatedStackDuration(const aiAnimation& anim) const {
+  const FbxStackRange* found = nullptr;
+  for (const FbxStackRange& s : stacks_) {
+    if (s.name != anim.mName.C_Str()) continue;
+    if (found) return -1;  // two stacks of one name: which is which is unknown
+    found = &s;
+  }
+  if (!found || !found->has_stop || (found->start == 0 && found->stop == 0)) return -1;
+  // Assimp: CONVERT_FBX_TIME(t) * anim_fps, then stop - start.
+  const double tps = anim.mTicksPerSecond;
+  const double start = static_cast<double>(found->start) / kFbxTicksPerSecond * tps;
+  const double stop = static_cast<double>(found->stop) / kFbxTicksPerSecond * tps;
+  return stop - start;
+}
+
 double Converter::KeyGrid(const aiAnimation& anim, double ticks_per_frame) {
   double grid = 0;
   auto check = [&](auto* keys, unsigned count) {
@@ -148,6 +163,8 @@ Converter::Timing Converter::TimingOf(const aiAnimation* anim) const {
     timing.ticks_per_frame = grid;
   }
   double duration = anim->mDuration > 0 ? anim->mDuration : max_time;
+  // A widened stack (keys past its stop were read): the take is its stated range.
+  if (const double range = StatedStackDuration(*anim); range >= 0) duration = range;
   if (!std::isfinite(duration) || duration < 0) Fail("animation duration is not finite");
   const double frames = std::round(duration / timing.ticks_per_frame) + 1;
   if (!(frames <= kMaxFrames)) {

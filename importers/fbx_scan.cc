@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 
@@ -18,6 +20,15 @@ std::string ModelName(std::string_view raw) {
   const std::size_t sep = raw.find(std::string_view("\0\1", 2));
   if (sep != std::string_view::npos) return std::string(raw.substr(0, sep));
   if (raw.rfind("Model::", 0) == 0) return std::string(raw.substr(7));
+  return std::string(raw);
+}
+
+// An animation stack's name as Assimp gives it: "Take 001\0\1AnimStack" (binary) and
+// "AnimStack::Take 001" (ASCII) both become "Take 001".
+std::string StackName(std::string_view raw) {
+  const std::size_t sep = raw.find(std::string_view("\0\1", 2));
+  if (sep != std::string_view::npos) return std::string(raw.substr(0, sep));
+  if (raw.rfind("AnimStack::", 0) == 0) return std::string(raw.substr(11));
   return std::string(raw);
 }
 
@@ -148,6 +159,15 @@ class BinaryReader {
         bool has = false;
         ReadProperties(r, &s, &v, &has);
         if (has && v > 0 && v < 100000) out_->version = static_cast<int>(v);
+      } else if (depth == 1 && r.name == "AnimationStack") {
+        std::vector<std::string_view> s;
+        std::int64_t id = 0;
+        bool has = false;
+        ReadProperties(r, &s, &id, &has);
+        FbxStackRange stack;
+        stack.name = s.empty() ? "" : StackName(s[0]);
+        ReadStackRange(children, static_cast<std::size_t>(r.end), &stack);
+        out_->stacks.push_back(std::move(stack));
       } else if (depth == 1 && r.name == "Model") {
         std::vector<std::string_view> s;
         std::int64_t id = 0;
@@ -158,6 +178,46 @@ class BinaryReader {
         }
       }
       at = static_cast<std::size_t>(r.end);
+    }
+  }
+
+  // The LocalStart and LocalStop of an AnimationStack's Properties70 (records between `at` and
+  // `end`): P records whose strings start with the name and whose value is a 64-bit integer.
+  void ReadStackRange(std::size_t at, std::size_t end, FbxStackRange* stack) const {
+    Record props;
+    while (at < end && ReadRecord(at, &props)) {
+      if (props.name == "Properties70") {
+        std::size_t p_at = props.props_at + static_cast<std::size_t>(props.props_len);
+        Record p;
+        while (p_at < static_cast<std::size_t>(props.end) && ReadRecord(p_at, &p)) {
+          if (p.name == "P") ReadRangeValue(p, stack);
+          p_at = static_cast<std::size_t>(p.end);
+        }
+      }
+      at = static_cast<std::size_t>(props.end);
+    }
+  }
+
+  // One P record: when its first string is LocalStart or LocalStop and its value (the first
+  // non-string property) is an 'L', records the value and where it is.
+  void ReadRangeValue(const Record& r, FbxStackRange* stack) const {
+    std::size_t p = r.props_at;
+    const std::size_t end = r.props_at + static_cast<std::size_t>(r.props_len);
+    std::string_view first;
+    for (std::uint64_t i = 0; i < r.props && p < end; ++i) {
+      const char code = d_[p++];
+      if (code == 'S') {
+        std::uint32_t len = 0;
+        if (!Get(p, &len) || !Has(p + 4, len)) return;
+        if (i == 0) first = d_.substr(p + 4, len);
+        p += 4 + std::size_t{len};
+        continue;
+      }
+      std::int64_t v = 0;
+      if (code != 'L' || !Get(p, &v)) return;
+      if (first == "LocalStart") stack->start = v, stack->has_start = true, stack->start_at = p;
+      if (first == "LocalStop") stack->stop = v, stack->has_stop = true, stack->stop_at = p;
+      return;
     }
   }
 
@@ -185,13 +245,57 @@ std::string_view TrimLeft(std::string_view s) {
   return s.substr(i);
 }
 
+// An ASCII P line of an animation stack: `P: "LocalStop", "KTime", "Time", "",46186158000`. Records
+// the value and where its digits are (`line_at`: the line's offset in the file).
+void ReadAsciiRange(std::string_view line, std::size_t line_at, FbxStackRange* stack) {
+  const std::vector<std::string_view> q = Quoted(line);
+  if (q.empty() || (q[0] != "LocalStart" && q[0] != "LocalStop")) return;
+  const std::size_t comma = line.rfind(',');
+  if (comma == std::string_view::npos) return;
+  std::size_t b = comma + 1;
+  while (b < line.size() && (line[b] == ' ' || line[b] == '\t')) ++b;
+  std::size_t e = b + (b < line.size() && line[b] == '-');
+  std::int64_t v = 0;
+  const std::size_t digits = e;
+  for (; e < line.size() && std::isdigit(static_cast<unsigned char>(line[e])); ++e) {
+    if (v > (INT64_MAX - 9) / 10) return;
+    v = v * 10 + (line[e] - '0');
+  }
+  if (e == digits) return;
+  if (line[b] == '-') v = -v;
+  const std::size_t at = line_at + b, len = e - b;
+  if (q[0] == "LocalStart") stack->start = v, stack->has_start = true;
+  if (q[0] == "LocalStart") stack->start_at = at, stack->start_len = len;
+  if (q[0] == "LocalStop") stack->stop = v, stack->has_stop = true;
+  if (q[0] == "LocalStop") stack->stop_at = at, stack->stop_len = len;
+}
+
 void ScanAscii(std::string_view d, FbxScan* out) {
   std::size_t at = 0;
+  bool in_stack = false;
   while (at < d.size()) {
     std::size_t nl = d.find('\n', at);
     if (nl == std::string_view::npos) nl = d.size();
-    const std::string_view line = TrimLeft(d.substr(at, nl - at));
+    const std::string_view raw = d.substr(at, nl - at);
+    const std::string_view line = TrimLeft(raw);
+    const std::size_t line_at = at + (raw.size() - line.size());
     at = nl + 1;
+    if (line.rfind("AnimationStack:", 0) == 0) {
+      const std::vector<std::string_view> q = Quoted(line);
+      out->stacks.push_back({});
+      out->stacks.back().name = q.empty() ? "" : StackName(q[0]);
+      in_stack = true;
+      continue;
+    }
+    // A stack's block ends at the next object (a line at the objects' own indentation).
+    if (in_stack && line.rfind("P:", 0) == 0) {
+      ReadAsciiRange(line, line_at, &out->stacks.back());
+      continue;
+    }
+    if (in_stack && !line.empty() && line[0] != 'P' && line[0] != '}' &&
+        line.rfind("Properties70", 0) != 0) {
+      in_stack = false;
+    }
     if (out->version == 0 && line.rfind("FBXVersion:", 0) == 0) {
       int v = 0;
       for (const char c : line.substr(11)) {
@@ -237,6 +341,31 @@ std::optional<FbxScan> ScanFbx(std::string_view bytes) {
 
 std::string FbxVersionName(int version) {
   return fmt::format("{}.{}", version / 1000, version % 1000 / 100);
+}
+
+std::string WidenFbxStacks(std::string bytes, const FbxScan& scan, std::int64_t margin) {
+  // ASCII edits change lengths: applied from the end of the file back.
+  struct Edit {
+    std::size_t at, len;
+    std::int64_t value;
+  };
+  std::vector<Edit> edits;
+  for (const FbxStackRange& s : scan.stacks) {
+    if (!s.has_stop || (s.start == 0 && s.stop == 0)) continue;
+    if (s.stop > INT64_MAX - margin) continue;
+    edits.push_back({s.stop_at, s.stop_len, s.stop + margin});
+  }
+  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.at > b.at; });
+  for (const Edit& e : edits) {
+    if (scan.binary) {
+      if (e.at > bytes.size() || bytes.size() - e.at < sizeof(std::int64_t)) continue;
+      std::memcpy(bytes.data() + e.at, &e.value, sizeof(std::int64_t));
+    } else {
+      if (e.at > bytes.size() || bytes.size() - e.at < e.len) continue;
+      bytes.replace(e.at, e.len, std::to_string(e.value));
+    }
+  }
+  return bytes;
 }
 
 bool IsSkeletonKind(std::string_view kind) {

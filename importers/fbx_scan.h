@@ -10,6 +10,8 @@
 #ifndef RIGEL_IMPORTERS_FBX_SCAN_H_
 #define RIGEL_IMPORTERS_FBX_SCAN_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,18 +24,41 @@ struct FbxModelKind {
   std::string kind;  // "LimbNode", "Limb", "Null", "Mesh", "Root", "Camera", "" when unstated
 };
 
+// An animation stack's time range (LocalStart, LocalStop, in FBX ticks: 46186158000 a second) and
+// where the file holds those values, so that a copy of the file can widen them (WidenFbxStacks).
+struct FbxStackRange {
+  std::string name;  // as Assimp names the animation: without "AnimStack::" or "\0\1AnimStack"
+  std::int64_t start = 0, stop = 0;
+  bool has_start = false, has_stop = false;
+  // Binary: the byte offset of the 8-byte value. ASCII: the offset and length of its digits.
+  std::size_t start_at = 0, start_len = 0, stop_at = 0, stop_len = 0;
+};
+
+// FBX time: ticks per second.
+constexpr std::int64_t kFbxTicksPerSecond = 46186158000;
+
 struct FbxScan {
   bool binary = false;
   // FBXHeaderExtension/FBXVersion (7400 for FBX 7.4), else the binary header's version field;
   // 0 when the file states none.
   int version = 0;
   std::vector<FbxModelKind> models;
+  std::vector<FbxStackRange> stacks;
 };
 
 // Scans the bytes of an FBX file. nullopt when `bytes` is not an FBX file (neither the binary
 // magic nor an ASCII FBX header); a truncated or corrupt binary file gives what was read up to the
 // fault (Assimp reports the fault itself).
 std::optional<FbxScan> ScanFbx(std::string_view bytes);
+
+// A copy of the file's bytes in which every animation stack that states a range ends `margin`
+// ticks later (LocalStop + margin); `scan` is ScanFbx of `bytes`. Assimp 5.2 drops the keys that
+// lie past a stack's LocalStop (by more than 10000 ticks, 2e-7 s): a curve whose last key sits a
+// fraction of a frame after the stated stop lost that key, and the take's last frame repeated the
+// one before it. Reading the widened copy keeps those keys; the take's length stays the stated
+// range (Converter). Stacks whose stated range is empty (no LocalStart, no LocalStop) are left:
+// Assimp reads all their keys already.
+std::string WidenFbxStacks(std::string bytes, const FbxScan& scan, std::int64_t margin);
 
 // The oldest FBX version Assimp (and so rigel) reads: 7100 (FBX 2011).
 constexpr int kOldestReadableFbx = 7100;

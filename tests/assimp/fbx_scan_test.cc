@@ -157,7 +157,7 @@ TEST(GltfExtensions, CompressedMeshesRefusedNamingTheExtension) {
     glb += "JSON";
     glb += padded;
     std::ofstream(dir.file("compressed.glb"), std::ios::binary) << glb;
-    for (const std::string path : {gltf, dir.file("compressed.glb")}) {
+    for (const std::string& path : {gltf, dir.file("compressed.glb")}) {
       SCOPED_TRACE(path);
       try {
         LoadScene(path);
@@ -168,6 +168,46 @@ TEST(GltfExtensions, CompressedMeshesRefusedNamingTheExtension) {
             << what;
       }
     }
+  }
+}
+
+// Animation stack ranges (issue 26 item 7), binary and ASCII: the scan reads each stack's name,
+// LocalStart and LocalStop; WidenFbxStacks moves the stop in a copy and nothing else (the copy
+// scans the same apart from the stop; lengths change only in ASCII).
+TEST(FbxScan, StackRangesAndWidening) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  struct Case {
+    const char* file;
+    bool binary;
+    const char* stack;
+  };
+  for (const Case& c : {Case{"fbx/cmu_isaacgym/01_01_cmu.fbx", true, ""},
+                        Case{"ufbx/maya_anim_layer_anim_7700_ascii.fbx", false, "Take 001"}}) {
+    SCOPED_TRACE(c.file);
+    const std::string bytes = Bytes(SharedData() + "/" + c.file);
+    const std::optional<FbxScan> scan = ScanFbx(bytes);
+    ASSERT_TRUE(scan);
+    EXPECT_EQ(scan->binary, c.binary);
+    ASSERT_EQ(scan->stacks.size(), 1u);
+    const FbxStackRange& s = scan->stacks[0];
+    if (*c.stack) {
+      EXPECT_EQ(s.name, c.stack);
+    }
+    ASSERT_TRUE(s.has_stop);
+    EXPECT_GT(s.stop, s.start);
+    constexpr std::int64_t kMargin = 123456789;
+    const std::string wide = WidenFbxStacks(bytes, *scan, kMargin);
+    if (c.binary) {
+      EXPECT_EQ(wide.size(), bytes.size());
+    }
+    const std::optional<FbxScan> again = ScanFbx(wide);
+    ASSERT_TRUE(again);
+    ASSERT_EQ(again->stacks.size(), 1u);
+    EXPECT_EQ(again->stacks[0].stop, s.stop + kMargin);
+    EXPECT_EQ(again->stacks[0].start, s.start);
+    EXPECT_EQ(again->stacks[0].name, s.name);
+    EXPECT_EQ(KindCounts(*again), KindCounts(*scan));
+    EXPECT_EQ(again->version, scan->version);
   }
 }
 

@@ -7,9 +7,12 @@
 #include <Eigen/Geometry>
 #include <assimp/Importer.hpp>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "core/pose.h"
+#include "fbx_stop_patch.h"
 #include "importers/load_scene.h"
 #include "test_util.h"
 
@@ -119,6 +122,53 @@ TEST(UpstreamFaults, SpinTurnsTheWayTheCurveSays) {
     // Always about the same axis, the same way (at 180 degrees the axis' sign is arbitrary).
     if (f < 15) {
       EXPECT_GT(turn.axis().dot(axis), 1.0 - 1e-9) << "frame " << f;
+    }
+  }
+}
+
+// Assimp 5.2 drops every key that lies past an animation stack's LocalStop (by more than 10000
+// ticks, 2e-7 s), and the take still ends at the stop rounded to a frame: when a stack stops a
+// fraction of a frame before its last key (Mixamo), the take's last frame repeated the one before
+// it (2.5e-3 of the height off on a 506-frame Mixamo clip). rigel reads a copy of the file whose
+// stacks end later (WidenFbxStacks) and keeps the take's stated length: the last frame is the
+// last key. Checked on the CMU FBX with its stack moved a quarter frame earlier.
+TEST(UpstreamFaults, KeysPastTheStacksStopAreRead) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const std::string path = testing::SharedData() + "/fbx/cmu_isaacgym/01_01_cmu.fbx";
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const Scene whole = LoadScene(path);
+  ASSERT_EQ(whole.clips.size(), 1u);
+  const Clip& want = whole.clips[0];
+  ASSERT_EQ(testing::MoveFbxStopsEarlier(&bytes, 0.25, want.frame_rate()), 1);
+  testing::TempDir dir;
+  const std::string early = dir.file("early_stop.fbx");
+  std::ofstream(early, std::ios::binary) << bytes;
+
+  // The premise: Assimp alone loses the last key of every curve.
+  Assimp::Importer importer;
+  const aiScene* ai = importer.ReadFile(early, 0);
+  ASSERT_NE(ai, nullptr);
+  ASSERT_EQ(ai->mNumAnimations, 1u);
+  const aiAnimation& anim = *ai->mAnimations[0];
+  double last_key = 0;
+  for (unsigned c = 0; c < anim.mNumChannels; ++c) {
+    const aiNodeAnim& ch = *anim.mChannels[c];
+    if (ch.mNumRotationKeys)
+      last_key = std::max(last_key, ch.mRotationKeys[ch.mNumRotationKeys - 1].mTime);
+  }
+  const double ticks_per_frame = anim.mTicksPerSecond / want.frame_rate();
+  EXPECT_NEAR(last_key / ticks_per_frame, want.num_frames() - 2, 1e-6);
+
+  // rigel: the same frames, the last one included, value for value.
+  const Scene read = LoadScene(early);
+  ASSERT_EQ(read.clips.size(), 1u);
+  const Clip& got = read.clips[0];
+  ASSERT_EQ(got.num_frames(), want.num_frames());
+  ASSERT_EQ(got.num_channels(), want.num_channels());
+  for (const int f : {0, want.num_frames() / 2, want.num_frames() - 2, want.num_frames() - 1}) {
+    for (int c = 0; c < want.num_channels(); ++c) {
+      ASSERT_EQ(got.frame(f)[c], want.frame(f)[c]) << "frame " << f << " channel " << c;
     }
   }
 }
