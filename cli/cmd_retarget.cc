@@ -66,14 +66,8 @@ struct RetargetArgs {
 
 double UnitOf(const Scene& scene) { return MetresPerUnit(scene); }
 
-// The retargeter's up axis (1 = Y, 2 = Z) of a scene whose axes are known (stated, given or
-// inferred from the body: Scene::axes); -1 (the retargeter guesses) for an unknown, X or
-// negative up axis, which it cannot take.
-int UpAxisOf(const Scene& scene) {
-  const AxisFact& up = scene.axes.up;
-  if (up.source == FactSource::kUnknown || up.value.sign < 0 || up.value.axis == 0) return -1;
-  return up.value.axis;
-}
+// The retargeter's up axis (1 = Y, 2 = Z) of a scene whose axes are known (RetargetUpAxis).
+int UpAxisOf(const Scene& scene) { return RetargetUpAxis(scene.axes.up); }
 
 // The --root-motion extract figures (RetargetMetrics::root_*), added to a report row.
 void AddRootMotionJson(const retarget::RetargetMetrics& q, nlohmann::json* row) {

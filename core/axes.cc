@@ -119,4 +119,9 @@ std::string DescribeAxes(const SceneAxes& axes) {
   return s;
 }
 
+int RetargetUpAxis(const AxisFact& up) {
+  if (up.source == FactSource::kUnknown || up.value.sign < 0 || up.value.axis == 0) return -1;
+  return up.value.axis;
+}
+
 }  // namespace rigel

@@ -49,6 +49,10 @@ struct AxisFact {
   std::string evidence;
 };
 
+// The up axis as the retargeter takes it (1 Y, 2 Z) when `up` is known (stated, given or
+// inferred) and positive; -1 otherwise (an unknown, X or negative up: the retargeter infers it).
+int RetargetUpAxis(const AxisFact& up);
+
 // The axes a scene's data are in. Forward is the direction the figure faces. Defaults: +Y up,
 // +Z forward (glTF's frame), unknown. Data are always read as right-handed coordinates; a file
 // that states a left-handed system is noted in `right_handed` (FBX CoordAxis).

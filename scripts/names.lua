@@ -2,8 +2,8 @@
 --- common conventions, so one rig script serves skeletons from different sources.
 ---
 ---   local names = require("names")
----   local map = names.resolve(skeleton)          -- detects the convention
----   rig:effector(map.left_foot)                   -- "LeftFoot", "mixamorig:LeftFoot", "Foot_L", ...
+---   local map = names.resolve(skeleton)          -- the automatic map's humanoid roles
+---   rig:effector(map.left_foot)                   -- "LeftFoot", "Beta:LeftFoot", "Foot_L", ...
 ---
 --- Canonical keys: hips, spine, spine1, spine2, neck, head, and for left_/right_: shoulder
 --- (clavicle), arm (upper arm), forearm, hand, upleg (thigh), leg (shin), foot, toe.
@@ -105,10 +105,61 @@ function M.detect(skeleton)
   return best, best_score, scores
 end
 
---- Canonical key -> joint name of `skeleton`, for `convention` (detected when nil). Keys whose
---- joint the skeleton lacks are left out; `strict` raises instead, naming the missing joints.
+-- Canonical limb keys -> the automatic map's role names (after "Left"/"Right").
+local ROLES = { shoulder = "Shoulder", arm = "UpperArm", forearm = "LowerArm", hand = "Hand",
+  upleg = "UpperLeg", leg = "LowerLeg", foot = "Foot", toe = "Toes" }
+
+--- Canonical key -> joint name from the humanoid roles the automatic bone map finds
+--- (`skeleton:humanoid()`: names with any "<prefix>:" namespace or rig prefix, confirmed by the
+--- hierarchy), the one name table of rigel. The spine chain (hips excluded, chest included) gives
+--- spine (its first joint), spine2 (the chest) and spine1 (the joint below the chest on chains of
+--- three or more, else the chest).
+function M.automatic(skeleton)
+  local h = skeleton:humanoid()
+  local out = { hips = h.Hips, neck = h.Neck or h.neck_chain[1], head = h.Head }
+  local spine, n = h.spine_chain, #h.spine_chain
+  if n > 0 then
+    out.spine, out.spine2 = spine[1], spine[n]
+    out.spine1 = n >= 3 and spine[n - 1] or spine[n]
+  end
+  for _, side in ipairs({ "left", "right" }) do
+    local S = side == "left" and "Left" or "Right"
+    for key, role in pairs(ROLES) do out[side .. "_" .. key] = h[S .. role] end
+  end
+  return out, h.warnings
+end
+
+-- Raises naming the canonical keys `map` lacks, when `strict`.
+local function check_missing(map, what, strict, spelled)
+  if not strict then return end
+  local missing = {}
+  for _, key in ipairs(M.keys) do
+    if map[key] == nil then
+      missing[#missing + 1] = spelled and (key .. "=" .. spelled[key]) or key
+    end
+  end
+  if #missing > 0 then
+    error(("skeleton lacks %s joints: %s"):format(what, table.concat(missing, ", ")), 3)
+  end
+end
+
+--- Canonical key -> joint name of `skeleton`. Without `convention`, the automatic map's roles
+--- (M.automatic), and the convention whose table spells the same joints is named ("automatic"
+--- when none does). With a convention, its table. Keys whose joint the skeleton lacks are left
+--- out; `strict` raises instead, naming the missing keys.
+--- @return table map, string convention
 function M.resolve(skeleton, convention, strict)
-  convention = convention or M.detect(skeleton)
+  if convention == nil then
+    local out = M.automatic(skeleton)
+    check_missing(out, "humanoid", strict)
+    local best = M.detect(skeleton)
+    local same = best ~= nil
+    for _, key in ipairs(M.keys) do
+      local want = best and M.conventions[best][key]
+      if out[key] ~= want or not skeleton:find(want) then same = false end
+    end
+    return out, same and best or "automatic"
+  end
   local map = M.conventions[convention]
   if not map then
     local known = {}
@@ -117,14 +168,12 @@ function M.resolve(skeleton, convention, strict)
     error(("unknown naming convention '%s' (expected one of: %s)"):format(tostring(convention),
       table.concat(known, ", ")), 2)
   end
-  local out, missing = {}, {}
+  local out = {}
   for _, key in ipairs(M.keys) do
     local joint = map[key]
-    if skeleton:find(joint) then out[key] = joint else missing[#missing + 1] = key .. "=" .. joint end
+    if skeleton:find(joint) then out[key] = joint end
   end
-  if strict and #missing > 0 then
-    error(("skeleton lacks %s joints: %s"):format(convention, table.concat(missing, ", ")), 2)
-  end
+  check_missing(out, convention, strict, map)
   return out, convention
 end
 

@@ -385,9 +385,13 @@ int w_retarget(lua_State* L) {
   }
   const char* const up_fields[] = {"source_up", "target_up"};
   int* const up_values[] = {&o.source_up_axis, &o.target_up_axis};
+  // Scenes give theirs (stated, given to rigel.load or inferred from the body), as on the CLI.
+  const SceneBox* const up_scenes[] = {source_scene, target_scene};
   for (int i = 0; i < 2; ++i) {
     if (HasField(L, opt, up_fields[i])) {
       *up_values[i] = 1 + OptionField(L, opt, up_fields[i], kUpAxes, -1) % 2;
+    } else if (up_scenes[i] != nullptr) {
+      *up_values[i] = RetargetUpAxis(up_scenes[i]->scene->axes.up);
     }
   }
   o.source_unit_metres = NumberField(L, opt, "source_unit",

@@ -3,6 +3,7 @@
 
 #include "bindings/lua/boxes.h"
 #include "core/channel.h"
+#include "core/retarget/humanoid.h"
 
 namespace rigel::lua {
 
@@ -67,6 +68,33 @@ int w_Skeleton_children(lua_State* L) {
 int w_Skeleton_joints(lua_State* L) {
   // skel:joints() -> { names... } in skeleton order (parents before children).
   PushStrings(L, Skel(L, 1).names());
+  return 1;
+}
+
+int w_Skeleton_humanoid(lua_State* L) {
+  // skel:humanoid() -> { Hips = name, LeftUpperArm = name, ..., spine_chain = {names},
+  // neck_chain = {names}, warnings = {lines} }: the humanoid roles the automatic bone map finds
+  // (names and hierarchy,
+  // any "<prefix>:" or rig prefix). Roles the skeleton lacks are absent.
+  const Skeleton& s = Skel(L, 1);
+  CheckMaxArgs(L, 1);
+  const retarget::HumanoidJoints h = retarget::ClassifyHumanoid(s);
+  lua_createtable(L, 0, retarget::kRoleCount + 3);
+  for (int r = 0; r < retarget::kRoleCount; ++r) {
+    if (h.joint[r] < 0) continue;
+    const std::string_view role = retarget::RoleName(static_cast<retarget::Role>(r));
+    lua_pushstring(L, s.name(h.joint[r]).c_str());
+    lua_setfield(L, -2, std::string(role).c_str());
+  }
+  const auto names = [&](const std::vector<int>& joints) {
+    PushList(L, joints.size(), [&](size_t i) { lua_pushstring(L, s.name(joints[i]).c_str()); });
+  };
+  names(h.spine);
+  lua_setfield(L, -2, "spine_chain");
+  names(h.neck);
+  lua_setfield(L, -2, "neck_chain");
+  PushStrings(L, h.warnings);
+  lua_setfield(L, -2, "warnings");
   return 1;
 }
 
@@ -184,6 +212,7 @@ const luaL_Reg kMethods[] = {{"joint", w_Skeleton_joint},
                              {"children", w_Skeleton_children},
                              {"joints", w_Skeleton_joints},
                              {"chain", w_Skeleton_chain},
+                             {"humanoid", w_Skeleton_humanoid},
                              {"rest_offset", w_Skeleton_rest_offset},
                              {"rest_orientation", w_Skeleton_rest_orientation},
                              {"channels", w_Skeleton_channels},

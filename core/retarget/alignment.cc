@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/body.h"
 #include "core/euler.h"
 #include "core/pose.h"
 #include "core/skeleton_utils.h"
@@ -13,6 +14,21 @@
 namespace rigel::retarget {
 
 namespace {
+
+// The up axis (1 Y, 2 Z) of a skeleton in its reference pose (`row`, `world`) when the caller did
+// not give it: the body's when it decides (a humanoid's head over its feet, core/body.h), else the
+// larger extent of the body's joints along Y or Z.
+int InferUpAxis(const Skeleton& skeleton, const std::vector<double>& row,
+                const std::vector<Eigen::Isometry3d>& world) {
+  Clip pose(1, skeleton.num_channels(), 1.0);
+  std::copy(row.begin(), row.end(), pose.frame(0).begin());
+  const BodyMeasure body = MeasureBody(skeleton, &pose);
+  if (body.up_decided && body.up.sign > 0 && body.up.axis >= 1) return body.up.axis;
+  std::vector<Eigen::Isometry3d> joints;
+  for (const int j : BodyJoints(skeleton)) joints.push_back(world[j]);
+  if (joints.empty()) return GuessUpAxis(JointBounds(world));
+  return GuessUpAxis(JointBounds(joints));
+}
 
 // The rotation R minimising sum |R a_i - b_i|^2 over unit vectors (Kabsch); the smallest turn
 // for one pair.
@@ -187,8 +203,10 @@ std::string Align(const Skeleton& src, const Skeleton& tgt, const BoneMap& map,
   std::vector<Eigen::Isometry3d> wt(nt);
   ForwardKinematics(src, src_row, ws);
   ForwardKinematics(tgt, m.target_reference_row, wt);
-  m.source_up = options.source_up_axis >= 1 ? options.source_up_axis : GuessUpAxis(JointBounds(ws));
-  m.target_up = options.target_up_axis >= 1 ? options.target_up_axis : GuessUpAxis(JointBounds(wt));
+  m.source_up =
+      options.source_up_axis >= 1 ? options.source_up_axis : InferUpAxis(src, src_row, ws);
+  m.target_up = options.target_up_axis >= 1 ? options.target_up_axis
+                                            : InferUpAxis(tgt, m.target_reference_row, wt);
   m.up_from_source = UpFromSource(m.source_up, m.target_up);
   const Eigen::Matrix3d& c = m.up_from_source;
 

@@ -11,9 +11,11 @@
 #include "core/retarget/alignment.h"
 #include "core/retarget/cleanup.h"
 #include "core/retarget/contacts.h"
+#include "core/retarget/humanoid.h"
 #include "core/retarget/metrics.h"
 #include "core/retarget/root_motion.h"
 #include "core/retarget/transfer.h"
+#include "core/skeleton.h"
 
 namespace rigel::retarget {
 
@@ -22,6 +24,65 @@ namespace {
 constexpr std::array<std::string_view, 4> kRootMotionNames = {"scale", "keep", "in-place",
                                                               "extract"};
 static_assert(kRootMotionNames.size() == static_cast<std::size_t>(RootMotion::kExtract) + 1);
+
+// True when both skeletons have the same joints, by name, under the same parents.
+bool SameNamesAndHierarchy(const Skeleton& a, const Skeleton& b) {
+  if (a.num_joints() != b.num_joints()) return false;
+  for (int j = 0; j < a.num_joints(); ++j) {
+    const int k = b.FindJoint(a.name(j));
+    if (k < 0) return false;
+    const int pa = a.parent(j), pb = b.parent(k);
+    if ((pa < 0) != (pb < 0) || (pa >= 0 && a.name(pa) != b.name(pb))) return false;
+  }
+  return true;
+}
+
+// The roles the automatic map needs to place a humanoid (hips, head, each leg down to its foot),
+// those `h` lacks, comma-separated; empty for a humanoid.
+std::string MissingHumanoidRoles(const HumanoidJoints& h) {
+  std::string missing;
+  for (const Role r :
+       {Role::kHips, Role::kHead, Role::kLeftUpperLeg, Role::kLeftLowerLeg, Role::kLeftFoot,
+        Role::kRightUpperLeg, Role::kRightLowerLeg, Role::kRightFoot}) {
+    if (h[r] < 0) missing += (missing.empty() ? "" : ", ") + std::string(RoleName(r));
+  }
+  return missing;
+}
+
+// The automatic map, or why there is none: the identity map when source and target share names
+// and hierarchy (any skeleton: a chicken onto itself keeps its tail, wings and toes); else the
+// humanoid map, which needs two humanoids.
+std::string AutomaticMap(const Skeleton& source, const Skeleton& target, BoneMap* map,
+                         std::vector<std::string>* warnings) {
+  if (SameNamesAndHierarchy(source, target)) {
+    for (int j = 0; j < target.num_joints(); ++j) {
+      BoneMapEntry e;
+      e.source = e.target = target.name(j);
+      e.comment = "same name and parent";
+      map->entries.push_back(std::move(e));
+    }
+    map->origin = "automatic map (identity: source and target share names and hierarchy)";
+    return "";
+  }
+  for (const auto& [skeleton, side] : {std::pair{&source, "source"}, {&target, "target"}}) {
+    const std::string missing = MissingHumanoidRoles(ClassifyHumanoid(*skeleton));
+    if (missing.empty()) continue;
+    return std::string("retarget: the ") + side + " skeleton (root '" + skeleton->name(0) +
+           "') is not a humanoid: no " + missing +
+           " found by name and hierarchy; the automatic map pairs humanoids (or two skeletons "
+           "with the same names and hierarchy) only: give a bone map (--map FILE, "
+           "docs/retarget.md; "
+           "'rigel retarget --suggest-map SRC TARGET' writes one to start from)";
+  }
+  std::vector<std::string> notes, left_out;
+  *map = AutoMap(source, target, &notes, &left_out);
+  map->origin = "automatic map";
+  for (const std::string& n : notes) {
+    if (n.starts_with("warning: ")) warnings->push_back("automatic map: " + n.substr(9));
+  }
+  for (const std::string& n : left_out) warnings->push_back("automatic map: " + n);
+  return "";
+}
 
 }  // namespace
 
@@ -51,13 +112,8 @@ std::unique_ptr<Retargeter> Retargeter::Create(std::shared_ptr<const Skeleton> s
   r->options_ = options;
   if (map.entries.empty()) {
     // The automatic map: its hierarchy warnings and the fingers it left out go to the report.
-    std::vector<std::string> notes, left_out;
-    r->map_ = AutoMap(*source, *target, &notes, &left_out);
-    r->map_.origin = "automatic map";
-    for (const std::string& n : notes) {
-      if (n.starts_with("warning: ")) r->setup_warnings_.push_back("automatic map: " + n.substr(9));
-    }
-    for (const std::string& n : left_out) r->setup_warnings_.push_back("automatic map: " + n);
+    const std::string why = AutomaticMap(*source, *target, &r->map_, &r->setup_warnings_);
+    if (!why.empty()) return fail(why);
   } else {
     r->map_ = map;
   }
@@ -128,6 +184,7 @@ RetargetResult Retargeter::Run(const Clip& clip) const {
   }
   result.records = std::move(cleanup.records);
   result.clip = std::move(motion.clip);
+  result.clip.set_name(clip.name());  // the take keeps its name (CLI, Lua, any caller)
   return result;
 }
 

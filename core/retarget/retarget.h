@@ -73,8 +73,9 @@ struct RetargetOptions {
   int source_reference_frame = -1;
   // Same for the target (needs a target clip). -1 (default) = rest pose.
   int target_reference_frame = -1;
-  // Up axis (1 = Y, 2 = Z) of each skeleton; -1 (default) guesses it from the reference pose's
-  // bounds (core/skeleton_utils.h GuessUpAxis).
+  // Up axis (1 = Y, 2 = Z) of each skeleton; -1 (default) infers it from the reference pose: the
+  // body's head over its feet for a humanoid (core/body.h), else the larger of the body joints'
+  // extents along Y and Z.
   int source_up_axis = -1;
   int target_up_axis = -1;
   // Metres per length unit of each skeleton (Scene::file_unit_metres / Scene::length_scale when

@@ -105,7 +105,7 @@ local readers = {
           constraints = true, get_bone_limit = true },
   Scene = { clip = true, save = true },
   Skeleton = { joint = true, find = true, name = true, parent = true, children = true,
-               joints = true, chain = true, rest_offset = true, rest_orientation = true,
+               joints = true, chain = true, humanoid = true, rest_offset = true, rest_orientation = true,
                channels = true, channel_index = true, rotation_order = true, end_sites = true },
   vec3 = { length = true, normalized = true, dot = true, cross = true, distance = true,
            lerp = true, copy = true, unpack = true, table = true },

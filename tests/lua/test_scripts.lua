@@ -19,6 +19,31 @@ t.run({
     t.raises("skeleton lacks cmu joints: hips=Hips", "strict resolve names what is missing",
       names.resolve, skel, "cmu", true)
     t.raises("unknown naming convention 'maya'", "unknown convention", names.resolve, skel, "maya")
+    t.raises("skeleton lacks humanoid joints: spine, spine1, spine2, neck, head,",
+      "strict automatic resolve names what is missing",
+      names.resolve, skel, nil, true)
+  end,
+
+  -- The automatic map's roles: any "<prefix>:" namespace (issue 27: "Beta:Hips" failed).
+  names_any_prefix = function()
+    local skel = rigel.load(dir .. "/fixtures/beta_prefix.bvh").skeleton
+    local j, convention = names.resolve(skel, nil, true)
+    t.eq(convention, "automatic", "no table spells Beta:")
+    t.eq(j.hips, "Beta:Hips", "hips")
+    t.eq(j.left_foot, "Beta:LeftFoot", "left foot")
+    t.eq(j.right_forearm, "Beta:RightForeArm", "right forearm")
+    t.eq(j.left_toe, "Beta:LeftToeBase", "left toe")
+    t.eq(j.spine, "Beta:LowerBack", "spine: first of the spine chain")
+    t.eq(j.spine2, "Beta:Spine1", "spine2: the chest")
+    t.eq(j.head, "Beta:Head", "head")
+    local h = skel:humanoid()
+    t.eq(h.LeftUpperLeg, "Beta:LeftUpLeg", "humanoid() role names")
+    t.eq(#h.spine_chain, 3, "spine chain LowerBack, Spine, Spine1")
+    -- The same file without the prefix is named by its table, with the same joints.
+    local cmu = rigel.load(dir .. "/../../samples/cmu_walk/walk.bvh").skeleton
+    local k, label = names.resolve(cmu)
+    t.eq(label, "cmu", "the CMU table spells the same joints")
+    for key, name in pairs(j) do t.eq("Beta:" .. k[key], name, key) end
   end,
 
   contact_intervals = function()

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "assimp/world_compare.h"
 #include "core/pose.h"
 #include "core/retarget/retarget.h"
 #include "importers/load_scene.h"
@@ -153,6 +154,38 @@ INSTANTIATE_TEST_SUITE_P(
                            "wild/orangeduck_100style-retarget/"
                            "100style_character.fbx"}),
     [](const ::testing::TestParamInfo<Case>& param) { return std::string(param.param.name); });
+
+// Issue 27 item 4: skeletons that are not humanoids. With the automatic map, two skeletons with
+// the same names and hierarchy take the identity map (a fox onto itself keeps its tail, ears and
+// toes: every joint where the source has it, each take); a humanoid onto the fox is refused with
+// a message that names what is missing and points to --map.
+TEST(NotHumanoid, SameSkeletonTakesTheIdentityMapOtherwiseRefusedPointingToAMap) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const Scene fox = LoadScene(Data("wild/bevyengine_bevy/Fox.glb"));
+  ASSERT_GE(fox.clips.size(), 3u);
+  for (const Clip& take : fox.clips) {
+    SCOPED_TRACE(take.name());
+    const RetargetResult r = Retarget(fox.skeleton, take, fox.skeleton);
+    ASSERT_EQ(r.clip.num_frames(), take.num_frames());
+    EXPECT_EQ(r.clip.name(), take.name());
+    const double height = testing::Height(*fox.skeleton, take);
+    double worst = 0;
+    for (int f = 0; f < take.num_frames(); ++f) {
+      const auto want = testing::WorldPositions(*fox.skeleton, take, f);
+      const auto got = testing::WorldPositions(*fox.skeleton, r.clip, f);
+      for (size_t j = 0; j < want.size(); ++j) worst = std::max(worst, (got[j] - want[j]).norm());
+    }
+    EXPECT_LT(worst, 1e-4 * height) << "height " << height;
+  }
+  const Scene human = LoadScene(Data("cmu_cgspeed/01_01.bvh"));
+  std::string error;
+  EXPECT_EQ(Retargeter::Create(human.skeleton, fox.skeleton, {}, {}, &error, &human.clips[0]),
+            nullptr);
+  EXPECT_NE(error.find("the target skeleton (root 'root') is not a humanoid: no LeftUpperLeg"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("--map"), std::string::npos) << error;
+}
 
 }  // namespace
 }  // namespace rigel::retarget
