@@ -130,7 +130,8 @@ struct FlipRun {
 // With `method`, the limb is solved by Solve instead: a position task on the wrist and the pole
 // task one priority below it, one stage of `method`, one workspace (ResetContinuity before every
 // frame when !continuity).
-FlipRun RunFlipPath(bool continuity, std::optional<Method> method = std::nullopt) {
+FlipRun RunFlipPath(bool continuity, std::optional<Method> method = std::nullopt,
+                    int pole_priority = 1) {
   const auto skeleton = LongArm();
   const Skeleton& s = *skeleton;
   const Eigen::Vector3d pole(0, 0, 10);
@@ -143,7 +144,7 @@ FlipRun RunFlipPath(bool continuity, std::optional<Method> method = std::nullopt
   Rig rig(skeleton);
   rig.AddTask(EndTask(TaskType::kPosition, Eigen::Vector3d::Zero()));
   Task pole_task = LimbPoleTask();
-  pole_task.priority = 1;
+  pole_task.priority = pole_priority;
   rig.AddTask(pole_task);
   if (method) AddStage(rig, *method, 100);
   std::vector<Target> targets(2);
@@ -239,6 +240,24 @@ TEST(Trust, IterativePoleKeepsTheElbowContinuous) {
                 std::string(MethodName(m)).c_str(), before.largest_elbow_step,
                 after.largest_elbow_step, after.largest_jump * kDeg);
     EXPECT_GT(before.largest_elbow_step, 4.0) << MethodName(m);
+    EXPECT_LE(after.largest_elbow_step, 2 * after.largest_target_step + 5.0 * swivel_step)
+        << MethodName(m);
+    EXPECT_LT(after.largest_elbow_step, 0.15 * 5.0) << MethodName(m);
+    EXPECT_LT(after.elbow_at_end_to_pole, 1e-3) << MethodName(m);
+  }
+}
+
+// Issue 27: the pole at the wrist's own priority (one task level, not a null-space term): the
+// elbow stays as continuous as with the pole one priority lower (a 92 degree flip in one frame
+// with dls_adaptive before).
+TEST(Trust, IterativePoleAtTheWristsPriorityKeepsTheElbowContinuous) {
+  const double swivel_step = SwivelStepBound();
+  for (const Method m :
+       {Method::kDlsAdaptive, Method::kDls, Method::kPseudoInverse, Method::kSvd, Method::kQr}) {
+    const FlipRun after = RunFlipPath(true, m, 0);
+    std::printf("%-14s same priority: largest elbow step %.3f (target step %.3f); jump %.2f deg\n",
+                std::string(MethodName(m)).c_str(), after.largest_elbow_step,
+                after.largest_target_step, after.largest_jump * kDeg);
     EXPECT_LE(after.largest_elbow_step, 2 * after.largest_target_step + 5.0 * swivel_step)
         << MethodName(m);
     EXPECT_LT(after.largest_elbow_step, 0.15 * 5.0) << MethodName(m);
