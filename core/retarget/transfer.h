@@ -2,8 +2,12 @@
 //
 // Every frame, target_world_j = up_from_source * source_world_j * alignment_j for each mapped
 // target joint j (then swung so its single mapped child's segment follows the source's), written
-// as channel values continuous with the previous frame; unmapped joints keep their reference
-// values. The hips are placed by the root-motion policy, scaled by the hip-height ratio.
+// as channel values continuous with the previous frame. Unmapped trunk joints between two mapped
+// ones (a target spine longer than the source's) take the source's bend by their share of the
+// trunk's length (spine correction: the turn spread from the lower mapped joint to the upper, each
+// segment along the source's trunk at the same share of its length); other unmapped joints keep
+// their reference values. The hips are placed by the root-motion policy, scaled by the hip-height
+// ratio.
 #ifndef RIGEL_CORE_RETARGET_TRANSFER_H_
 #define RIGEL_CORE_RETARGET_TRANSFER_H_
 
