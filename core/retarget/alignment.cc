@@ -96,6 +96,34 @@ double PoseHeight(const Skeleton& s, std::span<const Eigen::Isometry3d> world, i
   return hi > lo ? hi - lo : 0.0;
 }
 
+double ClipFloor(const Skeleton& s, const Clip& clip, int up) {
+  // Up to 512 evenly spaced frames, the first and last included.
+  const int frames = clip.num_frames();
+  const int samples = std::min(frames, 512);
+  std::vector<Eigen::Isometry3d> world(s.num_joints());
+  double floor = 1e300;
+  for (int i = 0; i < samples; ++i) {
+    const int f =
+        samples == 1
+            ? 0
+            : static_cast<int>(std::lround(static_cast<double>(i) * (frames - 1) / (samples - 1)));
+    ForwardKinematics(s, clip.frame(f), world);
+    double ground = 0;
+    PoseHeight(s, world, up, &ground);
+    floor = std::min(floor, ground);
+  }
+  return floor;
+}
+
+double FloorOf(const Skeleton& s, std::span<const Eigen::Isometry3d> reference, int hips,
+               double reference_ground, int up, const Clip* clip) {
+  if (clip == nullptr || clip->num_frames() == 0 || hips < 0) return reference_ground;
+  const double floor = ClipFloor(s, *clip, up);
+  const double standing = reference[hips].translation()[up] - reference_ground;
+  const double over_clip_floor = reference[hips].translation()[up] - floor;
+  return over_clip_floor < 0.5 * standing ? floor : reference_ground;
+}
+
 double EstimateUnitMetres(double height) {
   if (height <= 0.0) return 1.0;
   const double guess = 1.7 / height;
@@ -352,9 +380,15 @@ std::string Align(const Skeleton& src, const Skeleton& tgt, const BoneMap& map,
     m.target_hip_height = std::max(height_t * 0.5, 1e-9);
   }
   m.source_origin = ws[m.source_hips].translation();
-  m.source_origin[m.source_up] = ground_s;
+  // The floor a figure stands on: its reference pose's lowest point, unless that pose does not
+  // stand on the floor its clip stands on (FloorOf).
+  m.source_origin[m.source_up] =
+      FloorOf(src, ws, m.source_hips, ground_s, m.source_up,
+              source_clip != nullptr && source_clip->matches(src) ? source_clip : nullptr);
   m.target_origin = wt[m.target_hips].translation();
-  m.target_origin[m.target_up] = ground_t;
+  m.target_origin[m.target_up] =
+      FloorOf(tgt, wt, m.target_hips, ground_t, m.target_up,
+              target_clip != nullptr && target_clip->matches(tgt) ? target_clip : nullptr);
   m.source_hips_up = ws[m.source_hips].translation()[m.source_up] - ground_s;
   m.target_hips_up = wt[m.target_hips].translation()[m.target_up] - ground_t;
   m.source_unit = options.source_unit_metres;

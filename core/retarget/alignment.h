@@ -126,14 +126,29 @@ inline Eigen::Vector3d Horizontal(const Eigen::Vector3d& v, int up) {
 double PoseHeight(const Skeleton& skeleton, std::span<const Eigen::Isometry3d> world, int up,
                   double* ground);
 
+// The lowest coordinate along `up` that the body of `clip` (joints and end sites) reaches over up
+// to 512 evenly spaced frames: the floor the clip stands on.
+double ClipFloor(const Skeleton& skeleton, const Clip& clip, int up);
+
+// The floor (along `up`) a figure stands on, given its reference pose (`reference`, its lowest
+// point `reference_ground`, its hips joint) and its clip (may be null): the reference pose's
+// lowest point, unless the reference pose's hips sit less than half their standing height
+// (hips above `reference_ground`) above the clip's floor (ClipFloor): then the pose does not stand
+// on the floor its clip stands on (a BVH whose root channels place the hips absolutely hangs its
+// rest pose from the origin, a hip height below the floor its clip walks on: CMU, Bandai), and
+// the clip's floor is the figure's. The two cases are a whole hip height apart; half decides.
+double FloorOf(const Skeleton& skeleton, std::span<const Eigen::Isometry3d> reference, int hips,
+               double reference_ground, int up, const Clip* clip);
+
 // Metres per unit from a standing humanoid's height (1.7 m), snapped to m, dm, cm, mm or inch
 // when within 20 %.
 double EstimateUnitMetres(double height);
 
 // Aligns `source` onto `target` with `map` (entries as given: the caller substitutes AutoMap for
-// an empty map). The clips are read only for the reference frames (may be null when those are
-// -1). Fills `*out`, appends non-fatal findings to `*warnings` and returns "" on success, else
-// the error message:
+// an empty map). The clips are read for the reference frames (may be null when those are -1) and
+// the source clip for its floor (without it, the source's reference pose stands on the floor).
+// Fills `*out`, appends non-fatal findings to `*warnings` and returns "" on success, else the error
+// message:
 // - "<map>:<line>: source joint 'X' not found in the source skeleton" (same for the target);
 // - "<map>:<line>: target joint 'X' is mapped twice";
 // - "<map>: no joint is mapped (the hips at least must be)";

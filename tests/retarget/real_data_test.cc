@@ -165,7 +165,8 @@ TEST(NotHumanoid, SameSkeletonTakesTheIdentityMapOtherwiseRefusedPointingToAMap)
   ASSERT_GE(fox.clips.size(), 3u);
   for (const Clip& take : fox.clips) {
     SCOPED_TRACE(take.name());
-    const RetargetResult r = Retarget(fox.skeleton, take, fox.skeleton);
+    // As the CLI does: the target file's first clip tells the floor it stands on.
+    const RetargetResult r = Retarget(fox.skeleton, take, fox.skeleton, {}, {}, &fox.clips.front());
     ASSERT_EQ(r.clip.num_frames(), take.num_frames());
     EXPECT_EQ(r.clip.name(), take.name());
     const double height = testing::Height(*fox.skeleton, take);
@@ -185,6 +186,32 @@ TEST(NotHumanoid, SameSkeletonTakesTheIdentityMapOtherwiseRefusedPointingToAMap)
             std::string::npos)
       << error;
   EXPECT_NE(error.find("--map"), std::string::npos) << error;
+}
+
+// Issue 27: a target whose rest pose hangs from the hips at the origin (CMU: root channels place
+// the hips, a hip height above the floor its clips walk on) is stood on the floor of its own clip,
+// not on its rest pose's lowest point: a retarget onto it walked a hip height under the floor
+// (lowest point -17.1 units against the CMU clip's +0.7). Measured on the output's joints here.
+TEST(RealDataFloor, OntoACmuSkeletonTheOutputStandsOnItsFloor) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const Scene source = LoadScene(Data("fbx/ozz_pab/walk.fbx"));
+  const Scene target = LoadScene(Data("cmu_cgspeed/01_01.bvh"));
+  auto lowest = [](const Skeleton& s, const Clip& c) {
+    double low = INFINITY;
+    for (int f = 0; f < c.num_frames(); ++f) {
+      for (const Eigen::Vector3d& p : testing::WorldPositions(s, c, f)) low = std::min(low, p.y());
+    }
+    return low;
+  };
+  const double floor = lowest(*target.skeleton, target.clips[0]);
+  const Pose rest(*target.skeleton);
+  double rest_low = INFINITY;
+  for (const auto& w : rest.world) rest_low = std::min(rest_low, w.translation().y());
+  ASSERT_LT(rest_low, floor - 10.0) << "the premise: CMU's rest pose hangs below its floor";
+  const RetargetResult r =
+      Retarget(source.skeleton, source.clips[0], target.skeleton, {}, {}, &target.clips[0]);
+  const double hip_height = 17.0;  // CMU units: 0.96 m
+  EXPECT_NEAR(lowest(*target.skeleton, r.clip), floor, 0.1 * hip_height);
 }
 
 }  // namespace

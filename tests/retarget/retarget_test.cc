@@ -46,18 +46,39 @@ TEST(Retargeter, RestPoseAlignmentUpAxisAndUnits) {
   EXPECT_LT(MaxDirectionError(result), 1e-6);
   // Single-child segments: Spine->Chest, Neck->Head, 3 per arm, 2 per leg.
   EXPECT_EQ(result.metrics.bones, 12);
-  // Scale policy: same proportions, so joints land on the source's, turned Z-up and in metres.
+  // Each figure stands on its floor. The source's rest pose hangs from the hips at the origin, a
+  // hip height below the floor its walk stands on (the walk's lowest point); the target has no
+  // clip, so its floor is its rest pose's lowest point. Scale policy, same proportions: relative
+  // to those floors the joints land on the source's, turned Z-up and in metres.
   Pose ps(*source);
   Pose pt(*target);
+  auto lowest = [](const Skeleton& s, const Pose& p, int up) {
+    double low = INFINITY;
+    for (int j = 0; j < s.num_joints(); ++j) low = std::min(low, p.world[j].translation()[up]);
+    for (int e = 0; e < static_cast<int>(s.end_sites().size()); ++e) {
+      low = std::min(low, EndSitePosition(s, p.world, e)[up]);
+    }
+    return low;
+  };
+  double source_floor = INFINITY;
+  for (int f = 0; f < clip.num_frames(); ++f) {
+    ps.SetFromRow(*source, clip.frame(f));
+    source_floor = std::min(source_floor, lowest(*source, ps, 1));
+  }
+  const double target_floor = lowest(*target, pt, 2);  // the rest pose
+  ps.SetFromRow(*source, clip.frame(0));
+  ASSERT_GT(source_floor - lowest(*source, Pose(*source), 1), 80.0) << "the source's rest hangs";
   for (int f : {0, 30, 59}) {
     ps.SetFromRow(*source, clip.frame(f));
     pt.SetFromRow(*target, result.clip.frame(f));
     for (int j = 0; j < source->num_joints(); ++j) {
       const int t = target->FindJoint(
           kCmuNames.count(source->name(j)) ? kCmuNames.at(source->name(j)) : source->name(j));
-      const Eigen::Vector3d p = ps.world[j].translation();
-      EXPECT_VEC3_NEAR(pt.world[t].translation(), Eigen::Vector3d(p.x(), -p.z(), p.y()) * 0.01,
-                       1e-9)
+      Eigen::Vector3d p = ps.world[j].translation();
+      p.y() -= source_floor;
+      Eigen::Vector3d q = pt.world[t].translation();
+      q.z() -= target_floor;
+      EXPECT_VEC3_NEAR(q, Eigen::Vector3d(p.x(), -p.z(), p.y()) * 0.01, 1e-9)
           << source->name(j) << " frame " << f;
     }
   }
