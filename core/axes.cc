@@ -120,7 +120,7 @@ std::string DescribeAxes(const SceneAxes& axes) {
 }
 
 int RetargetUpAxis(const AxisFact& up) {
-  if (up.source == FactSource::kUnknown || up.value.sign < 0 || up.value.axis == 0) return -1;
+  if (up.value.sign < 0 || up.value.axis == 0) return -1;
   return up.value.axis;
 }
 

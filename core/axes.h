@@ -49,8 +49,9 @@ struct AxisFact {
   std::string evidence;
 };
 
-// The up axis as the retargeter takes it (1 Y, 2 Z) when `up` is known (stated, given or
-// inferred) and positive; -1 otherwise (an unknown, X or negative up: the retargeter infers it).
+// The up axis as the retargeter takes it (1 Y, 2 Z): the scene's reading (stated, given, inferred
+// or the format's default) when it is +Y or +Z; -1 otherwise (an X or negative up: the retargeter
+// infers it from the body).
 int RetargetUpAxis(const AxisFact& up);
 
 // The axes a scene's data are in. Forward is the direction the figure faces. Defaults: +Y up,

@@ -32,19 +32,32 @@ void CheckStatedUp(Scene& scene, const BodyMeasure& m, const BodyMeasure& free) 
 
 void InferUp(Scene& scene, const BodyMeasure& free) {
   AxisFact& up = scene.axes.up;
+  if (!free.up_decided) {
+    // The body does not decide (not a humanoid): the reading every BVH reader takes (Blender,
+    // three.js, MotionBuilder: +Y up), not a guess from the extent, which laid a long animal or
+    // a prop on its side. The extent's suggestion is said.
+    up = {{1, 1},
+          FactSource::kUnknown,
+          "the data do not decide; +Y up, as BVH readers take it (" + free.evidence + ")"};
+    scene.warnings.push_back(fmt::format(
+        "{}: the file does not state its up axis and the body does not decide it (not a "
+        "humanoid): +Y up assumed, as BVH readers take it; its extent suggests {} ({}) (--up to "
+        "state it)",
+        scene.source, SignedAxisName(free.up), free.evidence));
+    return;
+  }
   up.value = free.up;
   up.source = FactSource::kInferred;
-  up.evidence =
-      free.up_decided ? free.evidence : "estimated, the data do not decide (" + free.evidence + ")";
+  up.evidence = free.evidence;
   const std::string down =
-      free.up_decided && free.up.sign < 0
+      free.up.sign < 0
           ? fmt::format(" (the file's +{} points down: the head is below the feet along it)",
                         static_cast<char>('X' + free.up.axis))
           : "";
   scene.warnings.push_back(fmt::format(
-      "{}: the file does not state its up axis; {} {} up from the body{}: {} (--up to state it)",
-      scene.source, free.up_decided ? "inferred" : "estimated", SignedAxisName(free.up), down,
-      up.evidence));
+      "{}: the file does not state its up axis; inferred {} up from the body{}: {} (--up to "
+      "state it)",
+      scene.source, SignedAxisName(free.up), down, up.evidence));
 }
 
 void InferForward(Scene& scene, const BodyMeasure& m) {

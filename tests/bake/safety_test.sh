@@ -116,4 +116,56 @@ else
   echo "skipped: import child out of memory ($fbx absent)"
 fi
 
+# 5. No orphans: whatever kills a parent with SIGKILL, its children die with it (PDEATHSIG):
+# the bake and retarget supervisors' workers, a worker's own children, `rigel run`'s script
+# process. Children are read from /proc before the kill; each must be gone within 5 s after.
+children() { cat /proc/$1/task/*/children 2>/dev/null; }
+all_gone() {  # all_gone PID...
+  for _ in $(seq 1 100); do
+    local alive=0
+    for p in "$@"; do
+      if [ -e /proc/$p ] && ! grep -q '^State:.*Z' /proc/$p/status 2>/dev/null; then alive=1; fi
+    done
+    [ $alive = 0 ] && return 0
+    sleep 0.05
+  done
+  echo "still alive: $*" >&2; return 1
+}
+wait_children() {  # wait_children PID: prints its children once it has some (up to 10 s)
+  for _ in $(seq 1 200); do
+    local c; c=$(children "$1"); [ -n "$c" ] && { echo $c; return 0; }; sleep 0.05
+  done
+  return 1
+}
+mkdir -p "$work/orphans"
+for i in 1 2 3 4; do cp "$src/samples/cmu_walk/walk.bvh" "$work/orphans/w$i.bvh"; done
+"$rigel" bake --no-progress --rig "$src/tests/bake/fixtures/slow_rig.lua" --out "$work/o1" -j 2 \
+  "$work/orphans" 2> /dev/null &
+sup=$!
+kids=$(wait_children $sup)
+grand=""; for k in $kids; do grand="$grand $(children $k)"; done
+check "bake supervisor: workers running before the kill ($kids)" test -n "$kids"
+kill -9 $sup; wait $sup 2> /dev/null
+check "bake supervisor killed: its workers and theirs die with it" all_gone $kids $grand
+
+"$rigel" bake --no-progress --rig "$src/tests/bake/fixtures/slow_rig.lua" --out "$work/o2" -j 1 \
+  --report "$work/o2.json" "$work/orphans/w1.bvh" "$work/orphans/w2.bvh" 2> /dev/null &
+sup=$!
+kids=$(wait_children $sup)
+check "bake worker: running before the kill ($kids)" test -n "$kids"
+kill -9 $kids; wait $sup; rc=$?
+check "bake worker killed: its clip fails, the batch goes on (exit 1)" test "$rc" = 1
+check "bake worker killed: the report names the signal, the other clip is baked" python3 -c "
+import json; r=json.load(open('$work/o2.json')); c=[x['status'] for x in r['clips']]
+assert sorted(c)==['failed','ok'], r['clips']
+assert any('signal 9' in x.get('reason','') or 'KILL' in x.get('reason','') for x in r['clips']), r['clips']"
+
+printf 'local x = 0\nwhile true do x = x + 1 end\n' > "$work/spin.lua"
+"$rigel" run "$work/spin.lua" 2> /dev/null &
+sup=$!
+kids=$(wait_children $sup)
+check "rigel run: the script process running before the kill ($kids)" test -n "$kids"
+kill -9 $sup; wait $sup 2> /dev/null
+check "rigel run killed: its script process dies with it" all_gone $kids
+
 exit $fail
