@@ -1,0 +1,126 @@
+#include "core/check/motion.h"
+
+#include <algorithm>
+
+#include "core/retarget/humanoid.h"
+
+namespace rigel::check {
+
+Motion TrackClip(const Skeleton& skeleton, const Clip* clip) {
+  const int joints = skeleton.num_joints();
+  const std::span<const EndSite> ends = skeleton.end_sites();
+  Motion m;
+  m.frames = clip == nullptr ? 1 : clip->num_frames();
+  m.points = joints + static_cast<int>(ends.size());
+  m.position.resize(static_cast<size_t>(m.frames) * m.points);
+  const std::vector<double> rest_row(skeleton.num_channels(), 0.0);
+  const std::span<const ChannelType> layout = skeleton.channels();
+  std::vector<Eigen::Matrix3d> rotation(joints);
+  for (int f = 0; f < m.frames; ++f) {
+    const std::span<const double> row =
+        clip == nullptr ? std::span<const double>(rest_row) : clip->frame(f);
+    Eigen::Vector3d* out = m.position.data() + static_cast<size_t>(f) * m.points;
+    for (int j = 0; j < joints; ++j) {
+      Eigen::Vector3d t = skeleton.rest_translation(j);
+      Eigen::Matrix3d local = skeleton.rest_orientation(j).toRotationMatrix();
+      for (int c = skeleton.channel_begin(j); c < skeleton.channel_begin(j + 1); ++c) {
+        const int axis = ChannelAxis(layout[c]);
+        if (IsTranslation(layout[c])) {
+          t[axis] += row[c];
+        } else {
+          local = local * Eigen::AngleAxisd(row[c], Eigen::Vector3d::Unit(axis)).toRotationMatrix();
+        }
+      }
+      const int p = skeleton.parent(j);
+      if (p < 0) {
+        rotation[j] = local;
+        out[j] = t;
+      } else {
+        rotation[j] = rotation[p] * local;
+        out[j] = out[p] + rotation[p] * t;
+      }
+    }
+    for (size_t e = 0; e < ends.size(); ++e) {
+      out[joints + e] = out[ends[e].parent] + rotation[ends[e].parent] * ends[e].offset;
+    }
+  }
+  return m;
+}
+
+namespace {
+
+using retarget::Role;
+
+// Every point (joint or end site) at or below `joint`.
+std::vector<int> Subtree(const Skeleton& s, int joint) {
+  std::vector<bool> in(s.num_joints(), false);
+  std::vector<int> points;
+  for (int j = joint; j < s.num_joints(); ++j) {
+    if (j == joint || (s.parent(j) >= 0 && in[s.parent(j)])) {
+      in[j] = true;
+      points.push_back(j);
+    }
+  }
+  const std::span<const EndSite> ends = s.end_sites();
+  for (size_t e = 0; e < ends.size(); ++e) {
+    if (in[ends[e].parent]) points.push_back(s.num_joints() + static_cast<int>(e));
+  }
+  return points;
+}
+
+// The children joints and end sites of `joint`.
+std::vector<int> Tip(const Skeleton& s, int joint) {
+  std::vector<int> points(s.children(joint).begin(), s.children(joint).end());
+  const std::span<const EndSite> ends = s.end_sites();
+  for (size_t e = 0; e < ends.size(); ++e) {
+    if (ends[e].parent == joint) points.push_back(s.num_joints() + static_cast<int>(e));
+  }
+  return points;
+}
+
+}  // namespace
+
+BodyParts FindBodyParts(const Skeleton& s) {
+  BodyParts b;
+  const retarget::HumanoidJoints h = retarget::ClassifyHumanoid(s);
+  const auto role = [&h](Role r) { return h[r]; };
+  constexpr std::array<std::array<Role, 3>, 4> kLimbs = {{
+      {Role::kLeftUpperArm, Role::kLeftLowerArm, Role::kLeftHand},
+      {Role::kRightUpperArm, Role::kRightLowerArm, Role::kRightHand},
+      {Role::kLeftUpperLeg, Role::kLeftLowerLeg, Role::kLeftFoot},
+      {Role::kRightUpperLeg, Role::kRightLowerLeg, Role::kRightFoot},
+  }};
+  for (int k = 0; k < 4; ++k) {
+    for (int i = 0; i < 3; ++i) b.limbs[k][i] = role(kLimbs[k][i]);
+  }
+  b.head = role(Role::kHead);
+  const bool legs =
+      b.limbs[2][0] >= 0 && b.limbs[2][2] >= 0 && b.limbs[3][0] >= 0 && b.limbs[3][2] >= 0;
+  b.humanoid = role(Role::kHips) >= 0 && b.head >= 0 && legs;
+  if (!b.humanoid) {
+    b.hips = 0;
+    for (int j = 0; j < s.num_joints(); ++j) {
+      if (s.children(j).size() > 1) {
+        b.hips = j;
+        break;
+      }
+    }
+    b.soles = Subtree(s, 0);
+    return b;
+  }
+  b.hips = role(Role::kHips);
+  b.left = b.limbs[2][0];
+  b.right = b.limbs[3][0];
+  b.head_tip = Tip(s, b.head);
+  for (int side = 0; side < 2; ++side) {
+    const int foot = b.limbs[2 + side][2];
+    const int toes = role(side == 0 ? Role::kLeftToes : Role::kRightToes);
+    b.foot_tip[side] = toes >= 0 ? std::vector<int>{toes} : Tip(s, foot);
+    const std::vector<int> below = Subtree(s, foot);
+    b.soles.insert(b.soles.end(), below.begin(), below.end());
+    if (b.limbs[side][2] >= 0) b.hand_tip[side] = Tip(s, b.limbs[side][2]);
+  }
+  return b;
+}
+
+}  // namespace rigel::check

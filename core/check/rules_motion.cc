@@ -1,0 +1,206 @@
+// The checks of core/check/plausibility.h that follow the motion frame to frame: bone lengths,
+// foot slide on the source's contacts, pops and pole flips.
+#include <algorithm>
+#include <cmath>
+
+#include "core/check/rules.h"
+#include "core/retarget/contacts.h"
+#include "core/retarget/evidence.h"
+
+namespace rigel::check::internal {
+
+namespace {
+
+constexpr double kDegPerRad = 180.0 / 3.14159265358979323846;
+
+void Add(CheckReport* report, const char* check, int frame, double value, double limit,
+         std::string reason) {
+  report->findings.push_back({check, std::move(reason), frame, value, limit});
+}
+
+}  // namespace
+
+void CheckBoneLengths(const Comparison& c, CheckReport* report) {
+  report->ran.push_back("bone_length");
+  const Skeleton& so = *c.job->output.skeleton;
+  const bool paired = c.same_rig;
+  double worst = 0;
+  int frame = 0, joint = -1;
+  double got_at = 0, want_at = 0;
+  for (int j = 0; j < so.num_joints(); ++j) {
+    const int p = so.parent(j);
+    if (p < 0) continue;
+    const double rest = (c.output.rest.at(0, j) - c.output.rest.at(0, p)).norm();
+    for (int f = 0; f < c.frames; ++f) {
+      const double got = (c.output.motion.at(f, j) - c.output.motion.at(f, p)).norm();
+      const double want =
+          paired ? c.scale * (c.source.motion.at(f, j) - c.source.motion.at(f, p)).norm() : rest;
+      const double off = std::abs(got - want);
+      if (off <= std::max(kBoneRatio * want, kBoneSlack * c.hip)) continue;
+      if (off / std::max(want, kBoneSlack * c.hip) > worst) {
+        worst = off / std::max(want, kBoneSlack * c.hip);
+        frame = f;
+        joint = j;
+        got_at = got;
+        want_at = want;
+      }
+    }
+  }
+  if (joint < 0) return;
+  Add(report, "bone_length", frame, worst, kBoneRatio,
+      Format("bone %s -> %s is %s long, expected %s (%s); off by %.0f %% (limit %.0f %%)",
+             so.name(so.parent(joint)).c_str(), so.name(joint).c_str(), Length(c, got_at).c_str(),
+             Length(c, want_at).c_str(), paired ? "the source's, scaled" : "its rest length",
+             100 * worst, 100 * kBoneRatio));
+}
+
+namespace {
+
+// Positions of the feet of a side (track t = foot t), up made positive on axis up.axis, for the
+// contact detector.
+std::vector<Eigen::Vector3d> FeetTracks(const MeasuredSide& m, int frames, const int feet[2]) {
+  std::vector<Eigen::Vector3d> tracks(static_cast<size_t>(frames) * 2);
+  for (int f = 0; f < frames; ++f) {
+    for (int t = 0; t < 2; ++t) {
+      Eigen::Vector3d p = m.motion.at(f, feet[t]);
+      p[m.side->up.axis] *= m.side->up.sign;
+      tracks[static_cast<size_t>(f) * 2 + t] = p;
+    }
+  }
+  return tracks;
+}
+
+// The largest horizontal distance of a foot from its mean position over frames [first, last].
+double Excursion(const MeasuredSide& m, int foot, int first, int last, int* at) {
+  Eigen::Vector3d mean = Eigen::Vector3d::Zero();
+  for (int f = first; f <= last; ++f) mean += m.motion.at(f, foot);
+  mean /= static_cast<double>(last - first + 1);
+  double worst = 0;
+  for (int f = first; f <= last; ++f) {
+    const double d = Horizontal(m.motion.at(f, foot) - mean, m.side->up).norm();
+    if (d >= worst) {
+      worst = d;
+      *at = f;
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+void CheckFootSlide(const Comparison& c, CheckReport* report) {
+  const BodyParts& ps = c.source.parts;
+  const BodyParts& po = c.output.parts;
+  if (!ps.humanoid || !po.humanoid) return;
+  report->ran.push_back("foot_slide");
+  const int feet_s[2] = {ps.limbs[2][2], ps.limbs[3][2]};
+  const int feet_o[2] = {po.limbs[2][2], po.limbs[3][2]};
+  retarget::ContactOptions options;
+  options.up_axis = c.source.side->up.axis;
+  options.scale = c.source.rest_hip > 0 ? c.source.rest_hip : 1.0;
+  const std::vector<retarget::ContactWindow> windows = retarget::DetectContacts(
+      FeetTracks(c.source, c.frames, feet_s), 2, c.job->source.clip->frame_time(), options);
+  double worst = 0;
+  int frame = 0, foot = 0;
+  double got_at = 0, src_at = 0;
+  for (const retarget::ContactWindow& w : windows) {
+    int at_o = w.first, at_s = w.first;
+    const double got = Excursion(c.output, feet_o[w.track], w.first, w.last, &at_o);
+    const double src = c.scale * Excursion(c.source, feet_s[w.track], w.first, w.last, &at_s);
+    if (got - src > worst) {
+      worst = got - src;
+      frame = at_o;
+      foot = w.track;
+      got_at = got;
+      src_at = src;
+    }
+  }
+  if (worst <= kFootSlide * c.hip) return;
+  Add(report, "foot_slide", frame, worst / c.hip, kFootSlide,
+      Format("the %s foot slides %s during a contact of the source, whose foot moves %s "
+             "(scaled); %.2f hip heights more (limit %.2f)",
+             foot == 0 ? "left" : "right", Length(c, got_at).c_str(), Length(c, src_at).c_str(),
+             worst / c.hip, kFootSlide));
+}
+
+void CheckPops(const Comparison& c, CheckReport* report) {
+  report->ran.push_back("pops");
+  std::vector<double> pop_s, pop_o;
+  std::vector<int> joint_s, joint_o;
+  retarget::MeasurePops(*c.job->source.skeleton, *c.job->source.clip, &pop_s, &joint_s);
+  retarget::MeasurePops(*c.job->output.skeleton, *c.job->output.clip, &pop_o, &joint_o);
+  int count = 0, frame = -1;
+  for (int f = 0; f < c.frames; ++f) {
+    if (pop_o[f] < kPopScore) continue;
+    double near = 0;
+    for (int g = std::max(0, f - 1); g <= std::min(c.frames - 1, f + 1); ++g) {
+      near = std::max(near, pop_s[g]);
+    }
+    if (pop_o[f] <= 2 * near) continue;
+    ++count;
+    if (frame < 0 || pop_o[f] > pop_o[frame]) frame = f;
+  }
+  if (frame < 0) return;
+  Add(report, "pops", frame, pop_o[frame], kPopScore,
+      Format("%d frame%s with a pop the source does not have; the worst scores %.2f at joint "
+             "'%s' (limit %.2f, a %.0f deg snap)",
+             count, count == 1 ? "" : "s", pop_o[frame],
+             c.job->output.skeleton->name(joint_o[frame]).c_str(), kPopScore,
+             retarget::kPopDegrees));
+}
+
+namespace {
+
+// The bend plane normal of limb k at frame f, zero when the limb is nearly straight.
+Eigen::Vector3d BendNormal(const MeasuredSide& m, int f, int k) {
+  const std::array<int, 3>& l = m.parts.limbs[k];
+  const Eigen::Vector3d a = m.motion.at(f, l[1]) - m.motion.at(f, l[0]);
+  const Eigen::Vector3d b = m.motion.at(f, l[2]) - m.motion.at(f, l[1]);
+  const Eigen::Vector3d n = a.cross(b);
+  if (n.norm() < std::sin(kStraightDegrees / kDegPerRad) * a.norm() * b.norm()) {
+    return Eigen::Vector3d::Zero();
+  }
+  return n;
+}
+
+// The turn of limb k's bend plane from frame f-1 to f (degrees), 0 when either has none.
+double PlaneTurn(const MeasuredSide& m, int f, int k) {
+  const Eigen::Vector3d a = BendNormal(m, f - 1, k);
+  const Eigen::Vector3d b = BendNormal(m, f, k);
+  if (a.isZero() || b.isZero()) return 0.0;
+  return std::atan2(a.cross(b).norm(), a.dot(b)) * kDegPerRad;
+}
+
+}  // namespace
+
+void CheckPoleFlips(const Comparison& c, CheckReport* report) {
+  const BodyParts& ps = c.source.parts;
+  const BodyParts& po = c.output.parts;
+  if (!ps.humanoid || !po.humanoid) return;
+  report->ran.push_back("pole_flip");
+  static const char* kLimbs[4] = {"left elbow", "right elbow", "left knee", "right knee"};
+  double worst = 0;
+  int frame = 0, limb = 0;
+  for (int k = 0; k < 4; ++k) {
+    if (std::find(ps.limbs[k].begin(), ps.limbs[k].end(), -1) != ps.limbs[k].end() ||
+        std::find(po.limbs[k].begin(), po.limbs[k].end(), -1) != po.limbs[k].end()) {
+      continue;
+    }
+    for (int f = 1; f < c.frames; ++f) {
+      const double turn = PlaneTurn(c.output, f, k);
+      if (turn <= kFlipDegrees || turn <= 2 * PlaneTurn(c.source, f, k)) continue;
+      if (turn > worst) {
+        worst = turn;
+        frame = f;
+        limb = k;
+      }
+    }
+  }
+  if (worst <= 0) return;
+  Add(report, "pole_flip", frame, worst, kFlipDegrees,
+      Format("the %s's bend plane turns %.0f deg in one frame, over twice the source's (limit "
+             "%.0f deg)",
+             kLimbs[limb], worst, kFlipDegrees));
+}
+
+}  // namespace rigel::check::internal
