@@ -194,32 +194,42 @@ Eigen::Vector3d PartDirection(const MeasuredSide& m, int f, int base, const std:
   const bool has = f < 0 ? m.rest_has_heading : static_cast<bool>(m.has_heading[f]);
   if (!has) return Eigen::Vector3d::Zero();
   const Eigen::Matrix3d& h = f < 0 ? m.rest_heading : m.heading[f];
-  return h * (Mean(motion, g, tip) - motion.at(g, base));
+  const Eigen::Vector3d d = Mean(motion, g, tip) - motion.at(g, base);
+  // A part shorter than 1 % of the hip height has no direction to speak of.
+  if (d.norm() < 0.01 * m.rest_hip) return Eigen::Vector3d::Zero();
+  return h * d;
 }
 
-// The turn (degrees) between the output's part direction and its rest direction turned as the
-// source's turned from its rest.
-double TurnFromRest(const Comparison& c, int f, int base_s, const std::vector<int>& tip_s,
-                    int base_o, const std::vector<int>& tip_o) {
-  const Eigen::Vector3d rs = PartDirection(c.source, -1, base_s, tip_s);
+// The turn (degrees) between the output's part direction and the source's; with `from_rest`,
+// between the output's and its rest direction turned as the source's turned from its rest.
+double PartTurn(const Comparison& c, int f, int base_s, const std::vector<int>& tip_s, int base_o,
+                const std::vector<int>& tip_o, bool from_rest) {
   const Eigen::Vector3d ds = PartDirection(c.source, f, base_s, tip_s);
-  const Eigen::Vector3d ro = PartDirection(c.output, -1, base_o, tip_o);
   const Eigen::Vector3d dout = PartDirection(c.output, f, base_o, tip_o);
+  // One rig: the same part, compared as it is (rest poses may differ: a BVH written from an FBX
+  // folds the rest orientations into its channels, so its zero pose is not the bind pose).
+  if (c.same_rig || !from_rest) return Degrees(ds, dout);
+  const Eigen::Vector3d rs = PartDirection(c.source, -1, base_s, tip_s);
+  const Eigen::Vector3d ro = PartDirection(c.output, -1, base_o, tip_o);
   if (rs.isZero() || ds.isZero() || ro.isZero() || dout.isZero()) return 0.0;
   const Eigen::Quaterniond swing = Eigen::Quaterniond::FromTwoVectors(rs, ds);
   return Degrees(swing * ro, dout);
 }
 
-// Wrist bend (degrees): the angle between the lower arm and the hand, rest bend subtracted.
-double WristBend(const MeasuredSide& m, int f, int arm) {
+// Wrist bend (degrees): the angle between the lower arm and the hand, less the rest pose's bend
+// when `from_rest`; -1 when the hand has no tip 1 % of the hip height away.
+double WristBend(const MeasuredSide& m, int f, int arm, bool from_rest) {
   const std::array<int, 3>& l = m.parts.limbs[arm];
   const std::vector<int>& tip = m.parts.hand_tip[arm];
-  if (l[1] < 0 || l[2] < 0 || tip.empty()) return 0.0;
+  if (l[1] < 0 || l[2] < 0 || tip.empty()) return -1.0;
   auto bend = [&](const Motion& motion, int g) {
-    return Degrees(motion.at(g, l[2]) - motion.at(g, l[1]),
-                   Mean(motion, g, tip) - motion.at(g, l[2]));
+    const Eigen::Vector3d hand = Mean(motion, g, tip) - motion.at(g, l[2]);
+    if (hand.norm() < 0.01 * m.rest_hip) return -1.0;
+    return Degrees(motion.at(g, l[2]) - motion.at(g, l[1]), hand);
   };
-  return bend(m.motion, f) - bend(m.rest, 0);
+  const double now = bend(m.motion, f);
+  const double rest = from_rest ? bend(m.rest, 0) : 0.0;
+  return now < 0 || rest < 0 ? -1.0 : now - rest + 180.0;  // offset: >= 0 when defined
 }
 
 }  // namespace
@@ -237,12 +247,14 @@ void CheckOrientation(const Comparison& c, CheckReport* report) {
     for (int k = 0; k < 5; ++k) {
       double turn = 0;
       if (k < 2) {
-        turn = TurnFromRest(c, f, ps.limbs[2 + k][2], ps.foot_tip[k], po.limbs[2 + k][2],
-                            po.foot_tip[k]);
+        turn = PartTurn(c, f, ps.limbs[2 + k][2], ps.foot_tip[k], po.limbs[2 + k][2],
+                        po.foot_tip[k], false);
       } else if (k == 2) {
-        turn = TurnFromRest(c, f, ps.head, ps.head_tip, po.head, po.head_tip);
+        turn = PartTurn(c, f, ps.head, ps.head_tip, po.head, po.head_tip, true);
       } else if (hands) {
-        turn = std::abs(WristBend(c.output, f, k - 3) - WristBend(c.source, f, k - 3));
+        const double o = WristBend(c.output, f, k - 3, !c.same_rig);
+        const double s = WristBend(c.source, f, k - 3, !c.same_rig);
+        turn = o < 0 || s < 0 ? 0.0 : std::abs(o - s);
       }
       if (turn > worst) {
         worst = turn;
@@ -253,8 +265,9 @@ void CheckOrientation(const Comparison& c, CheckReport* report) {
   }
   if (worst <= kOrientationDegrees) return;
   Add(report, "orientation", frame, worst, kOrientationDegrees,
-      Format("the %s is turned %.0f deg from the source's %s (limit %.0f deg)", kParts[part], worst,
-             part < 3 ? "(each from its rest direction)" : "(bend at the wrist)",
+      Format("the %s is turned %.0f deg from the source's%s (limit %.0f deg)", kParts[part], worst,
+             part < 3 ? c.same_rig || part != 2 ? "" : " (each from its rest direction)"
+                      : " (bend at the wrist)",
              kOrientationDegrees));
 }
 
