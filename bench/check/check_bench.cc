@@ -1,6 +1,7 @@
 // The cost of the plausibility checks (core/check/plausibility.h) against the retarget they judge
 // (issue 27: under 5 %): CMU 01_01 (2752 frames, 31 joints) retargeted onto the MakeHuman default
-// rig (173 joints, Z-up) and the Motion Analysis rig of Boxing_Toes.bvh (21 joints), then checked.
+// rig (173 joints, Z-up) and the Motion Analysis rig of Boxing_Toes.bvh (21 joints), with and
+// without the IK clean-up (--pin-feet), then checked.
 // Each iteration times both; the counters give each one's milliseconds and the checks' share of
 // the retarget in percent. BM_CheckConvert times the checks of an output against itself (a
 // convert) per frame.
@@ -51,9 +52,11 @@ void BM_CheckVsRetarget(benchmark::State& state) {
     return;
   }
   const rigel::Scene& target = d->targets[state.range(0)];
+  rigel::retarget::RetargetOptions options;
+  options.pin_feet = state.range(1) != 0;
   std::string error;
-  auto r = rigel::retarget::Retargeter::Create(d->source.skeleton, target.skeleton, {}, {}, &error,
-                                               &d->source.clips[0]);
+  auto r = rigel::retarget::Retargeter::Create(d->source.skeleton, target.skeleton, {}, options,
+                                               &error, &d->source.clips[0]);
   if (!r) {
     state.SkipWithError(error.c_str());
     return;
@@ -76,13 +79,16 @@ void BM_CheckVsRetarget(benchmark::State& state) {
     check_s += std::chrono::duration<double>(t2 - t1).count();
   }
   const double n = static_cast<double>(state.iterations());
-  state.SetLabel(kTargets[state.range(0)]);
+  state.SetLabel(std::string(kTargets[state.range(0)]) + (options.pin_feet ? " +IK" : ""));
   state.counters["retarget_ms"] = 1e3 * retarget_s / n;
   state.counters["check_ms"] = 1e3 * check_s / n;
   state.counters["check_us_per_frame"] = 1e6 * check_s / n / clip.num_frames();
   state.counters["check_percent"] = 100.0 * check_s / retarget_s;
 }
-BENCHMARK(BM_CheckVsRetarget)->Arg(0)->Arg(1)->ArgName("target")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CheckVsRetarget)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"target", "ik"})
+    ->Unit(benchmark::kMillisecond);
 
 void BM_CheckConvert(benchmark::State& state) {
   const Data* d = Load();

@@ -6,21 +6,26 @@
 
 namespace rigel::check {
 
-Motion TrackClip(const Skeleton& skeleton, const Clip* clip) {
+Motion TrackClip(const Skeleton& skeleton, const Clip* clip, int stride, int count,
+                 const std::vector<bool>* tracked) {
   const int joints = skeleton.num_joints();
   const std::span<const EndSite> ends = skeleton.end_sites();
   Motion m;
-  m.frames = clip == nullptr ? 1 : clip->num_frames();
+  const int frames = clip == nullptr ? 1 : count < 0 ? clip->num_frames() : count;
+  for (int f = 0; f < frames; f += std::max(stride, 1)) m.frame.push_back(f);
+  if (frames > 0 && m.frame.back() != frames - 1) m.frame.push_back(frames - 1);
+  m.frames = static_cast<int>(m.frame.size());
   m.points = joints + static_cast<int>(ends.size());
-  m.position.resize(static_cast<size_t>(m.frames) * m.points);
+  m.position.assign(static_cast<size_t>(m.frames) * m.points, Eigen::Vector3d::Zero());
   const std::vector<double> rest_row(skeleton.num_channels(), 0.0);
   const std::span<const ChannelType> layout = skeleton.channels();
   std::vector<Eigen::Matrix3d> rotation(joints);
-  for (int f = 0; f < m.frames; ++f) {
+  for (int i = 0; i < m.frames; ++i) {
     const std::span<const double> row =
-        clip == nullptr ? std::span<const double>(rest_row) : clip->frame(f);
-    Eigen::Vector3d* out = m.position.data() + static_cast<size_t>(f) * m.points;
+        clip == nullptr ? std::span<const double>(rest_row) : clip->frame(m.frame[i]);
+    Eigen::Vector3d* out = m.position.data() + static_cast<size_t>(i) * m.points;
     for (int j = 0; j < joints; ++j) {
+      if (tracked != nullptr && !(*tracked)[j]) continue;
       Eigen::Vector3d t = skeleton.rest_translation(j);
       Eigen::Matrix3d local = skeleton.rest_orientation(j).toRotationMatrix();
       for (int c = skeleton.channel_begin(j); c < skeleton.channel_begin(j + 1); ++c) {
@@ -41,7 +46,9 @@ Motion TrackClip(const Skeleton& skeleton, const Clip* clip) {
       }
     }
     for (size_t e = 0; e < ends.size(); ++e) {
-      out[joints + e] = out[ends[e].parent] + rotation[ends[e].parent] * ends[e].offset;
+      const int p = ends[e].parent;
+      if (tracked != nullptr && !(*tracked)[p]) continue;
+      out[joints + e] = out[p] + rotation[p] * ends[e].offset;
     }
   }
   return m;
@@ -116,11 +123,36 @@ BodyParts FindBodyParts(const Skeleton& s) {
     const int foot = b.limbs[2 + side][2];
     const int toes = role(side == 0 ? Role::kLeftToes : Role::kRightToes);
     b.foot_tip[side] = toes >= 0 ? std::vector<int>{toes} : Tip(s, foot);
-    const std::vector<int> below = Subtree(s, foot);
-    b.soles.insert(b.soles.end(), below.begin(), below.end());
+    b.soles.push_back(foot);
+    for (const int p : Tip(s, foot)) b.soles.push_back(p);
+    if (toes >= 0 && s.parent(toes) != foot) b.soles.push_back(toes);
+    if (toes >= 0) {
+      for (const int p : Tip(s, toes)) b.soles.push_back(p);
+    }
     if (b.limbs[side][2] >= 0) b.hand_tip[side] = Tip(s, b.limbs[side][2]);
   }
   return b;
+}
+
+std::vector<bool> TrackedJoints(const Skeleton& s, const BodyParts& b) {
+  if (!b.humanoid) return std::vector<bool>(s.num_joints(), true);
+  std::vector<bool> tracked(s.num_joints(), false);
+  auto mark = [&](int point) {
+    int j = point < s.num_joints() ? point : s.end_sites()[point - s.num_joints()].parent;
+    for (; j >= 0 && !tracked[j]; j = s.parent(j)) tracked[j] = true;
+  };
+  mark(b.hips);
+  mark(b.head);
+  for (const auto& limb : b.limbs) {
+    for (const int j : limb) {
+      if (j >= 0) mark(j);
+    }
+  }
+  for (const std::vector<int>* points :
+       {&b.head_tip, &b.foot_tip[0], &b.foot_tip[1], &b.hand_tip[0], &b.hand_tip[1], &b.soles}) {
+    for (const int p : *points) mark(p);
+  }
+  return tracked;
 }
 
 }  // namespace rigel::check

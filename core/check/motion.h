@@ -14,23 +14,29 @@
 
 namespace rigel::check {
 
-// World positions of a skeleton's points over a clip. Points are the joints (0 .. joints-1),
-// then the end sites (joints + e for end site e).
+// World positions of a skeleton's points over sampled frames of a clip. Points are the joints
+// (0 .. joints-1), then the end sites (joints + e for end site e).
 struct Motion {
+  // Samples, and the clip frame of each.
   int frames = 0;
+  std::vector<int> frame;
   int points = 0;
-  // frames x points, frame-major.
+  // frames x points, sample-major; zero for the points not tracked.
   std::vector<Eigen::Vector3d> position;
-  const Eigen::Vector3d& at(int frame, int point) const {
-    return position[static_cast<size_t>(frame) * points + point];
+  const Eigen::Vector3d& at(int sample, int point) const {
+    return position[static_cast<size_t>(sample) * points + point];
   }
 };
 
-// Positions of every point of `skeleton` for every frame of `clip`, or for the rest pose (every
-// channel zero: one frame) when `clip` is null. A joint's local transform is its rest translation
-// plus its position channels, its rest orientation, then its rotation channels in the order the
-// joint lists them (the convention of core/channel.h), composed here with Eigen's AngleAxis.
-Motion TrackClip(const Skeleton& skeleton, const Clip* clip);
+// Positions of the points of `skeleton` for frames 0, stride, 2 stride, ... and the last of the
+// first `count` frames of `clip` (count < 0: every frame), or for the rest pose (every channel
+// zero: one sample) when `clip` is null. Only the joints with `tracked[j]` (null: all) and their
+// end sites are computed; `tracked` must hold every tracked joint's parent. A joint's local
+// transform is its rest translation plus its position channels, its rest orientation, then its
+// rotation channels in the order the joint lists them (the convention of core/channel.h),
+// composed here with Eigen's AngleAxis.
+Motion TrackClip(const Skeleton& skeleton, const Clip* clip, int stride = 1, int count = -1,
+                 const std::vector<bool>* tracked = nullptr);
 
 // The parts of a figure the checks measure, as point indices into a Motion (-1 when missing).
 struct BodyParts {
@@ -49,8 +55,8 @@ struct BodyParts {
   std::array<std::vector<int>, 2> foot_tip;
   std::array<std::vector<int>, 2> hand_tip;
   std::vector<int> head_tip;
-  // The points the floor is measured with: the feet, toes and everything below them (humanoid),
-  // else every point of the body.
+  // The points the floor is measured with: the feet, the toes and the children and end sites of
+  // both (humanoid), else every point of the body.
   std::vector<int> soles;
   // The two points whose left-right line gives the way the figure faces (left upper leg, right
   // upper leg), -1 when unknown.
@@ -65,6 +71,10 @@ struct BodyParts {
 // Finds the parts of `skeleton` (core/retarget/humanoid.h ClassifyHumanoid, on this skeleton
 // alone).
 BodyParts FindBodyParts(const Skeleton& skeleton);
+
+// The joints whose positions the checks read: the parts' joints (and the parents of their end
+// sites) with every ancestor; every joint for a figure that is not a humanoid.
+std::vector<bool> TrackedJoints(const Skeleton& skeleton, const BodyParts& parts);
 
 // The height of a position along a signed up axis.
 inline double Height(const Eigen::Vector3d& p, SignedAxis up) { return up.sign * p[up.axis]; }

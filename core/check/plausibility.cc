@@ -59,12 +59,14 @@ void Stand(const Motion& m, int f, const BodyParts& parts, SignedAxis up, double
 
 }  // namespace
 
-MeasuredSide MeasureSide(const CheckSide& side, int frames) {
+MeasuredSide MeasureSide(const CheckSide& side, int count, int stride) {
   MeasuredSide s;
   s.side = &side;
-  s.motion = TrackClip(*side.skeleton, side.clip);
-  s.rest = TrackClip(*side.skeleton, nullptr);
   s.parts = FindBodyParts(*side.skeleton);
+  s.tracked = TrackedJoints(*side.skeleton, s.parts);
+  s.motion = TrackClip(*side.skeleton, side.clip, stride, count, &s.tracked);
+  s.rest = TrackClip(*side.skeleton, nullptr, 1, -1, &s.tracked);
+  const int frames = s.motion.frames;
   s.lowest.resize(frames);
   s.stand.resize(frames);
   s.heading.resize(frames);
@@ -156,11 +158,14 @@ CheckReport PlausibilityJob::Run() const {
   CheckReport report;
   Comparison c;
   c.job = this;
-  c.frames = std::min(source.clip->num_frames(), output.clip->num_frames());
-  report.frames = c.frames;
-  if (c.frames == 0) return report;
-  c.source = internal::MeasureSide(source, c.frames);
-  c.output = internal::MeasureSide(output, c.frames);
+  c.clip_frames = std::min(source.clip->num_frames(), output.clip->num_frames());
+  report.frames = c.clip_frames;
+  if (c.clip_frames == 0) return report;
+  // About 30 samples a second for the measures of the body; pops read every frame.
+  c.stride = std::max(1, static_cast<int>(std::lround(1.0 / (30.0 * source.clip->frame_time()))));
+  c.source = internal::MeasureSide(source, c.clip_frames, c.stride);
+  c.output = internal::MeasureSide(output, c.clip_frames, c.stride);
+  c.frames = c.source.motion.frames;
   c.same_rig = SameRig(*source.skeleton, *output.skeleton);
   Expect(&c);
   report.scale = c.scale;

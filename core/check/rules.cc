@@ -60,7 +60,7 @@ void CheckHeight(const Comparison& c, CheckReport* report) {
   if (!(expected > 0)) return;
   const double off = std::abs(ho / expected - 1.0);
   if (off <= kHeightRatio) return;
-  Add(report, "height", fo, off, kHeightRatio,
+  Add(report, "height", ClipFrame(c, fo), off, kHeightRatio,
       Format("standing height %s, expected %s (%s); off by %.0f %% (limit %.0f %%)",
              Length(c, ho).c_str(), Length(c, expected).c_str(),
              own ? "the output skeleton's rest height, as tall as the source stands"
@@ -87,7 +87,7 @@ void CheckHipsHeight(const Comparison& c, CheckReport* report) {
   if (worst <= kHipsHeight) return;
   const double hs = Height(s.motion.at(frame, s.parts.hips), s.side->up) - s.floor;
   const double ho = Height(o.motion.at(frame, o.parts.hips), o.side->up) - c.floor;
-  Add(report, "hips_height", frame, worst, kHipsHeight,
+  Add(report, "hips_height", ClipFrame(c, frame), worst, kHipsHeight,
       Format("hips %s above the floor, expected %s (the source's times %.3g); off by %.2f hip "
              "heights (limit %.2f)",
              Length(c, ho).c_str(), Length(c, c.scale * hs).c_str(), c.scale, worst, kHipsHeight));
@@ -119,7 +119,7 @@ void CheckTravelDirection(const Comparison& c, CheckReport* report) {
   if (c.scale * ds.norm() < kTravelMinimum * c.hip || dout.norm() < kTravelMinimum * c.hip) return;
   const double turn = Degrees(ds, dout);
   if (turn <= kTravelDegrees) return;
-  Add(report, "travel", last, turn, kTravelDegrees,
+  Add(report, "travel", ClipFrame(c, last), turn, kTravelDegrees,
       Format("travels %.0f deg off the source's direction of travel, relative to the way the "
              "figure faces (limit %.0f deg)",
              turn, kTravelDegrees));
@@ -148,7 +148,7 @@ void CheckTravel(const Comparison& c, CheckReport* report) {
   const bool bad = long_path ? (ratio > kTravelRatio || ratio < 1.0 / kTravelRatio)
                              : path > expected + kTravelSlack * c.hip;
   if (bad) {
-    Add(report, "travel", frame, long_path ? ratio : path / c.hip,
+    Add(report, "travel", ClipFrame(c, frame), long_path ? ratio : path / c.hip,
         long_path ? kTravelRatio : kTravelSlack,
         long_path
             ? Format("the hips travel %s, expected %s; %.3g times as far (limit x%.2g)",
@@ -176,7 +176,7 @@ void CheckGround(const Comparison& c, CheckReport* report) {
     }
   }
   if (-worst <= kGround * c.hip) return;
-  Add(report, "ground", frame, -worst / c.hip, kGround,
+  Add(report, "ground", ClipFrame(c, frame), -worst / c.hip, kGround,
       Format("the lowest foot point is %s under the floor, where the source's is %s above it "
              "(scaled); %.2f hip heights lower (limit %.2f)",
              Length(c, c.floor - o.lowest[frame]).c_str(),
@@ -264,7 +264,7 @@ void CheckOrientation(const Comparison& c, CheckReport* report) {
     }
   }
   if (worst <= kOrientationDegrees) return;
-  Add(report, "orientation", frame, worst, kOrientationDegrees,
+  Add(report, "orientation", ClipFrame(c, frame), worst, kOrientationDegrees,
       Format("the %s is turned %.0f deg from the source's%s (limit %.0f deg)", kParts[part], worst,
              part < 3 ? c.same_rig || part != 2 ? "" : " (each from its rest direction)"
                       : " (bend at the wrist)",
@@ -300,7 +300,7 @@ void CheckLimbDirections(const Comparison& c, CheckReport* report) {
     }
   }
   if (worst <= kLimbDegrees) return;
-  Add(report, "limb_direction", frame, worst, kLimbDegrees,
+  Add(report, "limb_direction", ClipFrame(c, frame), worst, kLimbDegrees,
       Format("the %s points %.0f deg away from the source's (limit %.0f deg)",
              kSegments[limb][segment], worst, kLimbDegrees));
 }

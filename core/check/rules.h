@@ -48,11 +48,13 @@ struct MeasuredSide {
   Motion motion;
   Motion rest;
   BodyParts parts;
-  // Per frame: the lowest sole's height, and the standing height (head above the lowest sole;
+  // The joints tracked (TrackedJoints).
+  std::vector<bool> tracked;
+  // Per sample: the lowest sole's height, and the standing height (head above the lowest sole;
   // non-humanoids: the extent of the body along up).
   std::vector<double> lowest;
   std::vector<double> stand;
-  // Per frame: the heading frame (rows: forward, left, up), and whether it is defined.
+  // Per sample: the heading frame (rows: forward, left, up), and whether it is defined.
   std::vector<Eigen::Matrix3d> heading;
   std::vector<bool> has_heading;
   // The lowest sole over the clip (the floor the clip stands on).
@@ -73,6 +75,10 @@ struct Comparison {
   // Output and source share the skeleton's joints (names and parents): joints correspond one to
   // one.
   bool same_rig = false;
+  // Frames compared (the shorter clip's), the sampling stride (about 30 samples per second) and
+  // the samples measured (Motion::frame gives each one's frame).
+  int clip_frames = 0;
+  int stride = 1;
   int frames = 0;
   // Output length per source length, and the reference length (output hip height).
   double scale = 1.0;
@@ -81,7 +87,11 @@ struct Comparison {
   double floor = 0.0;
 };
 
-MeasuredSide MeasureSide(const CheckSide& side, int frames);
+// Measures the first `count` frames of a side every `stride` frames (Motion sampling).
+MeasuredSide MeasureSide(const CheckSide& side, int count, int stride);
+
+// The clip frame of sample `i`.
+inline int ClipFrame(const Comparison& c, int i) { return c.source.motion.frame[i]; }
 
 // "0.93 m" (metres known) or "93.2 units".
 std::string Length(const Comparison& c, double value);

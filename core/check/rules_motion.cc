@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/check/rules.h"
+#include "core/clip_ops.h"
 #include "core/retarget/contacts.h"
 #include "core/retarget/evidence.h"
 
@@ -20,25 +21,55 @@ void Add(CheckReport* report, const char* check, int frame, double value, double
 
 }  // namespace
 
+namespace {
+
+// A bone's length in frame f: its joint's translation in its parent's space (rest translation plus
+// position channels; rotations do not change it).
+double BoneLength(const Skeleton& s, const Clip& clip, int f, int joint) {
+  Eigen::Vector3d t = s.rest_translation(joint);
+  for (int axis = 0; axis < 3; ++axis) {
+    const int ch = s.translation_channel(joint, axis);
+    if (ch >= 0) t[axis] += clip.at(f, ch);
+  }
+  return t.norm();
+}
+
+bool Moves(const Skeleton& s, int joint) {
+  for (int axis = 0; axis < 3; ++axis) {
+    if (s.translation_channel(joint, axis) >= 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void CheckBoneLengths(const Comparison& c, CheckReport* report) {
   report->ran.push_back("bone_length");
   const Skeleton& so = *c.job->output.skeleton;
+  const Skeleton& ss = *c.job->source.skeleton;
+  const Clip& co = *c.job->output.clip;
+  const Clip& cs = *c.job->source.clip;
   const bool paired = c.same_rig;
+  const double slack = kBoneSlack * c.hip;
   double worst = 0;
   int frame = 0, joint = -1;
   double got_at = 0, want_at = 0;
   for (int j = 0; j < so.num_joints(); ++j) {
-    const int p = so.parent(j);
-    if (p < 0) continue;
-    const double rest = (c.output.rest.at(0, j) - c.output.rest.at(0, p)).norm();
-    for (int f = 0; f < c.frames; ++f) {
-      const double got = (c.output.motion.at(f, j) - c.output.motion.at(f, p)).norm();
-      const double want =
-          paired ? c.scale * (c.source.motion.at(f, j) - c.source.motion.at(f, p)).norm() : rest;
+    if (so.parent(j) < 0) continue;
+    // Without position channels a bone keeps its rest length: only one rig's against the
+    // source's (a retarget's is its own by construction).
+    const bool moves = Moves(so, j) || (paired && Moves(ss, j));
+    if (!moves && !paired) continue;
+    const double rest = so.rest_translation(j).norm();
+    for (int i = 0; i < (moves ? c.frames : 1); ++i) {
+      const int f = ClipFrame(c, i);
+      const double got = BoneLength(so, co, f, j);
+      const double want = paired ? c.scale * BoneLength(ss, cs, f, j) : rest;
       const double off = std::abs(got - want);
-      if (off <= std::max(kBoneRatio * want, kBoneSlack * c.hip)) continue;
-      if (off / std::max(want, kBoneSlack * c.hip) > worst) {
-        worst = off / std::max(want, kBoneSlack * c.hip);
+      if (off <= std::max(kBoneRatio * want, slack)) continue;
+      const double relative = off / std::max(want, slack);
+      if (relative > worst) {
+        worst = relative;
         frame = f;
         joint = j;
         got_at = got;
@@ -98,8 +129,9 @@ void CheckFootSlide(const Comparison& c, CheckReport* report) {
   retarget::ContactOptions options;
   options.up_axis = c.source.side->up.axis;
   options.scale = c.source.rest_hip > 0 ? c.source.rest_hip : 1.0;
-  const std::vector<retarget::ContactWindow> windows = retarget::DetectContacts(
-      FeetTracks(c.source, c.frames, feet_s), 2, c.job->source.clip->frame_time(), options);
+  const std::vector<retarget::ContactWindow> windows =
+      retarget::DetectContacts(FeetTracks(c.source, c.frames, feet_s), 2,
+                               c.job->source.clip->frame_time() * c.stride, options);
   double worst = 0;
   int frame = 0, foot = 0;
   double got_at = 0, src_at = 0;
@@ -116,27 +148,66 @@ void CheckFootSlide(const Comparison& c, CheckReport* report) {
     }
   }
   if (worst <= kFootSlide * c.hip) return;
-  Add(report, "foot_slide", frame, worst / c.hip, kFootSlide,
+  Add(report, "foot_slide", ClipFrame(c, frame), worst / c.hip, kFootSlide,
       Format("the %s foot slides %s during a contact of the source, whose foot moves %s "
              "(scaled); %.2f hip heights more (limit %.2f)",
              foot == 0 ? "left" : "right", Length(c, got_at).c_str(), Length(c, src_at).c_str(),
              worst / c.hip, kFootSlide));
 }
 
+namespace {
+
+// The joints whose pops count: the hips, head, arms, legs and toes of a humanoid (where a
+// transfer, an IK clean-up or a pole flips), every joint of anything else.
+std::vector<int> PopJoints(const Skeleton& s, const BodyParts& b) {
+  std::vector<int> joints;
+  if (!b.humanoid) {
+    for (int j = 0; j < s.num_joints(); ++j) joints.push_back(j);
+    return joints;
+  }
+  joints = {b.hips, b.head};
+  for (const auto& limb : b.limbs) {
+    for (const int j : limb) {
+      if (j >= 0) joints.push_back(j);
+    }
+  }
+  for (const std::vector<int>& tip : b.foot_tip) {
+    for (const int p : tip) {
+      if (p < s.num_joints()) joints.push_back(p);
+    }
+  }
+  return joints;
+}
+
+// The source's largest pop score over frames f-1 .. f+1 (scored on frames f-2 .. f+2 alone).
+double SourcePopNear(const Comparison& c, const std::vector<int>& joints, int f) {
+  const Clip& clip = *c.job->source.clip;
+  const int first = std::max(0, f - 2), last = std::min(clip.num_frames() - 1, f + 2);
+  std::vector<double> pop;
+  std::vector<int> joint;
+  retarget::MeasurePops(*c.job->source.skeleton, SliceClip(clip, first, last), &pop, &joint,
+                        joints);
+  double near = 0;
+  for (int g = std::max(first, f - 1); g <= std::min(last, f + 1); ++g) {
+    near = std::max(near, pop[g - first]);
+  }
+  return near;
+}
+
+}  // namespace
+
 void CheckPops(const Comparison& c, CheckReport* report) {
   report->ran.push_back("pops");
-  std::vector<double> pop_s, pop_o;
-  std::vector<int> joint_s, joint_o;
-  retarget::MeasurePops(*c.job->source.skeleton, *c.job->source.clip, &pop_s, &joint_s);
-  retarget::MeasurePops(*c.job->output.skeleton, *c.job->output.clip, &pop_o, &joint_o);
+  std::vector<double> pop_o;
+  std::vector<int> joint_o;
+  // Every frame of the output; the source's scores only around the output's pops.
+  retarget::MeasurePops(*c.job->output.skeleton, *c.job->output.clip, &pop_o, &joint_o,
+                        PopJoints(*c.job->output.skeleton, c.output.parts));
+  const std::vector<int> source_joints = PopJoints(*c.job->source.skeleton, c.source.parts);
   int count = 0, frame = -1;
-  for (int f = 0; f < c.frames; ++f) {
+  for (int f = 0; f < c.clip_frames; ++f) {
     if (pop_o[f] < kPopScore) continue;
-    double near = 0;
-    for (int g = std::max(0, f - 1); g <= std::min(c.frames - 1, f + 1); ++g) {
-      near = std::max(near, pop_s[g]);
-    }
-    if (pop_o[f] <= 2 * near) continue;
+    if (pop_o[f] <= 2 * SourcePopNear(c, source_joints, f)) continue;
     ++count;
     if (frame < 0 || pop_o[f] > pop_o[frame]) frame = f;
   }
@@ -197,7 +268,7 @@ void CheckPoleFlips(const Comparison& c, CheckReport* report) {
     }
   }
   if (worst <= 0) return;
-  Add(report, "pole_flip", frame, worst, kFlipDegrees,
+  Add(report, "pole_flip", ClipFrame(c, frame), worst, kFlipDegrees,
       Format("the %s's bend plane turns %.0f deg in one frame, over twice the source's (limit "
              "%.0f deg)",
              kLimbs[limb], worst, kFlipDegrees));

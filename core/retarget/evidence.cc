@@ -18,14 +18,16 @@ constexpr double kDegPerRad = 180.0 / 3.14159265358979323846;
 // The pop scores: per joint, the rotation vector of R_{f-1}^T R_f (the joint's local angular
 // velocity, radians per frame), then the change of it from one frame to the next.
 void MeasurePops(const Skeleton& s, const Clip& clip, std::vector<double>* pop,
-                 std::vector<int>* pop_joint) {
+                 std::vector<int>* pop_joint, const std::vector<int>& scored) {
   const int frames = clip.num_frames();
   pop->assign(frames, 0.0);
   pop_joint->assign(frames, -1);
   if (frames < 3) return;
   std::vector<int> joints;
   for (int j = 0; j < s.num_joints(); ++j) {
-    if (!s.rotation_channels(j).empty()) joints.push_back(j);
+    const bool wanted =
+        scored.empty() || std::find(scored.begin(), scored.end(), j) != scored.end();
+    if (wanted && !s.rotation_channels(j).empty()) joints.push_back(j);
   }
   const size_t nj = joints.size();
   std::vector<Eigen::Matrix3d> previous(nj), current(nj);
