@@ -123,6 +123,7 @@ BodyParts FindBodyParts(const Skeleton& s) {
     const int foot = b.limbs[2 + side][2];
     const int toes = role(side == 0 ? Role::kLeftToes : Role::kRightToes);
     b.foot_tip[side] = toes >= 0 ? std::vector<int>{toes} : Tip(s, foot);
+    b.toes[side] = toes >= 0;
     b.soles.push_back(foot);
     for (const int p : Tip(s, foot)) b.soles.push_back(p);
     if (toes >= 0 && s.parent(toes) != foot) b.soles.push_back(toes);

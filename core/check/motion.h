@@ -53,6 +53,8 @@ struct BodyParts {
   // sites), hands (their children and end sites), head (its children and end sites). Empty when
   // the part has none.
   std::array<std::vector<int>, 2> foot_tip;
+  // Whether each foot's tip is a toe joint (ClassifyHumanoid found the toes).
+  std::array<bool, 2> toes = {false, false};
   std::array<std::vector<int>, 2> hand_tip;
   std::vector<int> head_tip;
   // The points the floor is measured with: the feet, the toes and the children and end sites of

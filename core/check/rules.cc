@@ -217,7 +217,9 @@ double PartTurn(const Comparison& c, int f, int base_s, const std::vector<int>& 
 }
 
 // Wrist bend (degrees): the angle between the lower arm and the hand, less the rest pose's bend
-// when `from_rest`; -1 when the hand has no tip 1 % of the hip height away.
+// when `from_rest`; -1 when it is not measured: the hand has no tip 1 % of the hip height away,
+// or its tip does not continue the lower arm in the rest pose (within 30 degrees: an end site
+// beside the wrist makes an angle that is not the wrist's bend).
 double WristBend(const MeasuredSide& m, int f, int arm, bool from_rest) {
   const std::array<int, 3>& l = m.parts.limbs[arm];
   const std::vector<int>& tip = m.parts.hand_tip[arm];
@@ -227,9 +229,10 @@ double WristBend(const MeasuredSide& m, int f, int arm, bool from_rest) {
     if (hand.norm() < 0.01 * m.rest_hip) return -1.0;
     return Degrees(motion.at(g, l[2]) - motion.at(g, l[1]), hand);
   };
+  const double rest = bend(m.rest, 0);
+  if (rest < 0 || rest > 30.0) return -1.0;
   const double now = bend(m.motion, f);
-  const double rest = from_rest ? bend(m.rest, 0) : 0.0;
-  return now < 0 || rest < 0 ? -1.0 : now - rest + 180.0;  // offset: >= 0 when defined
+  return now < 0 ? -1.0 : now - (from_rest ? rest : 0.0) + 180.0;  // offset: >= 0 when defined
 }
 
 }  // namespace
@@ -247,8 +250,10 @@ void CheckOrientation(const Comparison& c, CheckReport* report) {
     for (int k = 0; k < 5; ++k) {
       double turn = 0;
       if (k < 2) {
+        // By the toes' direction when both feet have toes; else each from its rest (the tip is
+        // whatever the rig ends the foot with: an end site under the ankle, a heel).
         turn = PartTurn(c, f, ps.limbs[2 + k][2], ps.foot_tip[k], po.limbs[2 + k][2],
-                        po.foot_tip[k], false);
+                        po.foot_tip[k], !(ps.toes[k] && po.toes[k]));
       } else if (k == 2) {
         turn = PartTurn(c, f, ps.head, ps.head_tip, po.head, po.head_tip, true);
       } else if (hands) {
@@ -266,8 +271,10 @@ void CheckOrientation(const Comparison& c, CheckReport* report) {
   if (worst <= kOrientationDegrees) return;
   Add(report, "orientation", ClipFrame(c, frame), worst, kOrientationDegrees,
       Format("the %s is turned %.0f deg from the source's%s (limit %.0f deg)", kParts[part], worst,
-             part < 3 ? c.same_rig || part != 2 ? "" : " (each from its rest direction)"
-                      : " (bend at the wrist)",
+             part >= 3 ? " (bend at the wrist)"
+             : c.same_rig || (part < 2 && ps.toes[part] && po.toes[part])
+                 ? ""
+                 : " (each from its rest direction)",
              kOrientationDegrees));
 }
 
