@@ -1,6 +1,7 @@
 #include "core/check/motion.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/retarget/humanoid.h"
 
@@ -33,7 +34,12 @@ Motion TrackClip(const Skeleton& skeleton, const Clip* clip, int stride, int cou
         if (IsTranslation(layout[c])) {
           t[axis] += row[c];
         } else {
-          local = local * Eigen::AngleAxisd(row[c], Eigen::Vector3d::Unit(axis)).toRotationMatrix();
+          // local * R_axis(angle): two columns turn about the third.
+          const double cs = std::cos(row[c]), sn = std::sin(row[c]);
+          const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+          const Eigen::Vector3d cu = local.col(u), cv = local.col(v);
+          local.col(u) = cs * cu + sn * cv;
+          local.col(v) = cs * cv - sn * cu;
         }
       }
       const int p = skeleton.parent(j);

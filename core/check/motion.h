@@ -34,7 +34,7 @@ struct Motion {
 // end sites are computed; `tracked` must hold every tracked joint's parent. A joint's local
 // transform is its rest translation plus its position channels, its rest orientation, then its
 // rotation channels in the order the joint lists them (the convention of core/channel.h),
-// composed here with Eigen's AngleAxis.
+// composed here column by column.
 Motion TrackClip(const Skeleton& skeleton, const Clip* clip, int stride = 1, int count = -1,
                  const std::vector<bool>* tracked = nullptr);
 

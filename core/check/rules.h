@@ -109,6 +109,11 @@ void CheckFootSlide(const Comparison& c, CheckReport* report);
 void CheckPops(const Comparison& c, CheckReport* report);
 void CheckPoleFlips(const Comparison& c, CheckReport* report);
 
+// MeasurePops' scores of `joints` over the first `frames` frames of `clip`, computed only where
+// the channels' changes allow a pop (a bound that never misses one); 0 elsewhere.
+void PopScoresWherePossible(const Skeleton& s, const Clip& clip, const std::vector<int>& joints,
+                            int frames, std::vector<double>* pop, std::vector<int>* pop_joint);
+
 }  // namespace rigel::check::internal
 
 #endif  // RIGEL_CORE_CHECK_RULES_H_

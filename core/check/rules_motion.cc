@@ -196,13 +196,61 @@ double SourcePopNear(const Comparison& c, const std::vector<int>& joints, int f)
 
 }  // namespace
 
+// The pop scores of `joints` over the first `frames` frames of `clip` (MeasurePops), computed only
+// where a pop is possible. A joint's rotation from frame h-1 to h turns it by at most the sum of
+// its rotation channels' changes (each channel turns about one axis, and rotation distance obeys
+// the triangle inequality), so the score of frame g, the change of that rotation from (g-1 -> g)
+// to (g -> g+1), is at most the sum of the two steps' bounds: frames where that stays under one
+// pop are 0 without computing them; the others are scored by MeasurePops on the frames around.
+void PopScoresWherePossible(const Skeleton& s, const Clip& clip, const std::vector<int>& joints,
+                            int frames, std::vector<double>* pop, std::vector<int>* pop_joint) {
+  pop->assign(frames, 0.0);
+  pop_joint->assign(frames, -1);
+  if (frames < 3) return;
+  const double limit = kPopScore * retarget::kPopDegrees / kDegPerRad;
+  std::vector<double> step(joints.size(), 0.0), next(joints.size());
+  std::vector<bool> possible(frames, false);
+  auto bound = [&](int h, std::vector<double>* out) {  // each joint's turn from h-1 to h
+    for (size_t k = 0; k < joints.size(); ++k) {
+      double sum = 0;
+      for (const int ch : s.rotation_channels(joints[k])) {
+        sum += std::abs(clip.at(h, ch) - clip.at(h - 1, ch));
+      }
+      (*out)[k] = sum;
+    }
+  };
+  bound(1, &step);
+  for (int g = 1; g + 1 < frames; ++g) {
+    bound(g + 1, &next);
+    for (size_t k = 0; k < joints.size() && !possible[g]; ++k) {
+      possible[g] = step[k] + next[k] >= limit;
+    }
+    std::swap(step, next);
+  }
+  for (int a = 1; a + 1 < frames; ++a) {
+    if (!possible[a]) continue;
+    int b = a;
+    while (b + 2 < frames && possible[b + 1]) ++b;
+    std::vector<double> part;
+    std::vector<int> part_joint;
+    retarget::MeasurePops(s, SliceClip(clip, a - 1, b + 1), &part, &part_joint, joints);
+    for (int g = a; g <= b; ++g) {
+      (*pop)[g] = part[g - a + 1];
+      (*pop_joint)[g] = part_joint[g - a + 1];
+    }
+    a = b;
+  }
+}
+
 void CheckPops(const Comparison& c, CheckReport* report) {
   report->ran.push_back("pops");
   std::vector<double> pop_o;
   std::vector<int> joint_o;
-  // Every frame of the output; the source's scores only around the output's pops.
-  retarget::MeasurePops(*c.job->output.skeleton, *c.job->output.clip, &pop_o, &joint_o,
-                        PopJoints(*c.job->output.skeleton, c.output.parts));
+  // Every frame of the output where a pop is possible; the source's scores only around the
+  // output's pops.
+  PopScoresWherePossible(*c.job->output.skeleton, *c.job->output.clip,
+                         PopJoints(*c.job->output.skeleton, c.output.parts), c.clip_frames, &pop_o,
+                         &joint_o);
   const std::vector<int> source_joints = PopJoints(*c.job->source.skeleton, c.source.parts);
   int count = 0, frame = -1;
   for (int f = 0; f < c.clip_frames; ++f) {

@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <string>
 
+#include "core/check/rules.h"
 #include "core/pose.h"
+#include "core/retarget/evidence.h"
 #include "core/retarget/humanoid.h"
 #include "core/retarget/retarget.h"
 #include "core/scene.h"
@@ -232,6 +234,33 @@ TEST(Plausibility, PoleFlipIsNamed) {
   }
   const CheckReport r = ConvertCheck(s, s, clip);
   EXPECT_TRUE(Names(r, "pole_flip")) << Describe(r);
+}
+
+TEST(Plausibility, PopsSkippedOnlyWhereNoneIsPossible) {
+  // The channel bound never hides a pop: every frame MeasurePops scores 1 or more is scored the
+  // same, and every frame scored at all has MeasurePops' score (on the walk, and on the walk
+  // with a one-frame snap of the left arm planted).
+  const Scene s = LoadScene(kCmuWalk);
+  const Skeleton& sk = *s.skeleton;
+  Clip snapped = s.clips.front();
+  const int arm = sk.FindJoint("LeftArm");
+  snapped.at(17, sk.rotation_channels(arm)[0]) += 0.6;
+  std::vector<int> joints;
+  for (int j = 0; j < sk.num_joints(); ++j) joints.push_back(j);
+  for (const Clip* clip : {&s.clips.front(), static_cast<const Clip*>(&snapped)}) {
+    std::vector<double> all, some;
+    std::vector<int> all_joint, some_joint;
+    retarget::MeasurePops(sk, *clip, &all, &all_joint);
+    internal::PopScoresWherePossible(sk, *clip, joints, clip->num_frames(), &some, &some_joint);
+    for (int f = 0; f < clip->num_frames(); ++f) {
+      if (all[f] >= 1.0 || some[f] > 0.0) EXPECT_DOUBLE_EQ(some[f], all[f]) << "frame " << f;
+    }
+  }
+  std::vector<double> pop;
+  std::vector<int> joint;
+  internal::PopScoresWherePossible(sk, snapped, joints, snapped.num_frames(), &pop, &joint);
+  EXPECT_GE(pop[17], 1.0);
+  EXPECT_EQ(joint[17], arm);
 }
 
 }  // namespace
