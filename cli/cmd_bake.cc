@@ -309,6 +309,23 @@ check::CheckReport CheckBake(const Scene& input, const Clip& take, const TakeRes
   return job.Run();
 }
 
+// The checks of every baked take, recorded in its row (ApplyChecks; with `strict` a suspect
+// throws), with the seconds they took.
+void CheckTakes(const std::string& path, const Scene& scene, const std::vector<std::size_t>& picked,
+                const std::vector<TakeResult>& results, double metres_per_unit, bool strict,
+                std::vector<batch::ClipReport>* rows) {
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    const auto start = std::chrono::steady_clock::now();
+    batch::ClipReport& row = (*rows)[k];
+    const std::string where =
+        results.size() > 1 ? fmt::format("{} (take '{}')", path, row.take) : path;
+    ApplyChecks(CheckBake(scene, scene.clips[picked[k]], results[k], metres_per_unit), "bake",
+                where, strict, &row);
+    row.checks["seconds"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+}
+
 // Bakes every take of one input (or the one --take names). One take: one output, one report row.
 // Several: BVH writes a file per take (OUTPUT stem + "." + take), glTF and FBX one file holding
 // every take; the report has a row per take. Nothing is written unless every take baked.
@@ -371,14 +388,7 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     rows.front().warnings.push_back(w);
   }
   // Judged before anything is written (--strict writes nothing for a suspect).
-  for (std::size_t k = 0; k < results.size(); ++k) {
-    const auto check_start = Clock::now();
-    const std::string where =
-        several ? fmt::format("{} (take '{}')", input.path, rows[k].take) : input.path;
-    ApplyChecks(CheckBake(*scene, scene->clips[picked[k]], results[k], save.metres_per_unit),
-                "bake", where, config.strict, &rows[k]);
-    rows[k].checks["seconds"] = since(check_start);
-  }
+  CheckTakes(input.path, *scene, picked, results, save.metres_per_unit, config.strict, &rows);
   // Write: nothing unless every take baked; a failed write removes what this input wrote.
   batch::WriteTakeOutputs(
       "bake", input.path, split, rows,
