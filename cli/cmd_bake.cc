@@ -27,6 +27,7 @@
 #include "bindings/lua/rigel_module.h"
 #include "cli/batch/batch.h"
 #include "cli/batch/takes.h"
+#include "cli/checks_output.h"
 #include "cli/command.h"
 #include "cli/format_help.h"
 #include "cli/frames_output.h"
@@ -64,6 +65,7 @@ struct BakeConfig {
   double timeout = 0;                     // seconds per clip, 0 = none
   LoadOptions load;                       // the import child's limits
   std::string take;                       // --take NAME, or empty: every take
+  bool strict = false;                    // --strict: a suspect output is a failed clip
   // st_dev/st_ino of each input when the batch started: a worker's Landlock rule is bound to
   // that file, so one replaced since (a new inode) is named as changed, not "Permission denied".
   std::map<std::string, std::pair<dev_t, ino_t>> input_ids;
@@ -293,6 +295,37 @@ bool SameRig(const Skeleton& a, const Skeleton& b) {
   return true;
 }
 
+// The plausibility checks of a baked take (core/check): the input's take against the baked clip,
+// which is in the input's axes and in `metres_per_unit` (the unit it is written in).
+check::CheckReport CheckBake(const Scene& input, const Clip& take, const TakeResult& result,
+                             double metres_per_unit) {
+  check::PlausibilityJob job;
+  job.kind = check::OutputKind::kBake;
+  job.source = CheckSideOf(input, *input.skeleton, take);
+  job.output = CheckSideOf(input, *result.skeleton, *result.clip);
+  job.output.metres_per_unit = metres_per_unit;
+  const double a = job.source.metres_per_unit;
+  job.scale = a > 0 && metres_per_unit > 0 ? a / metres_per_unit : 1.0;
+  return job.Run();
+}
+
+// The checks of every baked take, recorded in its row (ApplyChecks; with `strict` a suspect
+// throws), with the seconds they took.
+void CheckTakes(const std::string& path, const Scene& scene, const std::vector<std::size_t>& picked,
+                const std::vector<TakeResult>& results, double metres_per_unit, bool strict,
+                std::vector<batch::ClipReport>* rows) {
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    const auto start = std::chrono::steady_clock::now();
+    batch::ClipReport& row = (*rows)[k];
+    const std::string where =
+        results.size() > 1 ? fmt::format("{} (take '{}')", path, row.take) : path;
+    ApplyChecks(CheckBake(scene, scene.clips[picked[k]], results[k], metres_per_unit), "bake",
+                where, strict, &row);
+    row.checks["seconds"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+}
+
 // Bakes every take of one input (or the one --take names). One take: one output, one report row.
 // Several: BVH writes a file per take (OUTPUT stem + "." + take), glTF and FBX one file holding
 // every take; the report has a row per take. Nothing is written unless every take baked.
@@ -354,6 +387,8 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     fmt::print(stderr, "rigel bake: warning: {}\n", w);
     rows.front().warnings.push_back(w);
   }
+  // Judged before anything is written (--strict writes nothing for a suspect).
+  CheckTakes(input.path, *scene, picked, results, save.metres_per_unit, config.strict, &rows);
   // Write: nothing unless every take baked; a failed write removes what this input wrote.
   batch::WriteTakeOutputs(
       "bake", input.path, split, rows,
@@ -411,6 +446,7 @@ Runner AddBakeCommand(CLI::App& app) {
     double import_timeout = 300;
     ReadArgs read;  // --bvh-translation, --unit-in, --up, --forward
     std::string take;
+    bool strict = false;
   };
   auto o = std::make_shared<Options>();
   sub->add_option("--rig", o->rig, "Rig script (Lua) that bakes one clip");
@@ -455,6 +491,9 @@ Runner AddBakeCommand(CLI::App& app) {
                   "Also write DIR/<clip>.frames.jsonl per clip: each frame's solve (status, "
                   "iterations, residual and target per effector, limits, swivel jump) and the pop "
                   "score and foot slide measured on the output (docs/preview.md)");
+  sub->add_flag("--strict", o->strict,
+                "A suspect output (a plausibility check broke, docs/checks.md) fails its clip: "
+                "nothing written, exit 1");
   sub->add_flag("--allow-io", o->allow_io, "Lift the script sandbox");
   sub->add_flag("--no-progress", o->no_progress, "No progress bar even on a terminal");
   sub->add_option("INPUTS", o->inputs, "Clips: files, folders or @list.txt");
@@ -503,6 +542,7 @@ Runner AddBakeCommand(CLI::App& app) {
       config.load.time_limit_seconds = o->import_timeout;
       config.load = ApplyReadArgs(o->read, config.load);
       config.take = o->take;
+      config.strict = o->strict;
       for (const batch::Input& i : inputs) config.input_ids[i.path] = FileIdentity(i.path);
 
       batch::RunOptions run;

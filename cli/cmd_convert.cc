@@ -1,10 +1,14 @@
 // rigel convert IN OUT: read any supported file, write another format (or the same, exactly).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "cli/batch/batch.h"
 #include "cli/batch/takes.h"
+#include "cli/checks_output.h"
 #include "cli/command.h"
 #include "cli/format_help.h"
 #include "cli/read_options.h"
@@ -13,6 +17,58 @@
 #include "io/file_format.h"
 
 namespace rigel::cli {
+
+namespace {
+
+// The plausibility checks of a written file (core/check): `path` read back (with the read options
+// the input had, lengths as written) against `clip` of the input. Prints the findings; returns
+// whether the output is suspect (a file that does not read back with its clip is).
+bool CheckWritten(const Scene& input, const Clip& clip, const std::string& path,
+                  LoadOptions options, std::size_t take) {
+  if (!input.skeleton || !clip.matches(*input.skeleton)) return false;
+  options.unit = LengthUnit::kFile;
+  Scene back;
+  try {
+    back = LoadScene(path, options);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rigel convert: suspect: {}: the written file does not read back: {}\n",
+               path, e.what());
+    return true;
+  }
+  if (back.clips.size() <= take || !back.skeleton) {
+    fmt::print(stderr, "rigel convert: suspect: {}: the written file reads back without take {}\n",
+               path, take + 1);
+    return true;
+  }
+  const Clip& written = back.clips[take];
+  check::PlausibilityJob job;
+  job.kind = check::OutputKind::kConvert;
+  job.source = CheckSideOf(input, *input.skeleton, clip);
+  job.output = CheckSideOf(back, *back.skeleton, written);
+  // A format that states its unit (glTF, FBX) holds metres or the unit it names; BVH states none
+  // and holds the input's numbers.
+  const double a = job.source.metres_per_unit, b = MetresPerUnit(back);
+  job.scale = a > 0 && b > 0 ? a / b : 1.0;
+  const check::CheckReport report = job.Run();
+  if (!report.suspect()) return false;
+  for (const check::Finding& f : report.findings) {
+    fmt::print(stderr, "rigel convert: suspect: {}: {}\n", path, check::DescribeFinding(f));
+  }
+  return true;
+}
+
+// --strict: the suspect outputs are removed and the command fails.
+int Judged(const std::vector<std::string>& suspects, bool strict) {
+  if (suspects.empty() || !strict) return kExitOk;
+  for (const std::string& path : suspects) {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    fmt::print(stderr, "rigel convert: error: {}: suspect (--strict): removed\n", path);
+  }
+  return kExitBadInput;
+}
+
+}  // namespace
 
 Runner AddConvertCommand(CLI::App& app) {
   CLI::App* sub =
@@ -30,7 +86,11 @@ Runner AddConvertCommand(CLI::App& app) {
   AddReadOptions(sub, read.get());
   auto take = std::make_shared<std::string>();
   sub->add_option("--take", *take, "Convert only the take (clip) of this name");
-  return [in, out, unit, read, take]() {
+  auto strict = std::make_shared<bool>(false);
+  sub->add_flag("--strict", *strict,
+                "A suspect output (the written file read back breaks a plausibility check, "
+                "docs/checks.md) is removed, exit 1");
+  return [in, out, unit, read, take, strict]() {
     try {
       try {  // the same file, a hard link or a symlink to it
         batch::CheckInputsNotOverwritten({*in}, "", {*out});
@@ -67,10 +127,19 @@ Runner AddConvertCommand(CLI::App& app) {
           fmt::print(stderr, "rigel: warning: {} holds one take: take '{}' written to {}\n",
                      FormatOfPath(*out)->label, scene.clips[c].name(), path);
         }
-        return kExitOk;
+        std::vector<std::string> suspects;
+        for (std::size_t c = 0; c < scene.clips.size(); ++c) {
+          const std::string path = batch::TakeOutputPath(*out, safe[c]);
+          if (CheckWritten(scene, scene.clips[c], path, options, 0)) suspects.push_back(path);
+        }
+        return Judged(suspects, *strict);
       }
       SaveScene(scene, *out);
-      return kExitOk;
+      bool suspect = false;
+      for (std::size_t c = 0; c < scene.clips.size(); ++c) {
+        suspect = CheckWritten(scene, scene.clips[c], *out, options, c) || suspect;
+      }
+      return Judged(suspect ? std::vector<std::string>{*out} : std::vector<std::string>{}, *strict);
     } catch (const std::exception& e) {
       fmt::print(stderr, "rigel convert: error: {}\n", e.what());
       return kExitBadInput;

@@ -22,6 +22,7 @@
 
 #include "cli/batch/batch.h"
 #include "cli/batch/takes.h"
+#include "cli/checks_output.h"
 #include "cli/command.h"
 #include "cli/format_help.h"
 #include "cli/frames_output.h"
@@ -51,6 +52,7 @@ struct RetargetArgs {
   bool pin_hands = false;
   bool follow_source = false;
   bool suggest = false;
+  bool strict = false;  // --strict: a suspect output (core/check) is a failed clip
   int source_ref = -1;
   int target_ref = -1;
   std::vector<std::string> clips;
@@ -122,6 +124,38 @@ nlohmann::json MetricsJson(const retarget::RetargetMetrics& q) {
         {"bone_direction_mean_below_2deg", q.bone_direction_mean_deg < 2.0}}},
       {"segments", segments},
   };
+}
+
+// The plausibility checks of one retargeted take (core/check): the source take against the
+// output, which stands in the target's axes and unit, on the target's floor.
+check::CheckReport CheckRetarget(const Scene& source, const Clip& take, const Scene& target,
+                                 const retarget::Retargeter& r,
+                                 const retarget::RetargetResult& result) {
+  check::PlausibilityJob job;
+  job.kind = check::OutputKind::kRetarget;
+  job.source = CheckSideOf(source, *source.skeleton, take);
+  job.output = CheckSideOf(target, r.target(), result.clip);
+  switch (r.options().root_motion) {
+    case retarget::RootMotion::kKeep:
+      job.travel = check::TravelRule::kKept;
+      // Units the files do not state: the ones the retarget assumed (RetargetMetrics).
+      if (!(job.source.metres_per_unit > 0)) {
+        job.source.metres_per_unit = result.metrics.source_unit_metres;
+      }
+      if (!(job.output.metres_per_unit > 0)) {
+        job.output.metres_per_unit = result.metrics.target_unit_metres;
+      }
+      break;
+    case retarget::RootMotion::kInPlace:
+      job.travel = check::TravelRule::kNone;
+      break;
+    default:
+      job.travel = check::TravelRule::kScaled;
+  }
+  if (!target.clips.empty() && target.clips.front().matches(r.target())) {
+    job.output_floor_clip = &target.clips.front();
+  }
+  return job.Run();
 }
 
 int SuggestMap(const RetargetArgs& a) {
@@ -317,6 +351,10 @@ int Run(const RetargetArgs& a) {
         fmt::print(stderr, "rigel retarget: warning: {}: {}\n", where, w);
         row.warnings.push_back(w);
       }
+      const auto check_start = Clock::now();
+      ApplyChecks(CheckRetarget(source, take, target, *r, result), "retarget", where, a.strict,
+                  &row);
+      row.checks["seconds"] = since(check_start);
       const retarget::RetargetMetrics& q = result.metrics;
       fmt::print(stderr,
                  "rigel retarget: {} -> {}: {} frames, bone direction mean {:.3f} deg (max "
@@ -438,6 +476,9 @@ Runner AddRetargetCommand(CLI::App& app) {
   sub->add_option("--target-ref-frame", a->target_ref,
                   "Frame of the target file used as its reference pose (default: rest pose)");
   sub->add_option("--report", a->report, "Write a JSON quality report here");
+  sub->add_flag("--strict", a->strict,
+                "A suspect output (a plausibility check broke, docs/checks.md) fails its clip: "
+                "nothing written, exit 1");
   sub->add_option("--preview", a->preview, "Also write a page per clip + index.html in DIR");
   sub->add_option("--frames-report", a->frames_report,
                   "Also write DIR/<clip>.frames.jsonl per clip: the IK clean-up's per-frame solve "

@@ -57,6 +57,7 @@ int rigel::lua::OpenRigel(lua_State* L) {
   OpenRig(L);
   OpenBakeSummary(L);
   OpenRetarget(L);
+  OpenCheck(L);
   OpenFootRoll(L);
   lua_pushliteral(L, RIGEL_VERSION);
   lua_setfield(L, -2, "version");

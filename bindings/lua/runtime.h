@@ -196,6 +196,8 @@ void OpenScene(lua_State* L);
 void OpenRig(lua_State* L);
 void OpenBakeSummary(lua_State* L);
 void OpenRetarget(lua_State* L);
+// rigel.check (wrap_check.cc).
+void OpenCheck(lua_State* L);
 void OpenFootRoll(lua_State* L);
 
 }  // namespace rigel::lua

@@ -65,7 +65,7 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
   // report per clip allocated before: then the reports come with the first finished clip.
   std::vector<ClipReport> reports(options.processes ? 0 : inputs.size());
   std::atomic<size_t> next{0};
-  std::atomic<int> done{0}, failed{0};
+  std::atomic<int> done{0}, failed{0}, suspect{0};
   std::atomic<long long> frames{0};
   std::mutex progress_mutex;
   const auto start = std::chrono::steady_clock::now();
@@ -82,8 +82,11 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
     const std::string bar = std::string(filled, '#') + std::string(width - filled, '.');
     if (final_line) {
       if (options.progress) std::fputs("\r\033[K", stderr);
-      std::fprintf(stderr, "rigel %s: %d/%zu clips, %d failed, %.0f frames/s, %s\n",
-                   options.command.c_str(), d, inputs.size(), failed.load(), fps, Clock(t).c_str());
+      const std::string suspects =
+          suspect.load() > 0 ? ", " + std::to_string(suspect.load()) + " suspect" : "";
+      std::fprintf(stderr, "rigel %s: %d/%zu clips, %d failed%s, %.0f frames/s, %s\n",
+                   options.command.c_str(), d, inputs.size(), failed.load(), suspects.c_str(), fps,
+                   Clock(t).c_str());
     } else {
       std::fprintf(stderr, "\r\033[K[%s] %d/%zu clips  %.0f frames/s  ETA %s  failed %d",
                    bar.c_str(), d, inputs.size(), fps, Clock(eta).c_str(), failed.load());
@@ -110,6 +113,7 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
     report.output = outputs[i];
     report.seconds = seconds;
     if (report.status == "failed") ++failed;
+    if (report.status == "suspect") ++suspect;
     frames += report.frames;
     if (reports.size() != inputs.size()) reports.resize(inputs.size());  // processes: one thread
     reports[i] = std::move(report);
@@ -132,7 +136,7 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
         Provenance provenance;
         if (prepare(i, &provenance, &report)) {
           report = process(inputs[i], outputs[i]);
-          report.status = "ok";
+          if (report.status != "suspect") report.status = "ok";
           WriteManifest(outputs[i], provenance, WrittenFiles(report, outputs[i]));
         }
       } catch (const std::exception& e) {

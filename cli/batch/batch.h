@@ -107,8 +107,10 @@ struct PhaseSeconds {
 struct ClipReport {
   std::string input;
   std::string output;
-  std::string status;  // "ok", "failed", "skipped" (up to date, with --resume)
-  std::string reason;  // why it failed
+  // "ok", "suspect" (written, but a plausibility check broke: core/check/plausibility.h),
+  // "failed", "skipped" (up to date, with --resume).
+  std::string status;
+  std::string reason;  // why it failed, or why it is suspect
   int frames = 0;
   double seconds = 0;
   PhaseSeconds phases;
@@ -120,6 +122,9 @@ struct ClipReport {
   // unreachable and limit frames, largest foot slide, worst frames); empty / null otherwise.
   std::string frames_report;
   nlohmann::json frames_evidence;
+  // The plausibility checks of the output (cli/checks_output.h ChecksJson): the checks that ran,
+  // the findings (check, reason, worst frame); null when none ran.
+  nlohmann::json checks;
   // The take (clip) of the input this report is about: set on the rows of a multi-take input.
   std::string take;
   // A multi-take input: one report per take (take, output, frames, seconds, solver, metrics,
@@ -127,6 +132,9 @@ struct ClipReport {
   // (ReportRows). Empty for an input of one take.
   std::vector<ClipReport> takes;
 };
+
+// Whether a clip's status means its output was written: "ok" or "suspect".
+inline bool Written(std::string_view status) { return status == "ok" || status == "suspect"; }
 
 // The rows of the batch report: one per input, or one per take for a multi-take input (the
 // input's status, reason and warnings carried onto its rows: the warnings onto the first, and the

@@ -31,6 +31,7 @@ nlohmann::json ClipReportJson(const ClipReport& r) {
   if (!r.warnings.empty()) j["warnings"] = r.warnings;
   if (!r.frames_report.empty()) j["frames_report"] = r.frames_report;
   if (!r.frames_evidence.is_null()) j["frames_evidence"] = r.frames_evidence;
+  if (!r.checks.is_null()) j["checks"] = r.checks;
   if (!r.take.empty()) j["take"] = r.take;
   if (!r.takes.empty()) {
     j["takes"] = nlohmann::json::array();
@@ -67,6 +68,7 @@ ClipReport ClipReportFromJson(const nlohmann::json& j) {
   if (j.contains("metrics")) r.extra = j.at("metrics");
   r.frames_report = j.value("frames_report", "");
   if (j.contains("frames_evidence")) r.frames_evidence = j.at("frames_evidence");
+  if (j.contains("checks")) r.checks = j.at("checks");
   r.take = j.value("take", "");
   if (j.contains("takes")) {
     for (const nlohmann::json& t : j.at("takes")) r.takes.push_back(ClipReportFromJson(t));
@@ -77,7 +79,7 @@ ClipReport ClipReportFromJson(const nlohmann::json& j) {
 std::vector<ClipReport> ReportRows(const std::vector<ClipReport>& reports) {
   std::vector<ClipReport> rows;
   for (const ClipReport& r : reports) {
-    if (r.takes.empty() || r.status != "ok") {
+    if (r.takes.empty() || !Written(r.status)) {
       ClipReport row = r;
       row.takes.clear();
       rows.push_back(std::move(row));
@@ -88,8 +90,11 @@ std::vector<ClipReport> ReportRows(const std::vector<ClipReport>& reports) {
     for (std::size_t i = 0; i < r.takes.size(); ++i) {
       ClipReport row = r.takes[i];
       row.input = r.input;
-      row.status = r.status;
-      row.reason = r.reason;
+      // A take keeps its own "suspect"; otherwise the input's status and reason.
+      if (row.status != "suspect") {
+        row.status = r.status == "suspect" ? "ok" : r.status;
+        row.reason = r.status == "suspect" ? "" : r.reason;
+      }
       row.takes.clear();
       if (i == 0) {
         row.seconds += std::max(0.0, r.seconds - take_seconds);
@@ -137,6 +142,7 @@ class SummaryBuilder {
     ++clips_;
     const std::string s = c.at("status");
     ok_ += s == "ok";
+    suspect_ += s == "suspect";
     failed_ += s == "failed";
     skipped_ += s == "skipped";
     if (const auto w = c.find("warnings"); w != c.end() && w->is_array()) {
@@ -154,16 +160,17 @@ class SummaryBuilder {
   nlohmann::json Result() const {
     nlohmann::json phase_sums = nlohmann::json::object();
     for (int k = 0; k < 4; ++k) phase_sums[kPhases[k]] = phases_[k];
-    return {{"clips", clips_},       {"ok", ok_},
-            {"failed", failed_},     {"skipped", skipped_},
-            {"frames", frames_},     {"clip_seconds", seconds_},
-            {"warnings", warnings_}, {"phases_s", phase_sums}};
+    return {{"clips", clips_},          {"ok", ok_},
+            {"suspect", suspect_},      {"failed", failed_},
+            {"skipped", skipped_},      {"frames", frames_},
+            {"clip_seconds", seconds_}, {"warnings", warnings_},
+            {"phases_s", phase_sums}};
   }
 
  private:
   static constexpr const char* kPhases[4] = {"read", "script", "write", "report"};
   std::size_t clips_ = 0;
-  int ok_ = 0, failed_ = 0, skipped_ = 0, warnings_ = 0;
+  int ok_ = 0, suspect_ = 0, failed_ = 0, skipped_ = 0, warnings_ = 0;
   long long frames_ = 0;
   double seconds_ = 0;
   double phases_[4] = {0, 0, 0, 0};

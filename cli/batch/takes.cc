@@ -93,6 +93,7 @@ ClipReport InputReport(std::vector<ClipReport> rows, double read_seconds) {
   ClipReport report;
   report.phases.read = read_seconds;
   for (const ClipReport& row : rows) {
+    if (row.status == "suspect") report.status = "suspect";
     report.frames += row.frames;
     report.solver.frames += row.solver.frames;
     report.solver.unreachable += row.solver.unreachable;

@@ -41,7 +41,7 @@ void WriteTakeOutputs(const char* command, const std::string& input, bool split,
 
 // The report of an input from its take rows: the one row itself for a single take (output left
 // for batch::Run to fill), else a report holding the rows as `takes` with their frames and solver
-// frame counts summed; `read_seconds` goes to its read phase.
+// frame counts summed, "suspect" when a take is; `read_seconds` goes to its read phase.
 ClipReport InputReport(std::vector<ClipReport> rows, double read_seconds);
 
 // The names of the clips of `scene` at `indices`.

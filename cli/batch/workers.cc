@@ -208,7 +208,7 @@ size_t MappedBytes() {
     try {
       if (!setup_error.empty()) throw std::runtime_error(setup_error);
       report = process(inputs[index], outputs[index]);
-      report.status = "ok";
+      if (report.status != "suspect") report.status = "ok";
     } catch (const std::exception& e) {
       report.status = "failed";
       report.reason = e.what();
@@ -451,7 +451,7 @@ void RunInWorkers(const std::vector<Input>& inputs, const std::vector<std::strin
                 report.takes[t].solver = SolverFromWire(take.at("solver_all"));
               }
             }
-            if (report.status == "ok") {
+            if (Written(report.status)) {
               WriteManifest(outputs[i], worker.provenance, WrittenFiles(report, outputs[i]));
             }
           } catch (const std::exception& e) {

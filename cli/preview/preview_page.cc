@@ -468,7 +468,9 @@ PageSummary WritePreviewPage(const PageInput& input, const std::string& out_path
 
 void WritePreviewIndex(const std::string& dir, std::vector<PageSummary> pages,
                        const std::string& title) {
-  auto rank = [](const PageSummary& p) { return p.status == "failed" ? 0 : 1; };
+  auto rank = [](const PageSummary& p) {
+    return p.status == "failed" ? 0 : p.status == "suspect" ? 1 : 2;
+  };
   std::stable_sort(pages.begin(), pages.end(), [&](const PageSummary& a, const PageSummary& b) {
     if (rank(a) != rank(b)) return rank(a) < rank(b);
     if (a.unreachable != b.unreachable) return a.unreachable > b.unreachable;
@@ -487,7 +489,9 @@ void WritePreviewIndex(const std::string& dir, std::vector<PageSummary> pages,
     rows += fmt::format(
         "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        p.status, link, EscapeMarkup(p.status == "failed" ? "failed: " + p.reason : p.status),
+        p.status, link,
+        EscapeMarkup(p.status == "failed" || p.status == "suspect" ? p.status + ": " + p.reason
+                                                                   : p.status),
         p.frames, p.worst_frame >= 0 ? std::to_string(p.worst_frame) : "–",
         p.has_report && p.worst_frame >= 0 ? fmt::format("{:.4g}", p.worst_residual) : "–",
         count(p.unreachable), count(p.not_converged), count(p.limit_frames), count(p.flips),
@@ -502,11 +506,11 @@ void WritePreviewIndex(const std::string& dir, std::vector<PageSummary> pages,
 body{{font:14px system-ui,sans-serif;margin:16px;background:#15171c;color:#dde}}
 table{{border-collapse:collapse}}th,td{{padding:3px 10px;border-bottom:1px solid #333;text-align:right}}
 td:first-child,th:first-child,td:nth-child(2){{text-align:left}}a{{color:#7ab8ff}}
-tr.failed td{{color:#ff7a7a}}th{{position:sticky;top:0;background:#15171c}}
+tr.failed td{{color:#ff7a7a}}tr.suspect td{{color:#ffc46b}}th{{position:sticky;top:0;background:#15171c}}
 </style></head><body>
 <h1>{0}</h1>
-<p>{2} clips, sorted by worst frame: failed clips first, then unreachable frames, then the largest
-effector residual. Flip: swivel jump &ge; {3} deg; pop: pop score &ge; {4}. Counts come from each
+<p>{2} clips, sorted by worst frame: failed clips first, then suspect ones (a plausibility check
+broke: docs/checks.md), then unreachable frames, then the largest effector residual. Flip: swivel jump &ge; {3} deg; pop: pop score &ge; {4}. Counts come from each
 clip's frames report (&ndash; when it has none).</p>
 <table id="clips"><thead><tr><th>clip</th><th>status</th><th>frames</th><th>worst frame</th>
 <th>worst residual</th><th>unreachable</th><th>not converged</th><th>limit frames</th>
@@ -557,6 +561,7 @@ int WritePreviewPages(const std::string& dir, const std::vector<batch::ClipRepor
         PageSummary written = WritePreviewPage(in, (fs::path(dir) / name).string());
         written.name = s.name;
         written.status = r.status;
+        written.reason = r.reason;
         written.page = name;
         s = written;
       } catch (const std::exception& e) {

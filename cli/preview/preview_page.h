@@ -34,8 +34,8 @@ struct PageInput {
 struct PageSummary {
   std::string name;    // clip name (the input's stem)
   std::string page;    // page path, relative to the index when written by WritePreviewPages
-  std::string status;  // "ok", "failed", "skipped"
-  std::string reason;  // why it failed
+  std::string status;  // "ok", "suspect", "failed", "skipped"
+  std::string reason;  // why it failed or is suspect
   int frames = 0;      // frames of the longest clip on the page
   bool has_report = false;
   int worst_frame = -1;       // frame with the largest effector residual (-1: none)

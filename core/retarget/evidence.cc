@@ -13,16 +13,21 @@ namespace {
 
 constexpr double kDegPerRad = 180.0 / 3.14159265358979323846;
 
+}  // namespace
+
 // The pop scores: per joint, the rotation vector of R_{f-1}^T R_f (the joint's local angular
 // velocity, radians per frame), then the change of it from one frame to the next.
-void PopScores(const Skeleton& s, const Clip& clip, ClipEvidence* out) {
+void MeasurePops(const Skeleton& s, const Clip& clip, std::vector<double>* pop,
+                 std::vector<int>* pop_joint, const std::vector<int>& scored) {
   const int frames = clip.num_frames();
-  out->pop.assign(frames, 0.0);
-  out->pop_joint.assign(frames, -1);
+  pop->assign(frames, 0.0);
+  pop_joint->assign(frames, -1);
   if (frames < 3) return;
   std::vector<int> joints;
   for (int j = 0; j < s.num_joints(); ++j) {
-    if (!s.rotation_channels(j).empty()) joints.push_back(j);
+    const bool wanted =
+        scored.empty() || std::find(scored.begin(), scored.end(), j) != scored.end();
+    if (wanted && !s.rotation_channels(j).empty()) joints.push_back(j);
   }
   const size_t nj = joints.size();
   std::vector<Eigen::Matrix3d> previous(nj), current(nj);
@@ -36,9 +41,9 @@ void PopScores(const Skeleton& s, const Clip& clip, ClipEvidence* out) {
       if (f >= 2) {
         // The change at frame f-1: between (f-2 -> f-1) and (f-1 -> f).
         const double score = (w - velocity[k]).norm() * kDegPerRad / kPopDegrees;
-        if (score > out->pop[f - 1]) {
-          out->pop[f - 1] = score;
-          out->pop_joint[f - 1] = joints[k];
+        if (score > (*pop)[f - 1]) {
+          (*pop)[f - 1] = score;
+          (*pop_joint)[f - 1] = joints[k];
         }
       }
       velocity[k] = w;
@@ -47,13 +52,11 @@ void PopScores(const Skeleton& s, const Clip& clip, ClipEvidence* out) {
   }
 }
 
-}  // namespace
-
 ClipEvidence MeasureClipEvidence(const Skeleton& skeleton, const Clip& clip, std::vector<int> feet,
                                  int up_axis) {
   ClipEvidence out;
   const int frames = clip.num_frames();
-  PopScores(skeleton, clip, &out);
+  MeasurePops(skeleton, clip, &out.pop, &out.pop_joint);
   out.foot_slide.assign(frames, -1.0);
   if (frames == 0) return out;
   std::vector<Eigen::Isometry3d> world(skeleton.num_joints());

@@ -39,6 +39,12 @@ struct ClipEvidence {
   int up_axis = 1;
 };
 
+// The pop score of every frame of `clip` (a clip of `skeleton`) and the joint that set it (-1
+// when the score is 0): ClipEvidence::pop and pop_joint, alone. `joints`: the joints scored
+// (those without rotation channels are skipped); empty (default): every joint.
+void MeasurePops(const Skeleton& skeleton, const Clip& clip, std::vector<double>* pop,
+                 std::vector<int>* pop_joint, const std::vector<int>& joints = {});
+
 // Measures `clip` (a clip of `skeleton`). `feet`: the foot joints to track; empty: the feet
 // ClassifyHumanoid finds (none on a non-humanoid rig, and foot_slide is then absent everywhere).
 // `up_axis` < 0: guessed from the first frame's bounds (GuessUpAxis). The contact thresholds are

@@ -723,6 +723,39 @@ function rigel.retarget(source, target, options) end
 ---@return rigel.ContactWindow[]|rigel.ContactWindow[][] windows, rigel.ContactInfo info
 function rigel.contacts(clip, joints, options) end
 
+---@class rigel.CheckOptions
+---@field kind? "convert"|"bake"|"retarget" default: "bake" on the source's skeleton, else "retarget"
+---@field travel? "scaled"|"kept"|"none" the result's travel (default "scaled")
+---@field scale? number result length units per source unit (convert, bake; default 1)
+---@field source_up? "x"|"y"|"z"|"-x"|"-y"|"-z" default: the scene's, or "y" for a clip
+---@field result_up? "x"|"y"|"z"|"-x"|"-y"|"-z" default: the scene's, or the source's for a clip
+---@field source_unit? number metres per unit (default: the scene's)
+---@field result_unit? number metres per unit (default: the scene's)
+---@field floor? rigel.Clip a clip of the result's skeleton showing its floor (retarget)
+
+---@class rigel.CheckFinding
+---@field check string "height", "hips_height", "travel", "ground", "orientation", "limb_direction", "bone_length", "foot_slide", "pops" or "pole_flip"
+---@field reason string the measured and expected figures and the limit
+---@field frame? integer the worst frame (1-based); nil for the whole clip
+---@field value number
+---@field limit number
+
+---@class rigel.CheckInfo
+---@field suspect boolean
+---@field ran string[] the checks that ran
+---@field scale number result units per source unit used
+---@field humanoid boolean
+---@field frames integer
+
+---The plausibility checks of `rigel convert`, `rigel bake` and `rigel retarget` (docs/checks.md):
+---`result` (a baked, retargeted or converted clip) against `source`, by the checks' own forward
+---kinematics. A Scene gives its first clip with the scene's axes and unit.
+---@param source rigel.Clip|rigel.Scene
+---@param result rigel.Clip|rigel.Scene
+---@param options? rigel.CheckOptions
+---@return rigel.CheckFinding[] findings, rigel.CheckInfo info
+function rigel.check(source, result, options) end
+
 ---The up axis guessed from the clip's first frame (the larger of the joints' Y and Z extents) and
 ---the figure's height along it.
 ---@param clip rigel.Clip
