@@ -377,7 +377,8 @@ int Run(const RetargetArgs& a) {
     // meshes a format cannot hold reach the report.
     rows.front().warnings.insert(rows.front().warnings.begin(), source.warnings.begin(),
                                  source.warnings.end());
-    for (std::string& w : DroppedBy(out_path, out.meshes.size(), 1)) {
+    for (std::string& w :
+         DroppedBy(out_path, out.meshes.size(), 1, CountMorphTargets(out.meshes))) {
       fmt::print(stderr, "rigel retarget: warning: {}\n", w);
       rows.front().warnings.push_back(std::move(w));
     }
