@@ -29,6 +29,9 @@ struct Element {
   std::vector<Property> props;
   std::vector<Raw> raw;  // 'R' properties (FileId), written after props
   std::vector<Element> children;
+  // Its array properties are written deflated (FBX array encoding 1): the Shape geometries of
+  // blend shapes, whose offsets would otherwise make files tens of times larger than the FBX SDK's.
+  bool compress = false;
 
   Element& Add(std::string child_name, std::vector<Property> child_props = {}) {
     children.push_back({std::move(child_name), std::move(child_props), {}, {}});

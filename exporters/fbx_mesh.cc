@@ -207,8 +207,8 @@ void AddBlendShapes(const Mesh& mesh, const Eigen::Isometry3d& to_space, double 
       indexes.push_back(0);
       vertices.assign(3, 0.0);
     }
-    g.Add("Indexes", {indexes});
-    g.Add("Vertices", {vertices});
+    g.Add("Indexes", {indexes}).compress = true;
+    g.Add("Vertices", {vertices}).compress = true;
     // Normals are written even when the target has none (zero offsets): Assimp skips a Shape
     // without them.
     normals.assign(vertices.size(), 0.0);
@@ -218,7 +218,7 @@ void AddBlendShapes(const Mesh& mesh, const Eigen::Isometry3d& to_space, double 
         for (int a = 0; a < 3; ++a) normals[i * 3 + a] = q[a];
       }
     }
-    g.Add("Normals", {normals});
+    g.Add("Normals", {normals}).compress = true;
     ++build.geometries;
     const std::int64_t channel = build.Uid();
     Element& c = build.objects.Add(

@@ -1,6 +1,7 @@
 #include "exporters/fbx_writer.h"
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <array>
@@ -68,9 +69,23 @@ class Encoder {
   void Array(char code, const std::vector<T>& v) {
     out_.push_back(code);
     U32(static_cast<std::uint32_t>(v.size()));
-    U32(0);  // no compression
-    U32(static_cast<std::uint32_t>(v.size() * sizeof(T)));
-    out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    const std::size_t size = v.size() * sizeof(T);
+    if (!compress_ || size == 0) {
+      U32(0);  // no compression
+      U32(static_cast<std::uint32_t>(size));
+      out_.append(reinterpret_cast<const char*>(v.data()), size);
+      return;
+    }
+    uLongf packed = compressBound(static_cast<uLong>(size));
+    std::string deflated(packed, '\0');
+    if (compress2(reinterpret_cast<Bytef*>(deflated.data()), &packed,
+                  reinterpret_cast<const Bytef*>(v.data()), static_cast<uLong>(size),
+                  Z_DEFAULT_COMPRESSION) != Z_OK) {
+      throw ExportError("FBX: deflating an array failed");
+    }
+    U32(1);  // deflate (zlib)
+    U32(static_cast<std::uint32_t>(packed));
+    out_.append(deflated.data(), packed);
   }
 
   void WriteProperty(const Property& p) {
@@ -114,7 +129,9 @@ class Encoder {
     out_.push_back(static_cast<char>(e.name.size()));
     out_.append(e.name);
     const std::size_t props_start = out_.size();
+    compress_ = e.compress;
     for (const Property& p : e.props) WriteProperty(p);
+    compress_ = false;
     for (const Raw& r : e.raw) {
       out_.push_back('R');
       U32(static_cast<std::uint32_t>(r.bytes.size()));
@@ -135,6 +152,7 @@ class Encoder {
   }
 
   std::string out_;
+  bool compress_ = false;  // the element being written is Element::compress
 };
 
 // FBX RotationOrder enum of a rigel order: FBX names the axes in application order, rigel in
