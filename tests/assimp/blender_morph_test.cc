@@ -3,7 +3,8 @@
 // key's value on every frame of the first take; each key of rigel's outputs must equal the
 // source's key of the same name to 1e-5 of a weight, and rigel's own clip weights too. Files
 // Blender 3.4 cannot read (Rokoko_Newtonface.FBX: its FBX importer fails with an assertion) are
-// checked on rigel's outputs alone: every shape key is there, at rigel's weights.
+// checked on rigel's outputs alone: every shape key is there, at rigel's weights; so are weights
+// rigel keys itself (samples/elbow_corrective's skinned arm).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
@@ -90,10 +91,12 @@ std::map<std::string, std::vector<double>> RigelWeights(const Scene& scene) {
   return keys;
 }
 
-void ExpectBlenderKeysLikeSource(const std::string& rel, bool source_readable) {
+// `scene` (read from `source`, named `rel` in messages) through rigel's glb and FBX into Blender:
+// every shape key on every frame of the first take against Blender's reading of the source when
+// `source_readable`, else against rigel's own weights.
+void ExpectBlenderKeys(const std::string& rel, const std::string& source, const Scene& scene,
+                       bool source_readable) {
   TempDir dir;
-  const std::string source = testing::SharedData() + "/" + rel;
-  const Scene scene = LoadScene(source);
   ASSERT_GT(CountMorphTargets(scene.meshes), 0) << rel;
   const Clip& clip = scene.clips.front();
   std::vector<double> times;
@@ -122,6 +125,25 @@ void ExpectBlenderKeysLikeSource(const std::string& rel, bool source_readable) {
         ext, c.keys, clip.num_frames(), c.worst, c.worst_at.empty() ? "" : " at " + c.worst_at,
         static_cast<long long>(file.tellg()));
   }
+}
+
+void ExpectBlenderKeysLikeSource(const std::string& rel, bool source_readable) {
+  const std::string source = testing::SharedData() + "/" + rel;
+  ExpectBlenderKeys(rel, source, LoadScene(source), source_readable);
+}
+
+// Weights keyed by rigel itself (the sample's skinned arm, its corrective keyed on a ramp over the
+// take), through glb and FBX: Blender's values against rigel's on every frame.
+TEST(BlenderMorph, KeyedCorrectiveOnASkinnedArm) {
+  REQUIRE_BLENDER();
+  const std::string source = RIGEL_SAMPLES_DIR "/elbow_corrective/arm.gltf";
+  Scene scene = LoadScene(source);
+  Clip& clip = scene.clips.front();
+  ASSERT_EQ(clip.num_weights(), 1);
+  for (int f = 0; f < clip.num_frames(); ++f) {
+    clip.weights(f)[0] = static_cast<double>(f) / (clip.num_frames() - 1);
+  }
+  ExpectBlenderKeys("samples/elbow_corrective/arm.gltf (keyed)", source, scene, false);
 }
 
 TEST(BlenderMorph, MorphStressTest) {
