@@ -374,7 +374,8 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   if (!scene->meshes.empty()) {
     if (results.front().skeleton == scene->skeleton) {
       save.meshes = scene->meshes;
-      for (std::string& w : DroppedBy(output, scene->meshes.size(), 1)) {
+      for (std::string& w :
+           DroppedBy(output, scene->meshes.size(), 1, CountMorphTargets(scene->meshes))) {
         notes.push_back(std::move(w));
       }
     } else {

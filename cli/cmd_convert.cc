@@ -107,7 +107,8 @@ Runner AddConvertCommand(CLI::App& app) {
         scene.clips = {std::move(scene.clips[picked.front()])};
       }
       // Nothing silent: meshes a format cannot hold (takes are split below, and said so).
-      for (const std::string& w : DroppedBy(*out, scene.meshes.size(), 1)) {
+      for (const std::string& w :
+           DroppedBy(*out, scene.meshes.size(), 1, CountMorphTargets(scene.meshes))) {
         fmt::print(stderr, "rigel: warning: {}\n", w);
       }
       if (OneTakePerFile(*out) && scene.clips.size() > 1) {

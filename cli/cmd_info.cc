@@ -86,8 +86,28 @@ nlohmann::json Describe(const Scene& scene) {
          {"triangles", mesh.triangles.size() / 3},
          {"skin_joints", mesh.skin_joints.size()},
          {"attached_to", mesh.attach_joint >= 0 ? skeleton.name(mesh.attach_joint) : ""}});
+    if (mesh.morph_targets.empty()) continue;
+    std::vector<std::string> targets;
+    for (const MorphTarget& t : mesh.morph_targets) targets.push_back(t.name);
+    meshes.back()["blend_shapes"] = targets;
   }
   info["meshes"] = meshes;
+  if (CountMorphTargets(scene.meshes) > 0) {
+    // Per take: how many weight channels change over the take.
+    nlohmann::json animated = nlohmann::json::array();
+    for (const Clip& clip : scene.clips) {
+      int moving = 0;
+      for (int w = 0; w < clip.num_weights(); ++w) {
+        for (int f = 1; f < clip.num_frames(); ++f) {
+          if (clip.weights(f)[w] == clip.weights(0)[w]) continue;
+          ++moving;
+          break;
+        }
+      }
+      animated.push_back(moving);
+    }
+    info["animated_weights"] = animated;
+  }
   // How the Assimp loader (and `rigel run` scripts) are confined (docs/security.md).
   info["confinement"] = DescribeConfinement();
   return info;
@@ -156,6 +176,15 @@ void PrintHuman(const nlohmann::json& info) {
                mesh["material"].get<std::string>().empty()
                    ? ""
                    : ", material '" + mesh["material"].get<std::string>() + "'");
+    if (mesh.contains("blend_shapes")) {
+      const auto names = mesh["blend_shapes"].get<std::vector<std::string>>();
+      fmt::print("blend shapes:    {} on '{}': {}\n", names.size(), mesh["name"].get<std::string>(),
+                 Short(names));
+    }
+  }
+  if (info.contains("animated_weights")) {
+    fmt::print("animated weights: {} per take\n",
+               fmt::join(info["animated_weights"].get<std::vector<int>>(), ", "));
   }
   fmt::print("joint names:     {}\n",
              fmt::join(info["joint_names"].get<std::vector<std::string>>(), " "));

@@ -409,7 +409,17 @@ int Run(const RetargetArgs& a) {
     // meshes a format cannot hold reach the report.
     rows.front().warnings.insert(rows.front().warnings.begin(), source.warnings.begin(),
                                  source.warnings.end());
-    for (std::string& w : DroppedBy(out_path, out.meshes.size(), 1)) {
+    std::vector<std::string> dropped =
+        DroppedBy(out_path, out.meshes.size(), 1, CountMorphTargets(out.meshes));
+    // The source's blend-shape weights drive the source's meshes, not the target's: the target's
+    // shapes stay at their rest weights.
+    if (const int weights = CountMorphTargets(source.meshes); weights > 0) {
+      dropped.push_back(fmt::format(
+          "{}: the source's {} blend-shape weight channel{} are not retargeted; the target's "
+          "blend shapes stay at their rest weights",
+          input.path, weights, weights == 1 ? "" : "s"));
+    }
+    for (std::string& w : dropped) {
       fmt::print(stderr, "rigel retarget: warning: {}\n", w);
       rows.front().warnings.push_back(std::move(w));
     }

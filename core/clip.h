@@ -12,6 +12,17 @@ namespace rigel {
 
 class Skeleton;
 
+// A blend-shape weight channel: the morph target `target` of the mesh `mesh` (names as in the
+// scene's meshes, core/mesh.h). Weights are plain numbers (0 = not applied, 1 = fully applied;
+// FBX's DeformPercent / 100).
+struct WeightChannel {
+  std::string mesh;
+  std::string target;
+  bool operator==(const WeightChannel& other) const {
+    return mesh == other.mesh && target == other.target;
+  }
+};
+
 // frames x channels values, row-major and contiguous: row f is frame f, column c is the
 // skeleton's channel c. Rotation channels are radians, position channels are in file units.
 class Clip {
@@ -47,8 +58,31 @@ class Clip {
   std::span<double> values() { return values_; }
   std::span<const double> values() const { return values_; }
 
-  // Resizes to `num_frames` rows (new rows are zero, kept rows unchanged).
+  // Resizes to `num_frames` rows (new rows are zero, kept rows unchanged), weights included.
   void Resize(int num_frames);
+
+  // Blend-shape weights: a second block of channels, frames x num_weights(), beside the joint
+  // channels (the skeleton's layout stays the joints' own, so FK, solvers and BVH never see
+  // them). Column w is the scene's w-th morph target (core/mesh.h MorphWeightChannels: meshes in
+  // order, targets in order); weight_channels() names them. No columns: the clip does not animate
+  // weights (each target keeps its mesh's default weight).
+  int num_weights() const { return static_cast<int>(weight_channels_.size()); }
+  const std::vector<WeightChannel>& weight_channels() const { return weight_channels_; }
+  // Sets the weight channels; every weight becomes `initial[w]` (zero past its end).
+  void SetWeightChannels(std::vector<WeightChannel> channels, std::span<const double> initial = {});
+  std::span<double> weights(int f) {
+    return std::span<double>(weights_).subspan(static_cast<size_t>(f) * num_weights(),
+                                               num_weights());
+  }
+  std::span<const double> weights(int f) const {
+    return std::span<const double>(weights_).subspan(static_cast<size_t>(f) * num_weights(),
+                                                     num_weights());
+  }
+  std::span<double> weight_values() { return weights_; }
+  std::span<const double> weight_values() const { return weights_; }
+  // Copies the weight channels and the weights of frames [first, first + num_frames()) of
+  // `other` (frames past its end repeat its last).
+  void CopyWeightsFrom(const Clip& other, int first = 0);
 
   // True when the clip's row width is the skeleton's channel count.
   bool matches(const Skeleton& skeleton) const;
@@ -74,6 +108,8 @@ class Clip {
   std::string name_;
   std::vector<double> values_;
   std::vector<FileValue> file_values_;
+  std::vector<WeightChannel> weight_channels_;
+  std::vector<double> weights_;
 };
 
 }  // namespace rigel

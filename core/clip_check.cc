@@ -77,6 +77,14 @@ std::optional<ClipFault> CheckClip(const Skeleton& skeleton, const Clip& clip) {
     fault.value = *at;
     return fault;
   }
+  const std::span<const double> weights = clip.weight_values();
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    if (std::isfinite(weights[i])) continue;
+    fault.kind = ClipFault::Kind::kNonFiniteWeight;
+    const auto n = static_cast<std::size_t>(clip.num_weights());
+    fault.value = {static_cast<int>(i / n), static_cast<int>(i % n), -1, weights[i]};
+    return fault;
+  }
   return std::nullopt;
 }
 
@@ -97,6 +105,12 @@ std::string DescribeClipFault(const ClipFault& fault, const Skeleton& skeleton, 
       return "frame " + std::to_string(at.frame) + ", joint '" + skeleton.name(at.joint) +
              "', channel " + std::string(ChannelName(skeleton.channels()[at.channel])) +
              ": value is " + Number(at.value);
+    }
+    case ClipFault::Kind::kNonFiniteWeight: {
+      const NonFinite& at = fault.value;
+      const WeightChannel& w = clip.weight_channels()[at.channel];
+      return "frame " + std::to_string(at.frame) + ", weight '" + w.mesh + "/" + w.target +
+             "': value is " + Number(at.value);
     }
   }
   return "invalid clip";

@@ -37,11 +37,13 @@ const char* FrameTimeProblem(double frame_time, long long frames);
 // Why a clip cannot be written or baked on a skeleton.
 struct ClipFault {
   enum class Kind {
-    kChannelCount,    // the clip's row width is not the skeleton's channel count
-    kNoFrame,         // the clip has no frame
-    kFrameTime,       // the frame time does not fit (FrameTimeProblem)
-    kNonFiniteRest,   // a joint's rest translation or orientation is not finite (`joint`)
-    kNonFiniteValue,  // a value is NaN or infinite (`value`)
+    kChannelCount,     // the clip's row width is not the skeleton's channel count
+    kNoFrame,          // the clip has no frame
+    kFrameTime,        // the frame time does not fit (FrameTimeProblem)
+    kNonFiniteRest,    // a joint's rest translation or orientation is not finite (`joint`)
+    kNonFiniteValue,   // a value is NaN or infinite (`value`)
+    kNonFiniteWeight,  // a blend-shape weight is NaN or infinite (`value`: frame, channel = the
+                       // weight channel, joint -1)
   };
   Kind kind = Kind::kChannelCount;
   // kNonFiniteValue: where; kNonFiniteRest: value.joint only.
@@ -56,7 +58,8 @@ std::optional<ClipFault> CheckClip(const Skeleton& skeleton, const Clip& clip);
 // One line describing `fault` of `clip` on `skeleton`, for messages prefixed by the file (and
 // clip) name: "frame 12, joint 'LeftFoot', channel Xrotation: value is nan", "clip has 5
 // channels per frame, the skeleton 66", "clip has no frame", "frame time 0 is not a finite
-// number > 0", "joint 'Hips' has a non-finite rest transform".
+// number > 0", "joint 'Hips' has a non-finite rest transform", "frame 3, weight 'Face/Smile':
+// value is nan".
 std::string DescribeClipFault(const ClipFault& fault, const Skeleton& skeleton, const Clip& clip);
 
 }  // namespace rigel

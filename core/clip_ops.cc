@@ -18,6 +18,7 @@ Clip SliceClip(const Clip& clip, int first, int last) {
     const std::span<const double> row = clip.frame(f);
     std::copy(row.begin(), row.end(), out.frame(f - first).begin());
   }
+  out.CopyWeightsFrom(clip, first);
   return out;
 }
 
@@ -27,6 +28,7 @@ Clip ResampleClip(const Skeleton& skeleton, const Clip& clip, double frames_per_
   const int frames = static_cast<int>(std::floor(clip.duration() * frames_per_second + 1e-6)) + 1;
   Clip out(frames, clip.num_channels(), new_time);
   out.set_name(clip.name());
+  out.SetWeightChannels(clip.weight_channels());
   const int last = clip.num_frames() - 1;
   for (int f = 0; f < frames; ++f) {
     const double s = std::min(f * new_time / clip.frame_time(), static_cast<double>(last));
@@ -37,6 +39,9 @@ Clip ResampleClip(const Skeleton& skeleton, const Clip& clip, double frames_per_
     const std::span<const double> b = clip.frame(i1);
     std::span<double> row = out.frame(f);
     for (int c = 0; c < clip.num_channels(); ++c) row[c] = a[c] + (b[c] - a[c]) * t;
+    const std::span<const double> wa = clip.weights(i0), wb = clip.weights(i1);
+    const std::span<double> w = out.weights(f);
+    for (int c = 0; c < clip.num_weights(); ++c) w[c] = wa[c] + (wb[c] - wa[c]) * t;
     if (t == 0.0) continue;
     for (int j = 0; j < skeleton.num_joints(); ++j) {
       const std::optional<EulerOrder> order = skeleton.rotation_order(j);

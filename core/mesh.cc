@@ -9,6 +9,36 @@ namespace {
 
 bool Finite(const Eigen::Isometry3d& t) { return t.matrix().allFinite(); }
 
+// CheckMesh's part for the blend shapes: "" or "mesh 'Face': morph target 'Smile': ...".
+std::string CheckMorphTargets(const Mesh& mesh) {
+  const std::size_t n = mesh.positions.size();
+  for (const MorphTarget& target : mesh.morph_targets) {
+    std::ostringstream out;
+    out << "mesh '" << mesh.name << "': morph target '" << target.name << "': ";
+    const std::size_t count = target.vertices.size();
+    if (target.position_deltas.size() != count ||
+        (!target.normal_deltas.empty() && target.normal_deltas.size() != count)) {
+      out << target.position_deltas.size() << " position and " << target.normal_deltas.size()
+          << " normal offsets for " << count << " vertices";
+      return out.str();
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      if (target.vertices[i] >= n || (i > 0 && target.vertices[i] <= target.vertices[i - 1])) {
+        out << "vertex " << target.vertices[i] << " (entry " << i
+            << ") is out of order or not below " << n;
+        return out.str();
+      }
+      if (!target.position_deltas[i].allFinite() ||
+          (!target.normal_deltas.empty() && !target.normal_deltas[i].allFinite())) {
+        out << "the offset of vertex " << target.vertices[i] << " is not finite";
+        return out.str();
+      }
+    }
+    if (!std::isfinite(target.default_weight)) return out.str() + "default weight is not finite";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string CheckMesh(const Skeleton& skeleton, const Mesh& mesh) {
@@ -76,12 +106,42 @@ std::string CheckMesh(const Skeleton& skeleton, const Mesh& mesh) {
     out << "attach joint " << mesh.attach_joint << " is not a joint of the skeleton";
     return out.str();
   }
-  return "";
+  return CheckMorphTargets(mesh);
+}
+
+int CountMorphTargets(std::span<const Mesh> meshes) {
+  int count = 0;
+  for (const Mesh& mesh : meshes) count += static_cast<int>(mesh.morph_targets.size());
+  return count;
+}
+
+std::vector<WeightChannel> MorphWeightChannels(std::span<const Mesh> meshes) {
+  std::vector<WeightChannel> channels;
+  for (const Mesh& mesh : meshes) {
+    for (const MorphTarget& target : mesh.morph_targets)
+      channels.push_back({mesh.name, target.name});
+  }
+  return channels;
 }
 
 void DeformMesh(const Mesh& mesh, std::span<const Eigen::Isometry3d> world,
-                std::vector<Eigen::Vector3d>* positions) {
+                std::vector<Eigen::Vector3d>* positions, std::span<const double> weights) {
   const std::size_t n = mesh.positions.size();
+  std::vector<Eigen::Vector3d> morphed;
+  const std::vector<Eigen::Vector3d>* base = &mesh.positions;
+  if (!mesh.morph_targets.empty()) {
+    morphed = mesh.positions;
+    for (std::size_t t = 0; t < mesh.morph_targets.size(); ++t) {
+      const MorphTarget& target = mesh.morph_targets[t];
+      const double w = t < weights.size() ? weights[t] : target.default_weight;
+      if (w == 0) continue;
+      for (std::size_t i = 0; i < target.vertices.size(); ++i) {
+        morphed[target.vertices[i]] += w * target.position_deltas[i];
+      }
+    }
+    base = &morphed;
+  }
+  const std::vector<Eigen::Vector3d>& bind = *base;
   positions->resize(n);
   if (mesh.skinned()) {
     std::vector<Eigen::Isometry3d> skin(mesh.skin_joints.size());
@@ -94,25 +154,28 @@ void DeformMesh(const Mesh& mesh, std::span<const Eigen::Isometry3d> world,
       for (int k = 0; k < Mesh::kMaxInfluences; ++k) {
         const double w = mesh.vertex_weights[v][k];
         if (w == 0) continue;
-        p += w * (skin[mesh.vertex_joints[v][k]] * mesh.positions[v]);
+        p += w * (skin[mesh.vertex_joints[v][k]] * bind[v]);
         total += w;
       }
-      (*positions)[v] = total > 0 ? Eigen::Vector3d(p / total) : mesh.positions[v];
+      (*positions)[v] = total > 0 ? Eigen::Vector3d(p / total) : bind[v];
     }
     return;
   }
   if (mesh.attach_joint < 0) {
-    *positions = mesh.positions;
+    *positions = bind;
     return;
   }
   const Eigen::Isometry3d motion = world[mesh.attach_joint] * mesh.attach_bind.inverse();
-  for (std::size_t v = 0; v < n; ++v) (*positions)[v] = motion * mesh.positions[v];
+  for (std::size_t v = 0; v < n; ++v) (*positions)[v] = motion * bind[v];
 }
 
 void ScaleMesh(Mesh& mesh, double factor) {
   for (Eigen::Vector3d& p : mesh.positions) p *= factor;
   for (Eigen::Isometry3d& b : mesh.bind_world) b.translation() *= factor;
   mesh.attach_bind.translation() *= factor;
+  for (MorphTarget& target : mesh.morph_targets) {
+    for (Eigen::Vector3d& d : target.position_deltas) d *= factor;
+  }
 }
 
 }  // namespace rigel

@@ -14,9 +14,26 @@
 #include <string>
 #include <vector>
 
+#include "core/clip.h"
 #include "core/skeleton.h"
 
 namespace rigel {
+
+// A blend shape (morph target): vertex offsets that a weight scales and adds to the mesh,
+//   v(w) = v_bind + sum_t w_t * delta_t(v)        (before skinning, as glTF and FBX define it).
+// Sparse: only the vertices it moves are listed (FBX Shape geometry stores it so; glTF's dense
+// targets keep their non-zero rows). Offsets are in the mesh's space (world at bind).
+struct MorphTarget {
+  std::string name;
+  // Vertex indices it moves, strictly increasing, each below the mesh's vertex count.
+  std::vector<std::uint32_t> vertices;
+  // Position offsets, one per listed vertex.
+  std::vector<Eigen::Vector3d> position_deltas;
+  // Normal offsets, one per listed vertex, or empty when the file gives none.
+  std::vector<Eigen::Vector3d> normal_deltas;
+  // The weight when no clip animates it (glTF mesh.weights; FBX DeformPercent / 100).
+  double default_weight = 0.0;
+};
 
 struct Mesh {
   // Up to this many joints move one vertex (glTF: JOINTS_0/WEIGHTS_0 and JOINTS_1/WEIGHTS_1; more
@@ -45,20 +62,33 @@ struct Mesh {
   int attach_joint = -1;
   Eigen::Isometry3d attach_bind = Eigen::Isometry3d::Identity();
 
+  // Blend shapes, in the file's order. Their weights are a clip's weight channels (core/clip.h).
+  std::vector<MorphTarget> morph_targets;
+
   bool skinned() const { return !skin_joints.empty(); }
 };
 
+// Number of morph targets of all `meshes`: the weight channels a clip of their scene has when it
+// animates them (column w is the w-th target, meshes in order, targets in order).
+int CountMorphTargets(std::span<const Mesh> meshes);
+
+// The weight channels of `meshes`' targets in that order (core/clip.h WeightChannel).
+std::vector<WeightChannel> MorphWeightChannels(std::span<const Mesh> meshes);
+
 // Checks a mesh against its skeleton: triangle indices below the vertex count, per-vertex arrays
-// of the vertex count, skin joints and attach joint inside the skeleton, finite values. Returns
+// of the vertex count, skin joints and attach joint inside the skeleton, morph targets' vertices
+// increasing and below the vertex count with one offset each, finite values. Returns
 // "" when it holds, else what is wrong ("mesh 'Body': triangle 12 refers to vertex 900 of 850").
 std::string CheckMesh(const Skeleton& skeleton, const Mesh& mesh);
 
-// Deformed positions of `mesh` for joint world transforms `world` (e.g. Pose::world), by linear
-// blend skinning (skinned), the attach joint's motion (attached) or unchanged (static).
+// Deformed positions of `mesh` for joint world transforms `world` (e.g. Pose::world): morph
+// targets first (`weights`, one per target, empty: their default weights), then linear blend
+// skinning (skinned), the attach joint's motion (attached) or nothing more (static).
 void DeformMesh(const Mesh& mesh, std::span<const Eigen::Isometry3d> world,
-                std::vector<Eigen::Vector3d>* positions);
+                std::vector<Eigen::Vector3d>* positions, std::span<const double> weights = {});
 
-// Multiplies the mesh's lengths (positions, bind translations) by `factor`.
+// Multiplies the mesh's lengths (positions, bind translations, morph position offsets) by
+// `factor`.
 void ScaleMesh(Mesh& mesh, double factor);
 
 }  // namespace rigel

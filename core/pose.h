@@ -13,6 +13,8 @@
 #include <span>
 #include <vector>
 
+#include "core/clip.h"
+
 namespace rigel {
 
 class Skeleton;
@@ -59,6 +61,10 @@ class Pose {
   std::vector<double> channels;
   // world_from_joint per joint, valid after UpdateWorld().
   std::vector<Eigen::Isometry3d> world;
+  // Blend-shape weights of the frame (a clip's weights row, Clip::weights) and the channels they
+  // are (Clip::weight_channels); empty when the clip animates none. FK does not read them.
+  std::vector<double> weights;
+  std::vector<WeightChannel> weight_channels;
 
   // Copies a clip row into `channels` and updates `world`.
   void SetFromRow(const Skeleton& skeleton, std::span<const double> row);

@@ -29,6 +29,9 @@ struct Element {
   std::vector<Property> props;
   std::vector<Raw> raw;  // 'R' properties (FileId), written after props
   std::vector<Element> children;
+  // Its array properties are written deflated (FBX array encoding 1): the Shape geometries of
+  // blend shapes, whose offsets would otherwise make files tens of times larger than the FBX SDK's.
+  bool compress = false;
 
   Element& Add(std::string child_name, std::vector<Property> child_props = {}) {
     children.push_back({std::move(child_name), std::move(child_props), {}, {}});
@@ -64,6 +67,9 @@ struct Build {
   Element connections{"Connections", {}, {}, {}};
   std::int64_t next_uid = 1000000000LL;
   int geometries = 0, materials = 0, deformers = 0, poses = 0, mesh_models = 0;
+  // The BlendShapeChannel uid of every morph target, meshes in order, targets in order: the
+  // clip's weight columns (core/clip.h), whose DeformPercent curves connect to them.
+  std::vector<std::int64_t> blend_channels;
 
   std::int64_t Uid() { return next_uid++; }
   void Connect(std::int64_t child, std::int64_t parent) {
@@ -72,10 +78,18 @@ struct Build {
 };
 
 // Adds `meshes` (core/mesh.h) as Model (Mesh) + Geometry (+ Material, + Skin and Clusters and a
-// BindPose when skinned) under the root, or under their attach joint's model. `joint_model`: the
+// BindPose when skinned, + a BlendShape deformer with a BlendShapeChannel and a Shape geometry per
+// morph target) under the root, or under their attach joint's model. `joint_model`: the
 // Model uid of every joint; `length_scale`: file lengths per unit.
 void AddMeshes(const Skeleton& skeleton, std::span<const Mesh> meshes, double length_scale,
                const std::vector<std::int64_t>& joint_model, Build& build);
+
+// Adds the morph targets of `mesh` on `geometry`: a BlendShape deformer, and per target a
+// BlendShapeChannel (DeformPercent = default weight x 100, FullWeights 100) with its Shape
+// geometry (Indexes, Vertices and Normals as offsets, in `to_space` scaled by `length_scale`);
+// records the channels in build.blend_channels.
+void AddBlendShapes(const Mesh& mesh, const Eigen::Isometry3d& to_space, double length_scale,
+                    std::int64_t geometry, Build& build);
 
 }  // namespace rigel::fbx_internal
 

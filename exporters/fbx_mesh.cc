@@ -125,6 +125,7 @@ void AddMeshes(const Skeleton& skeleton, std::span<const Mesh> meshes, double le
     build.objects.children.push_back(std::move(g));
     build.Connect(geometry, model);
     ++build.geometries;
+    AddBlendShapes(mesh, to_space, length_scale, geometry, build);
     if (!mesh.skinned()) continue;
     // Skin: a Cluster per joint, its vertices and weights; bind matrices from the mesh's bind.
     const std::int64_t skin = build.Uid();
@@ -176,6 +177,59 @@ void AddMeshes(const Skeleton& skeleton, std::span<const Mesh> meshes, double le
       node.Add("Matrix", {Matrix16(mesh.bind_world[i], length_scale)});
     }
     build.objects.children.push_back(std::move(bind_pose));
+  }
+}
+
+void AddBlendShapes(const Mesh& mesh, const Eigen::Isometry3d& to_space, double length_scale,
+                    std::int64_t geometry, Build& build) {
+  if (mesh.morph_targets.empty()) return;
+  const std::int64_t blend = build.Uid();
+  Element& b =
+      build.objects.Add("Deformer", {blend, NameClass(mesh.name, "Deformer"), "BlendShape"});
+  b.Add("Version", {std::int32_t{100}});
+  build.Connect(blend, geometry);
+  ++build.deformers;
+  for (const MorphTarget& target : mesh.morph_targets) {
+    const std::int64_t shape = build.Uid();
+    Element& g =
+        build.objects.Add("Geometry", {shape, NameClass(target.name, "Geometry"), "Shape"});
+    g.Add("Version", {std::int32_t{100}});
+    // A shape that moves no vertex lists vertex 0 with a zero offset: Blender 3.4 refuses a Shape
+    // without indexes (its FullWeights check).
+    std::vector<std::int32_t> indexes(target.vertices.begin(), target.vertices.end());
+    std::vector<double> vertices, normals;
+    vertices.reserve(target.vertices.size() * 3);
+    for (const Eigen::Vector3d& d : target.position_deltas) {
+      const Eigen::Vector3d q = length_scale * (to_space.linear() * d);
+      vertices.insert(vertices.end(), {q.x(), q.y(), q.z()});
+    }
+    if (indexes.empty()) {
+      indexes.push_back(0);
+      vertices.assign(3, 0.0);
+    }
+    g.Add("Indexes", {indexes}).compress = true;
+    g.Add("Vertices", {vertices}).compress = true;
+    // Normals are written even when the target has none (zero offsets): Assimp skips a Shape
+    // without them.
+    normals.assign(vertices.size(), 0.0);
+    if (!target.normal_deltas.empty() && !mesh.normals.empty()) {
+      for (std::size_t i = 0; i < target.normal_deltas.size(); ++i) {
+        const Eigen::Vector3d q = to_space.linear() * target.normal_deltas[i];
+        for (int a = 0; a < 3; ++a) normals[i * 3 + a] = q[a];
+      }
+    }
+    g.Add("Normals", {normals}).compress = true;
+    ++build.geometries;
+    const std::int64_t channel = build.Uid();
+    Element& c = build.objects.Add(
+        "Deformer", {channel, NameClass(target.name, "SubDeformer"), "BlendShapeChannel"});
+    c.Add("Version", {std::int32_t{100}});
+    c.Add("DeformPercent", {target.default_weight * 100.0});
+    c.Add("FullWeights", {std::vector<double>{100.0}});
+    build.Connect(channel, blend);
+    build.Connect(shape, channel);
+    build.blend_channels.push_back(channel);
+    ++build.deformers;
   }
 }
 

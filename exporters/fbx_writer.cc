@@ -1,6 +1,7 @@
 #include "exporters/fbx_writer.h"
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <array>
@@ -68,9 +69,23 @@ class Encoder {
   void Array(char code, const std::vector<T>& v) {
     out_.push_back(code);
     U32(static_cast<std::uint32_t>(v.size()));
-    U32(0);  // no compression
-    U32(static_cast<std::uint32_t>(v.size() * sizeof(T)));
-    out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    const std::size_t size = v.size() * sizeof(T);
+    if (!compress_ || size == 0) {
+      U32(0);  // no compression
+      U32(static_cast<std::uint32_t>(size));
+      out_.append(reinterpret_cast<const char*>(v.data()), size);
+      return;
+    }
+    uLongf packed = compressBound(static_cast<uLong>(size));
+    std::string deflated(packed, '\0');
+    if (compress2(reinterpret_cast<Bytef*>(deflated.data()), &packed,
+                  reinterpret_cast<const Bytef*>(v.data()), static_cast<uLong>(size),
+                  Z_DEFAULT_COMPRESSION) != Z_OK) {
+      throw ExportError("FBX: deflating an array failed");
+    }
+    U32(1);  // deflate (zlib)
+    U32(static_cast<std::uint32_t>(packed));
+    out_.append(deflated.data(), packed);
   }
 
   void WriteProperty(const Property& p) {
@@ -114,7 +129,9 @@ class Encoder {
     out_.push_back(static_cast<char>(e.name.size()));
     out_.append(e.name);
     const std::size_t props_start = out_.size();
+    compress_ = e.compress;
     for (const Property& p : e.props) WriteProperty(p);
+    compress_ = false;
     for (const Raw& r : e.raw) {
       out_.push_back('R');
       U32(static_cast<std::uint32_t>(r.bytes.size()));
@@ -135,6 +152,7 @@ class Encoder {
   }
 
   std::string out_;
+  bool compress_ = false;  // the element being written is Element::compress
 };
 
 // FBX RotationOrder enum of a rigel order: FBX names the axes in application order, rigel in
@@ -428,6 +446,44 @@ void JointKeys(const Skeleton& skeleton, const Clip& clip, int j, const JointPla
   }
 }
 
+// The blend-shape weights of `clip` as DeformPercent curves (percent: weight x 100) on the
+// BlendShapeChannels of build.blend_channels, one per weight column, in `layer`.
+void AddWeightCurves(const Clip& clip, std::int64_t layer, const std::vector<std::int64_t>& times,
+                     Build& build, ObjectCounts& counts) {
+  const int frames = clip.num_frames();
+  for (int w = 0; w < clip.num_weights() && w < static_cast<int>(build.blend_channels.size());
+       ++w) {
+    std::vector<float> values(frames);
+    for (int f = 0; f < frames; ++f) values[f] = static_cast<float>(clip.weights(f)[w] * 100.0);
+    const std::int64_t node = build.Uid();
+    Element& cn = build.objects.Add(
+        "AnimationCurveNode", {node, NameClass("DeformPercent", "AnimCurveNode"), std::string("")});
+    cn.Add("Properties70")
+        .Add("P", P("d|DeformPercent", "Number", "", "A", {static_cast<double>(values.front())}));
+    build.Connect(node, layer);
+    build.connections.Add(
+        "C", {std::string("OP"), node, build.blend_channels[w], std::string("DeformPercent")});
+    ++counts.curve_nodes;
+    const std::int64_t curve = build.Uid();
+    Element& c =
+        build.objects.Add("AnimationCurve", {curve, NameClass("", "AnimCurve"), std::string("")});
+    c.Add("Default", {static_cast<double>(values.front())});
+    c.Add("KeyVer", {std::int32_t{4008}});
+    c.Add("KeyTime", {times});
+    c.Add("KeyValueFloat", {values});
+    // Linear keys (as the joints' curves): weights between two frames are interpolated as glTF's
+    // LINEAR samplers interpolate them.
+    c.Add("KeyAttrFlags", {std::vector<std::int32_t>{4 | 1 << 8 | 1 << 13 | 1 << 14}});
+    float weight_bits;
+    const std::int32_t kDefaultWeights = 218434821;
+    std::memcpy(&weight_bits, &kDefaultWeights, 4);
+    c.Add("KeyAttrDataFloat", {std::vector<float>{0.0f, 0.0f, weight_bits, 0.0f}});
+    c.Add("KeyAttrRefCount", {std::vector<std::int32_t>{frames}});
+    build.connections.Add("C", {std::string("OP"), curve, node, std::string("d|DeformPercent")});
+    ++counts.curves;
+  }
+}
+
 // Take `index`: an AnimationStack and its BaseLayer, curve nodes T (animated translation) and R
 // per joint.
 void AddTake(const Skeleton& skeleton, const Clip& clip, std::size_t index,
@@ -459,6 +515,7 @@ void AddTake(const Skeleton& skeleton, const Clip& clip, std::size_t index,
     }
     AddCurveNode("R", "Lcl Rotation", model_uid[j], layer, times, rotation, build, counts);
   }
+  AddWeightCurves(clip, layer, times, build, counts);
 }
 
 // Definitions: object counts; no property templates (every property is written explicitly).
@@ -502,7 +559,7 @@ void AddTakes(std::span<const Clip> clips, std::vector<Element>& top) {
 
 std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
                       const FbxOptions& options, const std::string& name) {
-  CheckClipsForExport(skeleton, clips, name);
+  CheckClipsForExport(skeleton, clips, name, options.meshes);
   // Lengths are written in metres when the unit is known (UnitScaleFactor 100), else as they are
   // (UnitScaleFactor 1, read as centimetres). Blender builds its armature in float32 in file units
   // and gives zero-length bones a 0.01 length: with coordinates of thousands (a 25 m CMU skeleton

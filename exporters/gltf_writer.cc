@@ -104,11 +104,102 @@ constexpr int kUnsignedInt = 5125;
 constexpr int kArrayBuffer = 34962;
 constexpr int kElementArrayBuffer = 34963;
 
+// Adds one morph-target attribute: `deltas` of the `vertices` listed (of `count`), turned by
+// `linear` and scaled by `scale`, as an accessor: dense when that is smaller, else sparse (a
+// target that moves no vertex lists vertex 0 with a zero offset: Assimp 5.2 reads no accessor
+// without data). POSITION needs `bounds`.
+int AddTargetAttribute(std::span<const Eigen::Vector3d> deltas,
+                       std::span<const std::uint32_t> vertices, std::size_t count,
+                       const Eigen::Matrix3d& linear, double scale, bool bounds,
+                       BufferBuilder& buffer, nlohmann::json& gltf) {
+  static constexpr std::uint32_t kFirst = 0;
+  static const Eigen::Vector3d kZero = Eigen::Vector3d::Zero();
+  if (vertices.empty()) {
+    vertices = std::span<const std::uint32_t>(&kFirst, 1);
+    deltas = std::span<const Eigen::Vector3d>(&kZero, 1);
+  }
+  std::vector<float> values;
+  values.reserve(deltas.size() * 3);
+  std::vector<float> lo(3, vertices.size() < count ? 0.0f : INFINITY);
+  std::vector<float> hi(3, vertices.size() < count ? 0.0f : -INFINITY);
+  for (const Eigen::Vector3d& d : deltas) {
+    const Eigen::Vector3d q = linear * d * scale;
+    for (int a = 0; a < 3; ++a) {
+      values.push_back(static_cast<float>(q[a]));
+      lo[a] = std::min(lo[a], values.back());
+      hi[a] = std::max(hi[a], values.back());
+    }
+  }
+  if (vertices.size() * 16 >= count * 12) {  // dense is smaller
+    std::vector<float> dense(count * 3, 0.0f);
+    for (std::size_t i = 0; i < vertices.size(); ++i) {
+      for (int a = 0; a < 3; ++a) dense[vertices[i] * 3 + a] = values[i * 3 + a];
+    }
+    const int index = buffer.Add(dense, "VEC3", 3, bounds, gltf);
+    gltf["bufferViews"].back()["target"] = kArrayBuffer;
+    return index;
+  }
+  const int indices = buffer.AddRaw(vertices.data(), vertices.size() * 4, kUnsignedInt, "SCALAR",
+                                    vertices.size(), 0, gltf);
+  const int data = buffer.Add(values, "VEC3", 3, false, gltf);
+  // The two accessors only laid out the views: the sparse accessor points at the views.
+  nlohmann::json accessor = {
+      {"componentType", kFloat},
+      {"count", count},
+      {"type", "VEC3"},
+      {"sparse",
+       {{"count", vertices.size()},
+        {"indices",
+         {{"bufferView", gltf["accessors"][indices]["bufferView"]},
+          {"componentType", kUnsignedInt}}},
+        {"values", {{"bufferView", gltf["accessors"][data]["bufferView"]}}}}}};
+  gltf["accessors"].erase(gltf["accessors"].end() - 2, gltf["accessors"].end());
+  if (bounds) {
+    accessor["min"] = lo;
+    accessor["max"] = hi;
+  }
+  gltf["accessors"].push_back(accessor);
+  return static_cast<int>(gltf["accessors"].size()) - 1;
+}
+
+// The morph targets of `mesh` on `primitive` and `gltf_mesh` (weights at rest, target names in
+// extras.targetNames as Blender and three.js read them). NORMAL offsets are written for every
+// target when the mesh has normals and some target has normal offsets.
+void AddMorphTargets(const Mesh& mesh, const Eigen::Matrix3d& linear, double scale,
+                     BufferBuilder& buffer, nlohmann::json& gltf, nlohmann::json& primitive,
+                     nlohmann::json& gltf_mesh) {
+  if (mesh.morph_targets.empty()) return;
+  const std::size_t n = mesh.positions.size();
+  const bool normals = !mesh.normals.empty() &&
+                       std::any_of(mesh.morph_targets.begin(), mesh.morph_targets.end(),
+                                   [](const MorphTarget& t) { return !t.normal_deltas.empty(); });
+  std::vector<double> weights;
+  std::vector<std::string> names;
+  for (const MorphTarget& t : mesh.morph_targets) {
+    nlohmann::json target;
+    target["POSITION"] =
+        AddTargetAttribute(t.position_deltas, t.vertices, n, linear, scale, true, buffer, gltf);
+    if (normals) {
+      const bool given = !t.normal_deltas.empty();
+      target["NORMAL"] = AddTargetAttribute(
+          given ? std::span<const Eigen::Vector3d>(t.normal_deltas)
+                : std::span<const Eigen::Vector3d>(),
+          given ? std::span<const std::uint32_t>(t.vertices) : std::span<const std::uint32_t>(), n,
+          linear, 1.0, false, buffer, gltf);
+    }
+    primitive["targets"].push_back(target);
+    weights.push_back(t.default_weight);
+    names.push_back(t.name);
+  }
+  gltf_mesh["weights"] = weights;
+  gltf_mesh["extras"] = {{"targetNames", names}};
+}
+
 // Adds `mesh` (core/mesh.h) to `gltf`: its node (a root, or a child of its attach joint's node),
 // its primitive and, when skinned, its own skin. `scale`: metres per unit.
-void AddMesh(const Mesh& mesh, double scale, const Eigen::Matrix3d& rotation, BufferBuilder& buffer,
-             nlohmann::json& gltf, std::vector<int>* scene_nodes,
-             std::vector<std::string>* materials) {
+int AddMesh(const Mesh& mesh, double scale, const Eigen::Matrix3d& rotation, BufferBuilder& buffer,
+            nlohmann::json& gltf, std::vector<int>* scene_nodes,
+            std::vector<std::string>* materials) {
   // Where the geometry is expressed: world at bind (skinned, static: turned into glTF's frame),
   // or the attach joint's space at bind (attached: the node follows the joint).
   Eigen::Isometry3d to_space = Eigen::Isometry3d::Identity();
@@ -211,7 +302,10 @@ void AddMesh(const Mesh& mesh, double scale, const Eigen::Matrix3d& rotation, Bu
     }
     primitive["material"] = it - materials->begin();
   }
-  gltf["meshes"].push_back({{"name", mesh.name}, {"primitives", {primitive}}});
+  nlohmann::json gltf_mesh = {{"name", mesh.name}};
+  AddMorphTargets(mesh, to_space.linear(), scale, buffer, gltf, primitive, gltf_mesh);
+  gltf_mesh["primitives"] = nlohmann::json::array({primitive});
+  gltf["meshes"].push_back(gltf_mesh);
   node["mesh"] = gltf["meshes"].size() - 1;
   const int index = static_cast<int>(gltf["nodes"].size());
   gltf["nodes"].push_back(node);
@@ -220,13 +314,38 @@ void AddMesh(const Mesh& mesh, double scale, const Eigen::Matrix3d& rotation, Bu
   } else {
     scene_nodes->push_back(index);
   }
+  return index;
+}
+
+// The blend-shape weights of `clip` (core/clip.h: column w is the w-th target of `meshes`) as one
+// LINEAR "weights" channel per mesh with targets, on the mesh's node (`mesh_nodes`).
+void AddWeightChannels(const Clip& clip, std::span<const Mesh> meshes,
+                       const std::vector<int>& mesh_nodes, int input, BufferBuilder& buffer,
+                       nlohmann::json& gltf, nlohmann::json& anim) {
+  if (clip.num_weights() == 0) return;
+  int column = 0;
+  for (std::size_t m = 0; m < meshes.size(); ++m) {
+    const int targets = static_cast<int>(meshes[m].morph_targets.size());
+    if (targets == 0) continue;
+    std::vector<float> values;
+    values.reserve(static_cast<std::size_t>(clip.num_frames()) * targets);
+    for (int f = 0; f < clip.num_frames(); ++f) {
+      const std::span<const double> row = clip.weights(f);
+      for (int t = 0; t < targets; ++t) values.push_back(static_cast<float>(row[column + t]));
+    }
+    column += targets;
+    const int output = buffer.Add(values, "SCALAR", 1, false, gltf);
+    anim["samplers"].push_back({{"input", input}, {"output", output}, {"interpolation", "LINEAR"}});
+    anim["channels"].push_back({{"sampler", anim["samplers"].size() - 1},
+                                {"target", {{"node", mesh_nodes[m]}, {"path", "weights"}}}});
+  }
 }
 
 }  // namespace
 
 std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
                        const GltfOptions& options, const std::string& name) {
-  CheckClipsForExport(skeleton, clips, name);
+  CheckClipsForExport(skeleton, clips, name, options.meshes);
   const double scale = options.metres_per_unit > 0 ? options.metres_per_unit : 1.0;
   const int n = skeleton.num_joints();
   nlohmann::json gltf;
@@ -299,12 +418,14 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
                     {"inverseBindMatrices", buffer.Add(ibm, "MAT4", 16, false, gltf)}}};
   std::vector<int> scene_nodes = roots;
   std::vector<std::string> materials;
+  std::vector<int> mesh_nodes;
   if (!options.meshes.empty()) gltf["meshes"] = nlohmann::json::array();
   for (const Mesh& mesh : options.meshes) {
     if (std::string fault = CheckMesh(skeleton, mesh); !fault.empty()) {
       throw ExportError(name + ": " + fault);
     }
-    AddMesh(mesh, scale, options.rotation, buffer, gltf, &scene_nodes, &materials);
+    mesh_nodes.push_back(
+        AddMesh(mesh, scale, options.rotation, buffer, gltf, &scene_nodes, &materials));
   }
   if (!materials.empty()) {
     gltf["materials"] = nlohmann::json::array();
@@ -362,6 +483,7 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
                                     {"target", {{"node", j}, {"path", "translation"}}}});
       }
     }
+    AddWeightChannels(clip, options.meshes, mesh_nodes, input, buffer, gltf, anim);
     gltf["animations"].push_back(anim);
   }
   std::string& bin = buffer.data();

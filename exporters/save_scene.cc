@@ -49,7 +49,8 @@ void WriteFbxFormat(const Skeleton& skeleton, std::span<const Clip> clips, const
   WriteFbx(skeleton, clips, path, fbx);
 }
 
-std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, std::size_t takes) {
+std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, std::size_t takes,
+                                   std::size_t blend_shapes) {
   std::vector<std::string> dropped;
   const FileFormat* format = FormatOfPath(path);
   if (format == nullptr) return dropped;
@@ -57,6 +58,12 @@ std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, 
     dropped.push_back(
         fmt::format("{}: {} holds no mesh: {} mesh{} not written (write .glb or .fbx to keep them)",
                     path, format->label, meshes, meshes == 1 ? "" : "es"));
+  }
+  if (blend_shapes > 0 && !format->blend_shapes) {
+    dropped.push_back(fmt::format(
+        "{}: {} holds no blend shape: {} blend shape{} and their weights not written (write .glb "
+        "or .fbx to keep them)",
+        path, format->label, blend_shapes, blend_shapes == 1 ? "" : "s"));
   }
   if (takes > 1 && !format->several_takes) {
     dropped.push_back(fmt::format("{}: {} holds one take: {} takes need a file each", path,

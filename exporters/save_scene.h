@@ -27,10 +27,11 @@ struct SaveOptions {
   SceneAxes axes;
 };
 
-// What writing `meshes` meshes and `takes` takes to `path` leaves out, one line each, "" when
-// nothing ("out.bvh: BVH holds no mesh: 2 meshes not written"). Callers print it as a warning and
-// put it in their report: nothing is silent.
-std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, std::size_t takes);
+// What writing `meshes` meshes (with `blend_shapes` morph targets among them) and `takes` takes to
+// `path` leaves out, one line each, "" when nothing ("out.bvh: BVH holds no mesh: 2 meshes not
+// written"). Callers print it as a warning and put it in their report: nothing is silent.
+std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, std::size_t takes,
+                                   std::size_t blend_shapes = 0);
 
 // Writes one clip of `skeleton` to `path` (atomically), in the format its extension selects.
 // Throws ExportError naming the file.

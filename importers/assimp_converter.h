@@ -103,6 +103,8 @@ class Converter {
   // rotation as (x, y, z) Euler angles (ZYX, continuous) and the translation offset from the rest.
   struct Sampled {
     std::string name;
+    int anim = -1;               // index of the aiAnimation (-1: the static pose)
+    double ticks_per_frame = 1;  // of the animation's ticks
     double fps = 30;
     int frames = 0;
     std::unique_ptr<double[]> values;  // frames x joints x 6 (every value written: no zeroing)
@@ -152,6 +154,22 @@ class Converter {
   // Every mesh (but Assimp's generated skeleton mesh) into out.meshes, after BuildSkeleton.
   void ConvertMeshes(Scene& out);
 
+  // --- Blend shapes (assimp_morph.cc).
+
+  // The morph targets of `ai` (Assimp gives each as whole positions and normals: rigel keeps the
+  // offsets from the mesh, of the vertices that move), placed like the mesh by `place`.
+  // FBX in-between shapes are left out (with a warning): the channel's full shape is kept.
+  void ConvertMorphTargets(const aiMesh& ai, const Eigen::Affine3d& place, Mesh* mesh);
+  // The node an animation's morph channel drives (glTF: the node's name; FBX: "<model>*<n>"),
+  // -1 when none. Of several nodes of that name, the one whose meshes have morph targets.
+  int MorphChannelNode(const aiMeshMorphAnim& channel) const;
+  // Nodes with meshes whose blend-shape weights some animation keys: the joints of a file that
+  // animates only weights (no skeleton, no animated node).
+  std::vector<int> MorphAnimatedNodes() const;
+  // The weights of every clip (Clip::weight_channels from out.meshes), sampled from the morph
+  // channels of the animation each was made from; after ConvertMeshes.
+  void SampleWeights(const std::vector<Sampled>& sampled, Scene& out);
+
   // --- The file (assimp_reader.cc).
 
   // Scene::file_unit_metres from the format and the FBX UnitScaleFactor (0: unknown).
@@ -166,8 +184,6 @@ class Converter {
   // "N blend shape(s) (morph targets) on M mesh(es) and K animated weight track(s)", or "" when
   // the file has none.
   std::string BlendShapeSummary() const;
-  // Nothing silent: a warning when the file has blend shapes, which rigel does not carry.
-  void NoteBlendShapes();
 
   // --- Sampling (assimp_sampling.cc).
 
@@ -210,6 +226,8 @@ class Converter {
   std::vector<int> frame_index_;
   std::vector<Eigen::Affine3d> bind_world_;
   std::vector<Eigen::Affine3d> rest_world_;
+  // Per aiMesh: its index in Scene::meshes, -1 when not carried (after ConvertMeshes).
+  std::vector<int> mesh_index_;
   std::vector<Frame> rest_;
   std::vector<Frame> rest_local_;
   std::vector<std::string> names_;

@@ -233,6 +233,22 @@ void Converter::SelectJoints() {
     if (is_joint_[i] && joint_parent_[i] < 0) roots.push_back(i);
   }
   if (roots.empty()) {
+    // A file that animates only blend-shape weights: the nodes of those meshes are its joints.
+    for (const int i : MorphAnimatedNodes()) {
+      for (int p = i; p >= 0 && !is_joint_[p]; p = nodes_[p].parent) {
+        if (!nodes_[p].helper && p > 0) is_joint_[p] = true;
+      }
+      if (i == 0) is_joint_[0] = true;
+    }
+    for (int i = 1; i < n; ++i) {
+      const int p = nodes_[i].parent;
+      joint_parent_[i] = is_joint_[p] ? p : joint_parent_[p];
+    }
+    for (int i = 0; i < n; ++i) {
+      if (is_joint_[i] && joint_parent_[i] < 0) roots.push_back(i);
+    }
+  }
+  if (roots.empty()) {
     // Say what the file does hold, and what of it rigel does not read.
     std::vector<std::string> held;
     if (scene_.mNumMeshes > 0) held.push_back(fmt::format("{} mesh(es)", scene_.mNumMeshes));

@@ -44,6 +44,7 @@ void Converter::ConvertMeshes(Scene& out) {
       if (mesh < scene_.mNumMeshes && mesh_node[mesh] < 0) mesh_node[mesh] = i;
     }
   }
+  mesh_index_.assign(scene_.mNumMeshes, -1);
   std::size_t cut_vertices = 0, polygons = 0, dropped_faces = 0, unplaced = 0;
   float worst_cut = 0;
   for (unsigned m = 0; m < scene_.mNumMeshes; ++m) {
@@ -152,6 +153,8 @@ void Converter::ConvertMeshes(Scene& out) {
         mesh.attach_bind = Rigid(global[joint_node]);
       }
     }
+    ConvertMorphTargets(ai, place, &mesh);
+    mesh_index_[m] = static_cast<int>(out.meshes.size());
     out.meshes.push_back(std::move(mesh));
   }
   if (cut_vertices > 0) {

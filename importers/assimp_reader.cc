@@ -63,8 +63,8 @@ Scene Converter::Run() {
   BuildSkeleton(out);
   for (const Sampled& s : sampled) out.clips.push_back(ToClip(s, *out.skeleton));
   ConvertMeshes(out);
+  SampleWeights(sampled, out);
   NoteUncarriedProperties();
-  NoteBlendShapes();
   if (nonuniform_scale_) {
     warnings_.push_back(fmt::format(
         "{}: non-uniform or negative scale on '{}' (and maybe others) cannot be represented "
@@ -127,15 +127,6 @@ std::string Converter::BlendShapeSummary() const {
       "{} blend shape(s) (morph targets) on {} mesh(es) and {} animated weight "
       "track(s)",
       shapes, meshes, weight_tracks);
-}
-
-void Converter::NoteBlendShapes() {
-  const std::string shapes = BlendShapeSummary();
-  if (shapes.empty()) return;
-  warnings_.push_back(fmt::format(
-      "{}: {} are not carried: rigel keeps joints, their animation and skinned meshes without "
-      "their blend shapes",
-      path_, shapes));
 }
 
 double Converter::FileUnit() const {

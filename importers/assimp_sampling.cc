@@ -138,6 +138,9 @@ Converter::Timing Converter::TimingOf(const aiAnimation* anim) const {
     scan(ch->mRotationKeys, ch->mNumRotationKeys);
     scan(ch->mScalingKeys, ch->mNumScalingKeys);
   }
+  for (unsigned c = 0; c < anim->mNumMorphMeshChannels; ++c) {  // blend-shape weight keys
+    scan(anim->mMorphMeshChannels[c]->mKeys, anim->mMorphMeshChannels[c]->mNumKeys);
+  }
   const bool fbx = LowerExtension(path_) == ".fbx";
   const double stated = fbx ? FbxStatedRate(tps) : 0.0;
   if (stated > 0) {
@@ -282,6 +285,8 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
 
   Sampled out;
   out.name = name;
+  out.anim = a;
+  out.ticks_per_frame = timing.ticks_per_frame;
   out.fps = timing.fps;
   out.frames = timing.frames;
   out.values.reset(new double[static_cast<std::size_t>(timing.frames) * num_joints * 6]);

@@ -17,7 +17,7 @@ namespace rigel {
 namespace {
 
 constexpr char kMagic[4] = {'R', 'G', 'S', 'C'};
-constexpr std::uint32_t kVersion = 3;  // 2: meshes; 3: axes
+constexpr std::uint32_t kVersion = 4;  // 2: meshes; 3: axes; 4: blend shapes
 
 class Writer {
  public:
@@ -152,10 +152,11 @@ std::string EncodeScene(const Scene& scene, std::string prefix) {
   for (const std::string& s : scene.warnings) estimate += s.size() + 8;
   if (scene.skeleton) estimate += 128 * static_cast<std::size_t>(scene.skeleton->num_joints());
   for (const Clip& clip : scene.clips)
-    estimate += 64 + clip.name().size() + 8 * clip.values().size();
+    estimate += 64 + clip.name().size() + 8 * (clip.values().size() + clip.weight_values().size());
   for (const Mesh& mesh : scene.meshes) {
     estimate += 256 + mesh.positions.size() * (2 * 24 + 16 + 8 + 16) + mesh.triangles.size() * 4 +
                 mesh.bind_world.size() * 96;
+    for (const MorphTarget& t : mesh.morph_targets) estimate += 64 + t.vertices.size() * 52;
   }
   Writer w(std::move(prefix), estimate);
   w.Pod(kMagic);
@@ -202,6 +203,12 @@ std::string EncodeScene(const Scene& scene, std::string prefix) {
     w.Pod(static_cast<std::int32_t>(clip.num_channels()));
     w.Pod(clip.frame_time());
     w.Doubles(clip.values());
+    w.Pod(static_cast<std::uint64_t>(clip.num_weights()));
+    for (const WeightChannel& c : clip.weight_channels()) {
+      w.String(c.mesh);
+      w.String(c.target);
+    }
+    w.Doubles(clip.weight_values());
   }
   w.Pod(static_cast<std::uint64_t>(scene.meshes.size()));
   for (const Mesh& mesh : scene.meshes) {
@@ -218,6 +225,14 @@ std::string EncodeScene(const Scene& scene, std::string prefix) {
     w.Array(mesh.vertex_weights);
     w.Pod(static_cast<std::int32_t>(mesh.attach_joint));
     w.Isometry(mesh.attach_bind);
+    w.Pod(static_cast<std::uint64_t>(mesh.morph_targets.size()));
+    for (const MorphTarget& t : mesh.morph_targets) {
+      w.String(t.name);
+      w.Array(t.vertices);
+      w.Vectors(t.position_deltas);
+      w.Vectors(t.normal_deltas);
+      w.Pod(t.default_weight);
+    }
   }
   return w.Take();
 }
@@ -309,6 +324,18 @@ Scene DecodeScene(std::string_view bytes, const std::string& context) {
     Clip clip(frames, channels, frame_time);
     if (!values.empty()) std::memcpy(clip.values().data(), values.data(), values.size());
     clip.set_name(std::move(name));
+    std::vector<WeightChannel> weight_channels(r.Count(1u << 20));
+    for (WeightChannel& c : weight_channels) {
+      c.mesh = r.String();
+      c.target = r.String();
+    }
+    const std::string_view weights = r.Doubles();
+    if (weights.size() !=
+        static_cast<std::size_t>(frames) * weight_channels.size() * sizeof(double)) {
+      r.Fail("clip weights size");
+    }
+    clip.SetWeightChannels(std::move(weight_channels));
+    if (!weights.empty()) std::memcpy(clip.weight_values().data(), weights.data(), weights.size());
     scene.clips.push_back(std::move(clip));
   }
   const std::uint64_t num_meshes = r.Count(1u << 20);
@@ -327,6 +354,14 @@ Scene DecodeScene(std::string_view bytes, const std::string& context) {
     mesh.vertex_weights = r.Array<std::array<float, Mesh::kMaxInfluences>>();
     mesh.attach_joint = r.Pod<std::int32_t>();
     mesh.attach_bind = r.Isometry();
+    mesh.morph_targets.resize(r.Count(1u << 20));
+    for (MorphTarget& t : mesh.morph_targets) {
+      t.name = r.String();
+      t.vertices = r.Array<std::uint32_t>();
+      t.position_deltas = r.Vectors<3>();
+      t.normal_deltas = r.Vectors<3>();
+      t.default_weight = r.Pod<double>();
+    }
     if (std::string fault = CheckMesh(*scene.skeleton, mesh); !fault.empty()) r.Fail(fault);
     scene.meshes.push_back(std::move(mesh));
   }

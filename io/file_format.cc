@@ -22,9 +22,9 @@ const std::vector<FileFormat>& FileFormats() {
   // name, label, extensions, several takes, meshes, skins, blend shapes, scale, reader, writer
   static const std::vector<FileFormat> kFormats{
       {"bvh", "BVH", {".bvh"}, false, false, false, false, false, ReadBvhFormat, WriteBvhFormat},
-      {"glb", "glTF", {".glb"}, true, true, true, false, true, ReadAssimpFormat, WriteGlbFormat},
-      {"gltf", "glTF", {".gltf"}, true, true, true, false, true, ReadAssimpFormat, WriteGltfFormat},
-      {"fbx", "FBX", {".fbx"}, true, true, true, false, true, ReadAssimpFormat, WriteFbxFormat},
+      {"glb", "glTF", {".glb"}, true, true, true, true, true, ReadAssimpFormat, WriteGlbFormat},
+      {"gltf", "glTF", {".gltf"}, true, true, true, true, true, ReadAssimpFormat, WriteGltfFormat},
+      {"fbx", "FBX", {".fbx"}, true, true, true, true, true, ReadAssimpFormat, WriteFbxFormat},
       {"dae", "Collada", {".dae"}, true, true, true, false, true, ReadAssimpFormat, nullptr},
   };
   return kFormats;

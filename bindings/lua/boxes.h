@@ -68,6 +68,14 @@ struct PoseState {
     std::copy(row.begin(), row.end(), pose.channels.begin());
     MarkStale(0);
   }
+  // Channels and blend-shape weights of frame `f` of `clip`.
+  void SetFrame(const Clip& clip, int f) {
+    SetChannels(clip.frame(f));
+    if (pose.weight_channels != clip.weight_channels())
+      pose.weight_channels = clip.weight_channels();
+    const std::span<const double> weights = clip.weights(f);
+    pose.weights.assign(weights.begin(), weights.end());
+  }
   void Refresh(const Skeleton& skeleton) {
     if (stale_from != INT_MAX) {
       pose.UpdateWorld(skeleton, stale_from);
@@ -196,6 +204,12 @@ inline SkeletonBox* CheckSkeleton(lua_State* L, int arg) {
 inline SceneBox* CheckScene(lua_State* L, int arg) { return CheckLiveBox<SceneBox>(L, arg); }
 inline ClipBox* CheckClip(lua_State* L, int arg) { return CheckLiveBox<ClipBox>(L, arg); }
 inline PoseBox* CheckPose(lua_State* L, int arg) { return CheckLiveBox<PoseBox>(L, arg); }
+
+// The weight columns (core/clip.h WeightChannel) that args `mesh_arg` (a mesh name, or nil: every
+// mesh) and `target_arg` (a blend shape's name) select in `channels`; raises "no blend shape
+// 'Smile' on mesh 'Face' (weight channels: Face/Blink, ...)" when none does.
+std::vector<int> CheckWeightColumns(lua_State* L, int mesh_arg, int target_arg,
+                                    const std::vector<WeightChannel>& channels);
 
 void PushSkeleton(lua_State* L, std::shared_ptr<const Skeleton> skeleton);
 void PushClip(lua_State* L, std::shared_ptr<const Skeleton> skeleton, std::shared_ptr<Clip> clip);

@@ -41,14 +41,14 @@ int w_Clip_pose(lua_State* L) {
     return luaL_argerror(L, 3, "Pose of another skeleton");
   }
   if (into != nullptr) {
-    into->state->SetChannels(box->clip->frame(f));
+    catch_exceptions(L, [&] { into->state->SetFrame(*box->clip, f); });
     lua_settop(L, 3);
     return 1;
   }
   catch_exceptions(L, [&] {
     auto state = std::make_shared<PoseState>();
     state->pose = Pose(*box->skeleton);
-    state->SetChannels(box->clip->frame(f));
+    state->SetFrame(*box->clip, f);
     PushPose(L, box->skeleton, std::move(state));
   });
   return 1;
@@ -63,6 +63,34 @@ int w_Clip_set_pose(lua_State* L) {
   if (pose->skeleton != box->skeleton) return luaL_argerror(L, 3, "Pose of another skeleton");
   const std::vector<double>& ch = pose->state->pose.channels;
   std::copy(ch.begin(), ch.end(), box->clip->frame(f).begin());
+  // The pose's blend-shape weights too, when it has the clip's weight channels.
+  const Pose& p = pose->state->pose;
+  if (p.weight_channels == box->clip->weight_channels()) {
+    std::copy(p.weights.begin(), p.weights.end(), box->clip->weights(f).begin());
+  }
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Clip_weight(lua_State* L) {
+  // clip:weight(frame, mesh, target) -> the blend shape's weight on that frame (mesh nil: the
+  // first mesh with that target).
+  ClipBox* box = CheckClip(L, 1);
+  const int f = CheckFrame(L, 2, *box->clip);
+  CheckMaxArgs(L, 4);
+  const std::vector<int> columns = CheckWeightColumns(L, 3, 4, box->clip->weight_channels());
+  lua_pushnumber(L, box->clip->weights(f)[columns.front()]);
+  return 1;
+}
+
+int w_Clip_set_weight(lua_State* L) {
+  // clip:set_weight(frame, mesh, target, weight) -> clip (mesh nil: every mesh with that target).
+  ClipBox* box = CheckClip(L, 1);
+  const int f = CheckFrame(L, 2, *box->clip);
+  const double weight = CheckFinite(L, 5);
+  CheckMaxArgs(L, 5);
+  const std::vector<int> columns = CheckWeightColumns(L, 3, 4, box->clip->weight_channels());
+  for (const int c : columns) box->clip->weights(f)[c] = weight;
   lua_settop(L, 1);
   return 1;
 }
@@ -188,6 +216,8 @@ void DescribeClip(lua_State* L, const ClipBox& box) {
 
 const luaL_Reg kMethods[] = {{"pose", w_Clip_pose},
                              {"set_pose", w_Clip_set_pose},
+                             {"weight", w_Clip_weight},
+                             {"set_weight", w_Clip_set_weight},
                              {"get", w_Clip_get},
                              {"set", w_Clip_set},
                              {"slice", w_Clip_slice},

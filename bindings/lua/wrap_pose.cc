@@ -279,6 +279,35 @@ int w_Pose_copy_from(lua_State* L) {
   return 1;
 }
 
+int w_Pose_weight(lua_State* L) {
+  // pose:weight(mesh, target) -> the blend shape's weight in this frame (mesh nil: the first mesh
+  // with that target).
+  PoseBox* box = CheckPose(L, 1);
+  CheckMaxArgs(L, 3);
+  const Pose& pose = box->state->pose;
+  const std::vector<int> columns = CheckWeightColumns(L, 2, 3, pose.weight_channels);
+  lua_pushnumber(L, pose.weights[columns.front()]);
+  return 1;
+}
+
+int w_Pose_set_weight(lua_State* L) {
+  // pose:set_weight(mesh, target, weight) -> pose (mesh nil: every mesh with that target). A bake
+  // writes the pose's weights into the baked clip.
+  PoseBox* box = CheckPose(L, 1);
+  const double weight = CheckFinite(L, 4);
+  CheckMaxArgs(L, 4);
+  Pose& pose = box->state->pose;
+  const std::vector<int> columns = CheckWeightColumns(L, 2, 3, pose.weight_channels);
+  for (const int c : columns) pose.weights[c] = weight;
+  lua_settop(L, 1);
+  return 1;
+}
+
+int w_Pose_get_num_weights(lua_State* L) {
+  lua_pushinteger(L, static_cast<lua_Integer>(CheckPose(L, 1)->state->pose.weights.size()));
+  return 1;
+}
+
 int w_Pose_get_num_channels(lua_State* L) {
   lua_pushinteger(L, CheckPose(L, 1)->skeleton->num_channels());
   return 1;
@@ -308,9 +337,12 @@ const luaL_Reg kMethods[] = {{"get", w_Pose_get},
                              {"reset", w_Pose_reset},
                              {"copy", w_Pose_copy},
                              {"copy_from", w_Pose_copy_from},
+                             {"weight", w_Pose_weight},
+                             {"set_weight", w_Pose_set_weight},
                              {nullptr, nullptr}};
 const luaL_Reg kGetters[] = {{"skeleton", GetBoxSkeleton<PoseBox>},
                              {"num_channels", w_Pose_get_num_channels},
+                             {"num_weights", w_Pose_get_num_weights},
                              {nullptr, nullptr}};
 
 int w_pose_new(lua_State* L) {
@@ -326,6 +358,35 @@ int w_pose_new(lua_State* L) {
 }
 
 }  // namespace
+
+std::vector<int> CheckWeightColumns(lua_State* L, int mesh_arg, int target_arg,
+                                    const std::vector<WeightChannel>& channels) {
+  const char* mesh = lua_isnoneornil(L, mesh_arg) ? nullptr : luaL_checkstring(L, mesh_arg);
+  const char* target = luaL_checkstring(L, target_arg);
+  std::vector<int> columns;
+  for (std::size_t c = 0; c < channels.size(); ++c) {
+    if (channels[c].target == target && (mesh == nullptr || channels[c].mesh == mesh)) {
+      columns.push_back(static_cast<int>(c));
+    }
+  }
+  if (!columns.empty()) return columns;
+  // The message is built on the Lua stack: no C++ object holds memory when luaL_error unwinds.
+  luaL_Buffer known;
+  luaL_buffinit(L, &known);
+  for (std::size_t c = 0; c < channels.size() && c < 8; ++c) {
+    if (c > 0) luaL_addstring(&known, ", ");
+    luaL_addstring(&known, channels[c].mesh.c_str());
+    luaL_addchar(&known, '/');
+    luaL_addstring(&known, channels[c].target.c_str());
+  }
+  if (channels.size() > 8) luaL_addstring(&known, ", ...");
+  if (channels.empty()) luaL_addstring(&known, "none: the clip animates no blend shape");
+  luaL_pushresult(&known);
+  luaL_error(L, "no blend shape '%s' on %s%s%s (weight channels: %s)", target,
+             mesh == nullptr ? "any mesh" : "mesh '", mesh == nullptr ? "" : mesh,
+             mesh == nullptr ? "" : "'", lua_tostring(L, -1));
+  return columns;
+}
 
 void PushPose(lua_State* L, std::shared_ptr<const Skeleton> skeleton,
               std::shared_ptr<PoseState> state) {

@@ -61,10 +61,23 @@ int w_Scene_clip(lua_State* L) {
 }
 
 int w_Scene_save(lua_State* L) {
-  // scene:save(path): writes the scene (format by extension), atomically.
+  // scene:save(path [, clip]): writes the scene (format by extension), atomically; with `clip` (on
+  // the scene's skeleton, e.g. a baked clip) that clip as the one take, with the scene's meshes
+  // and the clip's blend-shape weights.
   SceneBox* box = CheckScene(L, 1);
-  const char* path = CheckSavePath(L, 2);
-  catch_exceptions(L, [&] { SaveScene(*box->scene, path); });
+  ClipBox* clip = lua_isnoneornil(L, 3) ? nullptr : CheckClip(L, 3);
+  if (clip != nullptr && clip->skeleton != box->scene->skeleton) {
+    return luaL_argerror(L, 3, "Clip of another skeleton than the scene's");
+  }
+  const char* path = CheckPathString(L, 2);
+  CheckMaxArgs(L, 3);
+  CheckPathWrite(L, 2, path);
+  catch_exceptions(L, [&] {
+    if (clip == nullptr) return SaveScene(*box->scene, path);
+    Scene one = *box->scene;
+    one.clips = {*clip->clip};
+    SaveScene(one, path);
+  });
   return 0;
 }
 

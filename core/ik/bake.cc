@@ -88,9 +88,12 @@ bool BakeJob::Run() const {
   const int channels = clip->num_channels();
   *output = Clip(frames, channels, clip->frame_time());
   output->set_name(clip->name());
+  output->CopyWeightsFrom(*clip);  // the callback may key them (Pose::weights)
+  const int weights = clip->num_weights();
   Pose own_pose;
   Pose& p = pose != nullptr ? *pose : own_pose;
   if (pose == nullptr) p = Pose(skeleton);
+  p.weight_channels = clip->weight_channels();
   SolveReport own_report;
   SolveReport& r = report != nullptr ? *report : own_report;
   BakeSummary s;
@@ -106,12 +109,14 @@ bool BakeJob::Run() const {
   for (int f = 0; f < frames; ++f) {
     // Every size is checked again after the previous frame's callback.
     if (f >= clip->num_frames() || clip->num_channels() != channels ||
-        p.channels.size() != static_cast<size_t>(channels)) {
+        clip->num_weights() != weights || p.channels.size() != static_cast<size_t>(channels)) {
       error = "frame " + std::to_string(f + 1) + ": the clip or pose changed size during the bake";
       return false;
     }
     const std::span<const double> row = clip->frame(f);
     std::copy(row.begin(), row.end(), p.channels.begin());
+    const std::span<const double> weight_row = clip->weights(f);
+    p.weights.assign(weight_row.begin(), weight_row.end());
     if (forward_kinematics) p.UpdateWorld(skeleton, 0);
     FrameAction action = FrameAction::kSolve;
     bool solved = false;
@@ -119,7 +124,7 @@ bool BakeJob::Run() const {
       action = on_frame(f, p, &error);
       if (action == FrameAction::kFail) return false;
       if (p.channels.size() != static_cast<size_t>(channels) ||
-          targets->size() < rig->tasks.size()) {
+          p.weights.size() != static_cast<size_t>(weights) || targets->size() < rig->tasks.size()) {
         error = "frame " + std::to_string(f + 1) + ": the pose or targets changed size";
         return false;
       }
@@ -144,6 +149,7 @@ bool BakeJob::Run() const {
       ++s.skipped;
     }
     std::copy(p.channels.begin(), p.channels.end(), output->frame(f).begin());
+    std::copy(p.weights.begin(), p.weights.end(), output->weights(f).begin());
     if (on_frame_done) on_frame_done(f, p, solved ? &r : nullptr);
   }
   const int solved = s.solved();

@@ -190,7 +190,8 @@ local Scene = {}
 ---@return rigel.Clip
 function Scene:clip(index) end
 ---@param path string
-function Scene:save(path) end
+---@param clip? rigel.Clip written as the one take, with the scene's meshes
+function Scene:save(path, clip) end
 function Scene:release() end
 
 ---@class rigel.Skeleton
@@ -289,11 +290,23 @@ function Clip:set_frame_time(seconds) end
 function Clip:set_name(name) end
 ---@param path string
 function Clip:save(path) end
+---@param frame integer
+---@param mesh string|nil nil: the first mesh with that target
+---@param target string the blend shape's name
+---@return number weight
+function Clip:weight(frame, mesh, target) end
+---@param frame integer
+---@param mesh string|nil nil: every mesh with that target
+---@param target string
+---@param weight number
+---@return rigel.Clip self
+function Clip:set_weight(frame, mesh, target, weight) end
 function Clip:release() end
 
 ---@class rigel.Pose
 ---@field skeleton rigel.Skeleton
 ---@field num_channels integer
+---@field num_weights integer blend-shape weight channels
 local Pose = {}
 ---@param joint rigel.JointRef
 ---@param channel rigel.ChannelName
@@ -359,6 +372,15 @@ function Pose:copy() end
 ---@param other rigel.Pose
 ---@return rigel.Pose self
 function Pose:copy_from(other) end
+---@param mesh string|nil nil: the first mesh with that target
+---@param target string the blend shape's name
+---@return number weight
+function Pose:weight(mesh, target) end
+---@param mesh string|nil nil: every mesh with that target
+---@param target string
+---@param weight number
+---@return rigel.Pose self
+function Pose:set_weight(mesh, target, weight) end
 function Pose:release() end
 
 ---@class rigel.EffectorOptions

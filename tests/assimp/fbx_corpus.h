@@ -8,7 +8,8 @@
 // animated nodes and LimbNodes with their ancestors (importers/assimp_reader.h). Refusals:
 // files older than FBX 7.1 (Assimp reads 7.1 and later; the versions are in the file names and
 // headers), and files whose models are meshes, cameras and lights only, with nothing skinned or
-// animated (Blender imports no armature from any of them).
+// animated (Blender imports no armature from any of them). A file that animates only blend-shape
+// weights reads, its mesh nodes as the joints (issue 28).
 #ifndef RIGEL_TESTS_ASSIMP_FBX_CORPUS_H_
 #define RIGEL_TESTS_ASSIMP_FBX_CORPUS_H_
 
@@ -102,9 +103,8 @@ inline const std::vector<FbxOutcome>& FbxCorpus() {
         {"ufbx/maya_anim_layers_over_7500_binary.fbx", Read(1, {"Take 001"}, {120}, 24, 0.01)},
         {"ufbx/maya_anim_pivot_rotate_7700_ascii.fbx", Read(1, {"Take 001"}, {21}, 24, 0.01)},
         {"ufbx/maya_axes_anim_7700_ascii.fbx", Read(7, {"Take 001"}, {21}, 24, 0.01)},
-        {"ufbx/maya_blend_inbetween_7500_binary.fbx",
-         Refused("no skeleton: the file has no skin bones, no skeleton (LimbNode) models and no "
-                 "animated nodes")},
+        // Animates only blend-shape weights (issue 28): its mesh node is the one joint.
+        {"ufbx/maya_blend_inbetween_7500_binary.fbx", Read(1, {"Take 001"}, {120}, 24, 0.01)},
         {"ufbx/maya_blend_shape_cube_6100_ascii.fbx", Refused("is older than rigel reads")},
         {"ufbx/maya_blend_shape_cube_7100_binary.fbx",
          Refused("no skeleton: the file has no skin bones, no skeleton (LimbNode) models and no "

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every glTF rigel writes passes the Khronos glTF validator (npm gltf-validator) with no error and
 # no warning (issue 12 item 4): convert (.glb and .gltf) of the samples and of every FBX in
-# ../shared/data (meshes, skins, takes), a multi-take bake and a retarget.
+# ../shared/data (meshes, skins, takes), of the blend-shape files, a multi-take bake and a
+# retarget.
 #   validator_test.sh RIGEL SOURCE_DIR SHARED_DATA WORK
 set -uo pipefail
 rigel=$1 src=$2 data=$3 work=$4
@@ -13,7 +14,11 @@ fi
 rm -rf "$work" && mkdir -p "$work/in"
 fail=0
 n=0
-for f in "$src/samples/cmu_walk/walk.bvh" "$src/samples/basics/walk.bvh" "$data"/fbx/*/*.fbx; do
+# The blend-shape files (issue 28): morph targets, sparse accessors, weights animation.
+for f in "$src/samples/cmu_walk/walk.bvh" "$src/samples/basics/walk.bvh" "$data"/fbx/*/*.fbx \
+  "$src/samples/elbow_corrective/arm.gltf" "$data/wild/bevyengine_bevy/MorphStressTest.gltf" \
+  "$data"/wild/Sensor-Guided-Living_vr/{Horse,RobotExpressive}.glb \
+  "$data/ufbx/maya_blend_inbetween_7500_binary.fbx"; do
   [ -f "$f" ] || continue
   n=$((n + 1))
   for ext in glb gltf; do

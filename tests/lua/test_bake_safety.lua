@@ -31,6 +31,11 @@ local mutators = {
   Clip = {
     set_pose = function(o) return o.clip:set_pose(1, o.pose) end,
     set = function(o) return o.clip:set(1, "Upper", "Zrotation", 5) end,
+    -- The fixture has no blend shape: the call runs (no lock refuses it) and says so.
+    set_weight = function(o)
+      local ok, err = pcall(o.clip.set_weight, o.clip, 1, nil, "Smile", 1)
+      assert(ok or tostring(err):find("no blend shape 'Smile'", 1, true), err)
+    end,
     resize = function(o) return o.clip:resize(#o.clip + 200000) end,
     set_frame_time = function(o) return o.clip:set_frame_time(1 / 60) end,
     set_name = function(o) return o.clip:set_name("renamed") end,
@@ -39,6 +44,10 @@ local mutators = {
   },
   Pose = {
     set = function(o) return o.pose:set("Upper", "Zrotation", 10) end,
+    set_weight = function(o)
+      local ok, err = pcall(o.pose.set_weight, o.pose, nil, "Smile", 1)
+      assert(ok or tostring(err):find("no blend shape 'Smile'", 1, true), err)
+    end,
     set_angles = function(o) return o.pose:set_angles("Upper", rigel.vec3(1, 2, 3)) end,
     set_local_rotation = function(o)
       return o.pose:set_local_rotation("Upper", rigel.quat(1, 0, 0, 0))
@@ -97,8 +106,8 @@ local mutators = {
 
 -- Methods that change nothing (checked so that a new method must be classified here).
 local readers = {
-  Clip = { pose = true, get = true, slice = true, resample = true, copy = true },
-  Pose = { get = true, angles = true, world_position = true, world_xyz = true,
+  Clip = { pose = true, get = true, slice = true, resample = true, copy = true, weight = true },
+  Pose = { get = true, weight = true, angles = true, world_position = true, world_xyz = true,
            world_rotation = true, local_position = true, local_rotation = true,
            end_position = true, values = true, copy = true },
   Rig = { get_target = true, get_limit = true, is_locked = true, effectors = true,
