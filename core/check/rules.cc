@@ -12,13 +12,6 @@ namespace rigel::check::internal {
 
 namespace {
 
-constexpr double kDegPerRad = 180.0 / 3.14159265358979323846;
-
-void Add(CheckReport* report, const char* check, int frame, double value, double limit,
-         std::string reason) {
-  report->findings.push_back({check, std::move(reason), frame, value, limit});
-}
-
 // Angle between two vectors in degrees (0 when either is zero).
 double Degrees(const Eigen::Vector3d& a, const Eigen::Vector3d& b) {
   const double n = a.norm() * b.norm();

@@ -6,6 +6,7 @@
 
 #include <Eigen/Geometry>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/check/motion.h"
@@ -92,6 +93,14 @@ MeasuredSide MeasureSide(const CheckSide& side, int count, int stride);
 
 // The clip frame of sample `i`.
 inline int ClipFrame(const Comparison& c, int i) { return c.source.motion.frame[i]; }
+
+constexpr double kDegPerRad = 180.0 / 3.14159265358979323846;
+
+// Appends a finding of `check` to `report`.
+inline void Add(CheckReport* report, const char* check, int frame, double value, double limit,
+                std::string reason) {
+  report->findings.push_back({check, std::move(reason), frame, value, limit});
+}
 
 // "0.93 m" (metres known) or "93.2 units".
 std::string Length(const Comparison& c, double value);

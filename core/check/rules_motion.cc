@@ -12,17 +12,6 @@ namespace rigel::check::internal {
 
 namespace {
 
-constexpr double kDegPerRad = 180.0 / 3.14159265358979323846;
-
-void Add(CheckReport* report, const char* check, int frame, double value, double limit,
-         std::string reason) {
-  report->findings.push_back({check, std::move(reason), frame, value, limit});
-}
-
-}  // namespace
-
-namespace {
-
 // A bone's length in frame f: its joint's translation in its parent's space (rest translation plus
 // position channels; rotations do not change it).
 double BoneLength(const Skeleton& s, const Clip& clip, int f, int joint) {

@@ -253,7 +253,9 @@ TEST(Plausibility, PopsSkippedOnlyWhereNoneIsPossible) {
     retarget::MeasurePops(sk, *clip, &all, &all_joint);
     internal::PopScoresWherePossible(sk, *clip, joints, clip->num_frames(), &some, &some_joint);
     for (int f = 0; f < clip->num_frames(); ++f) {
-      if (all[f] >= 1.0 || some[f] > 0.0) EXPECT_DOUBLE_EQ(some[f], all[f]) << "frame " << f;
+      if (all[f] >= 1.0 || some[f] > 0.0) {
+        EXPECT_DOUBLE_EQ(some[f], all[f]) << "frame " << f;
+      }
     }
   }
   std::vector<double> pop;
