@@ -403,13 +403,23 @@ std::string Align(const Skeleton& src, const Skeleton& tgt, const BoneMap& map,
   }
   m.unit_ratio = m.source_unit / m.target_unit;
 
-  // The joint that carries the hips' translation.
-  for (int j = m.target_hips; j >= 0; j = tgt.parent(j)) {
-    if (tgt.translation_channel(j, 0) >= 0 || tgt.translation_channel(j, 1) >= 0 ||
-        tgt.translation_channel(j, 2) >= 0) {
-      m.translation_joint = j;
-      break;
-    }
+  // The joint that carries the hips' translation: the topmost joint with position channels from
+  // the top of the body down to the hips (core/body.h BodyJoints: a carrier root above the first
+  // joint that branches is not body), so that no bone of the body stretches; else, as before, the
+  // nearest ancestor of the hips with them. Moving the hips joint itself stretched a bone of the
+  // pelvis over the whole path where the body's top sits above it (the ProAnimationBank rig: its
+  // legs hang from 'Spine', 7 cm below its root 'Hips').
+  auto has_position = [&](int j) {
+    return tgt.translation_channel(j, 0) >= 0 || tgt.translation_channel(j, 1) >= 0 ||
+           tgt.translation_channel(j, 2) >= 0;
+  };
+  std::vector<char> body(tgt.num_joints(), 0);
+  for (const int j : BodyJoints(tgt)) body[j] = 1;
+  for (int j = m.target_hips; j >= 0 && body[j]; j = tgt.parent(j)) {
+    if (has_position(j)) m.translation_joint = j;
+  }
+  for (int j = m.target_hips; j >= 0 && m.translation_joint < 0; j = tgt.parent(j)) {
+    if (has_position(j)) m.translation_joint = j;
   }
   if (m.translation_joint < 0) {
     warnings->push_back("target joint '" + tgt.name(m.target_hips) +

@@ -88,13 +88,9 @@ std::string Diagnose(const Made& m, const Finding& f) {
   // non-humanoid written as BVH read back +Z up from its extent (the BVH reader now takes +Y, as
   // BVH readers do, when the body does not decide), and retargets floating a hip height over a
   // source whose rest pose hangs from the hips at the origin (the retarget now stands each figure
-  // on the floor its clip stands on).
-  if (f.check == "bone_length" && Pab(m.output) &&
-      f.reason.find("Pelvis -> Spine") != std::string::npos) {
-    return "retarget onto the ProAnimationBank rig: 'Spine' (where its legs meet) is classified "
-           "as the hips and carries the travel, the rig's root 'Hips' and 'Pelvis' stay behind: "
-           "the Pelvis -> Spine bone stretches over the whole path";
-  }
+  // on the floor its clip stands on), and retargets onto the ProAnimationBank rig that moved its
+  // 'Spine' (taken for the hips) and stretched the Pelvis -> Spine bone over the path (the
+  // translation now goes to the top of the body, its root 'Hips').
   if (f.check == "ground" && m.source.find("mocapbank/") != std::string::npos &&
       m.output == "100style_character.fbx") {
     return "retarget (rotations copied, no IK): the MocapBank performer kneels (its right knee "
