@@ -416,7 +416,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
           .string();
   std::filesystem::create_directories(g_out);
   g_fixture = std::string(RIGEL_SOURCE_DIR) + "/tests/lua/fixtures/chain.bvh";
-  g_sandbox = std::make_unique<rigel::lua::Sandbox>(std::vector<std::string>{g_fixture, g_out},
+  // The fixture is read-only, the output folder writable: with both as read-write roots a fuzzed
+  // script once saved a clip over tests/lua/fixtures/chain.bvh (a source file of the repository).
+  g_sandbox = std::make_unique<rigel::lua::Sandbox>(std::vector<std::string>{g_fixture},
+                                                    std::vector<std::string>{g_out},
                                                     std::vector<std::string>{});
   DiscoverSurface();
   return 0;
