@@ -123,6 +123,13 @@ void Expect(Comparison* c) {
     }
   }
   c->hip = o.rest_hip > 0 ? o.rest_hip : c->scale * s.rest_hip;
+  // A figure that is not a humanoid has no hips to measure by (its "hips" joint may be its lowest
+  // point: a 7 cm chain's was 1e-6 above it, and a millimetre became three "hip heights"): half its
+  // standing extent, which a standing human's hip height is, is its length scale.
+  if (!o.parts.humanoid) {
+    const double stand = o.rest_stand > 0 ? o.rest_stand : c->scale * s.rest_stand;
+    if (stand > 0) c->hip = 0.5 * stand;
+  }
   if (!(c->hip > 0)) c->hip = o.rest_stand > 0 ? o.rest_stand : 1.0;
 }
 
