@@ -27,6 +27,17 @@ using namespace fbx_internal;  // NOLINT: the writer and its records
 
 namespace {
 
+// The key attributes of an AnimationCurve whose `frames` keys all interpolate linearly: one
+// attribute set (linear, default tangent weights) shared by every key.
+void AddLinearKeyAttributes(Element& curve, int frames) {
+  curve.Add("KeyAttrFlags", {std::vector<std::int32_t>{4 | 1 << 8 | 1 << 13 | 1 << 14}});
+  float weight_bits;
+  const std::int32_t kDefaultWeights = 218434821;
+  std::memcpy(&weight_bits, &kDefaultWeights, 4);
+  curve.Add("KeyAttrDataFloat", {std::vector<float>{0.0f, 0.0f, weight_bits, 0.0f}});
+  curve.Add("KeyAttrRefCount", {std::vector<std::int32_t>{frames}});
+}
+
 static_assert(std::endian::native == std::endian::little, "the FBX writer assumes little endian");
 
 constexpr std::int64_t kKTimePerSecond = 46186158000LL;
@@ -397,12 +408,7 @@ void AddCurveNode(const char* kind, const char* property, std::int64_t model, st
     c.Add("KeyVer", {std::int32_t{4008}});
     c.Add("KeyTime", {times});
     c.Add("KeyValueFloat", {values[a]});
-    c.Add("KeyAttrFlags", {std::vector<std::int32_t>{4 | 1 << 8 | 1 << 13 | 1 << 14}});
-    float weight_bits;
-    const std::int32_t kDefaultWeights = 218434821;
-    std::memcpy(&weight_bits, &kDefaultWeights, 4);
-    c.Add("KeyAttrDataFloat", {std::vector<float>{0.0f, 0.0f, weight_bits, 0.0f}});
-    c.Add("KeyAttrRefCount", {std::vector<std::int32_t>{frames}});
+    AddLinearKeyAttributes(c, frames);
     build.connections.Add("C", {std::string("OP"), curve, node, std::string(kAxes[a])});
     ++counts.curves;
   }
@@ -471,14 +477,9 @@ void AddWeightCurves(const Clip& clip, std::int64_t layer, const std::vector<std
     c.Add("KeyVer", {std::int32_t{4008}});
     c.Add("KeyTime", {times});
     c.Add("KeyValueFloat", {values});
-    // Linear keys (as the joints' curves): weights between two frames are interpolated as glTF's
+    // Linear keys, as the joints' curves: weights between two frames are interpolated as glTF's
     // LINEAR samplers interpolate them.
-    c.Add("KeyAttrFlags", {std::vector<std::int32_t>{4 | 1 << 8 | 1 << 13 | 1 << 14}});
-    float weight_bits;
-    const std::int32_t kDefaultWeights = 218434821;
-    std::memcpy(&weight_bits, &kDefaultWeights, 4);
-    c.Add("KeyAttrDataFloat", {std::vector<float>{0.0f, 0.0f, weight_bits, 0.0f}});
-    c.Add("KeyAttrRefCount", {std::vector<std::int32_t>{frames}});
+    AddLinearKeyAttributes(c, frames);
     build.connections.Add("C", {std::string("OP"), curve, node, std::string("d|DeformPercent")});
     ++counts.curves;
   }
