@@ -279,6 +279,18 @@ FbxPrepared ScanFbxFile(const std::string& path) {
         path, FbxVersionName(scan->version), scan->binary ? "binary" : "ASCII", scan->version,
         FbxVersionName(kOldestReadableFbx)));
   }
+  for (const FbxStackRange& stack : scan->stacks) {
+    const std::vector<std::string> layers = LayersWithCurves(*scan, stack);
+    if (layers.size() < 2) continue;
+    // Assimp reads every layer's curves as one (a later layer's curve replaces an earlier one's),
+    // which is neither layer and not their blend: refused rather than read wrong.
+    throw ImportError(fmt::format(
+        "{}: take '{}' blends {} animation layers that carry curves ({}); rigel reads one layer "
+        "per take and does not blend layers (weights, additive and override modes): merge them "
+        "into one before export (Maya: Merge Layers or Bake Simulation; MotionBuilder: Plot to "
+        "the base layer; 3ds Max: Collapse layers)",
+        path, stack.name, layers.size(), fmt::join(layers, ", ")));
+  }
   for (const FbxModelKind& m : scan->models) {
     if (IsSkeletonKind(m.kind)) out.limbs.push_back(m.name);
   }

@@ -386,7 +386,7 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
 
 void Converter::MarkAnimatedTranslations(const Sampled& s) {
   for (std::size_t k = 0; k < joints_.size(); ++k) {
-    if (s.moved[k] && animated_[joints_[k]]) has_position_[joints_[k]] = true;
+    if (s.moved[k]) has_position_[joints_[k]] = true;
   }
 }
 

@@ -7,6 +7,8 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace rigel {
 namespace {
@@ -32,14 +34,44 @@ std::string StackName(std::string_view raw) {
   return std::string(raw);
 }
 
+// An animation layer's name: "BaseLayer\0\1AnimLayer" or "AnimLayer::BaseLayer".
+std::string LayerName(std::string_view raw) {
+  const std::size_t sep = raw.find(std::string_view("\0\1", 2));
+  if (sep != std::string_view::npos) return std::string(raw.substr(0, sep));
+  if (raw.rfind("AnimLayer::", 0) == 0) return std::string(raw.substr(11));
+  return std::string(raw);
+}
+
+// The first integer after "Tag:" on an ASCII object or connection line (`AnimationLayer: 24255,
+// "AnimLayer::X", "" {`, `C: "OO",1624515876736,1624514873152`), from `from`; nullopt if none.
+std::optional<std::int64_t> AsciiInt(std::string_view line, std::size_t from) {
+  std::size_t b = from;
+  while (b < line.size() && !std::isdigit(static_cast<unsigned char>(line[b])) && line[b] != '-')
+    ++b;
+  if (b >= line.size()) return std::nullopt;
+  const bool negative = line[b] == '-';
+  std::size_t e = b + negative;
+  std::int64_t v = 0;
+  const std::size_t digits = e;
+  for (; e < line.size() && std::isdigit(static_cast<unsigned char>(line[e])); ++e) {
+    if (v > (INT64_MAX - 9) / 10) return std::nullopt;
+    v = v * 10 + (line[e] - '0');
+  }
+  if (e == digits) return std::nullopt;
+  return negative ? -v : v;
+}
+
 // The binary node records, read with every offset checked against the buffer.
 class BinaryReader {
  public:
   BinaryReader(std::string_view bytes, int header_version)
       : d_(bytes), wide_(header_version >= 7500) {}
 
-  void Run(FbxScan* out) {
+  void Run(FbxScan* out, std::vector<std::int64_t>* curve_nodes,
+           std::vector<std::pair<std::int64_t, std::int64_t>>* links) {
     out_ = out;
+    curve_nodes_ = curve_nodes;
+    links_ = links;
     ReadList(27, d_.size(), 0);
   }
 
@@ -89,7 +121,8 @@ class BinaryReader {
 
   // The string properties of a record, and its first integer property ('I' or 'L'), if any.
   void ReadProperties(const Record& r, std::vector<std::string_view>* strings,
-                      std::int64_t* first_int, bool* has_int) const {
+                      std::int64_t* first_int, bool* has_int,
+                      std::vector<std::int64_t>* ints = nullptr) const {
     std::size_t p = r.props_at;
     const std::size_t end = r.props_at + static_cast<std::size_t>(r.props_len);
     for (std::uint64_t i = 0; i < r.props && p < end; ++i) {
@@ -105,6 +138,7 @@ class BinaryReader {
         case 'I': {
           std::int32_t v = 0;
           if (!*has_int && Get(p, &v)) *first_int = v, *has_int = true;
+          if (ints && Get(p, &v)) ints->push_back(v);
           skip = 4;
           break;
         }
@@ -117,6 +151,7 @@ class BinaryReader {
         case 'L': {
           std::int64_t v = 0;
           if (!*has_int && Get(p, &v)) *first_int = v, *has_int = true;
+          if (ints && Get(p, &v)) ints->push_back(v);
           skip = 8;
           break;
         }
@@ -151,7 +186,8 @@ class BinaryReader {
     Record r;
     while (at < end && ReadRecord(at, &r)) {
       const std::size_t children = r.props_at + static_cast<std::size_t>(r.props_len);
-      if (depth == 0 && (r.name == "Objects" || r.name == "FBXHeaderExtension")) {
+      if (depth == 0 &&
+          (r.name == "Objects" || r.name == "FBXHeaderExtension" || r.name == "Connections")) {
         ReadList(children, static_cast<std::size_t>(r.end), depth + 1);
       } else if (depth == 1 && r.name == "FBXVersion") {
         std::vector<std::string_view> s;
@@ -166,8 +202,28 @@ class BinaryReader {
         ReadProperties(r, &s, &id, &has);
         FbxStackRange stack;
         stack.name = s.empty() ? "" : StackName(s[0]);
+        stack.id = has ? id : 0;
         ReadStackRange(children, static_cast<std::size_t>(r.end), &stack);
         out_->stacks.push_back(std::move(stack));
+      } else if (depth == 1 && r.name == "AnimationLayer") {
+        std::vector<std::string_view> s;
+        std::int64_t id = 0;
+        bool has = false;
+        ReadProperties(r, &s, &id, &has);
+        if (has) out_->layers.push_back({s.empty() ? "" : LayerName(s[0]), id, 0, 0});
+      } else if (depth == 1 && r.name == "AnimationCurveNode") {
+        std::vector<std::string_view> s;
+        std::int64_t id = 0;
+        bool has = false;
+        ReadProperties(r, &s, &id, &has);
+        if (has) curve_nodes_->push_back(id);
+      } else if (depth == 1 && r.name == "C") {
+        std::vector<std::string_view> s;
+        std::vector<std::int64_t> ints;
+        std::int64_t first = 0;
+        bool has = false;
+        ReadProperties(r, &s, &first, &has, &ints);
+        if (!s.empty() && s[0] == "OO" && ints.size() >= 2) links_->push_back({ints[0], ints[1]});
       } else if (depth == 1 && r.name == "Model") {
         std::vector<std::string_view> s;
         std::int64_t id = 0;
@@ -224,6 +280,8 @@ class BinaryReader {
   std::string_view d_;
   bool wide_;
   FbxScan* out_ = nullptr;
+  std::vector<std::int64_t>* curve_nodes_ = nullptr;
+  std::vector<std::pair<std::int64_t, std::int64_t>>* links_ = nullptr;
 };
 
 // The quoted strings of one ASCII line, in order.
@@ -270,7 +328,8 @@ void ReadAsciiRange(std::string_view line, std::size_t line_at, FbxStackRange* s
   if (q[0] == "LocalStop") stack->stop_at = at, stack->stop_len = len;
 }
 
-void ScanAscii(std::string_view d, FbxScan* out) {
+void ScanAscii(std::string_view d, FbxScan* out, std::vector<std::int64_t>* curve_nodes,
+               std::vector<std::pair<std::int64_t, std::int64_t>>* links) {
   std::size_t at = 0;
   bool in_stack = false;
   while (at < d.size()) {
@@ -284,8 +343,31 @@ void ScanAscii(std::string_view d, FbxScan* out) {
       const std::vector<std::string_view> q = Quoted(line);
       out->stacks.push_back({});
       out->stacks.back().name = q.empty() ? "" : StackName(q[0]);
+      const std::size_t quote = line.find('"');
+      if (const auto id = AsciiInt(line.substr(0, quote), 15)) out->stacks.back().id = *id;
       in_stack = true;
       continue;
+    }
+    if (line.rfind("AnimationLayer:", 0) == 0) {
+      const std::vector<std::string_view> q = Quoted(line);
+      const std::size_t quote = line.find('"');
+      if (const auto id = AsciiInt(line.substr(0, quote), 15)) {
+        out->layers.push_back({q.empty() ? "" : LayerName(q[0]), *id, 0, 0});
+      }
+    } else if (line.rfind("AnimationCurveNode:", 0) == 0) {
+      const std::size_t quote = line.find('"');
+      if (const auto id = AsciiInt(line.substr(0, quote), 19)) curve_nodes->push_back(*id);
+    } else if (line.rfind("C:", 0) == 0) {
+      const std::vector<std::string_view> q = Quoted(line);
+      if (!q.empty() && q[0] == "OO") {
+        const std::size_t after = line.find('"', line.find('"') + 1) + 1;
+        const std::size_t comma = line.find(',', after);
+        const auto child = AsciiInt(line, after);
+        const auto parent = comma == std::string_view::npos
+                                ? std::nullopt
+                                : AsciiInt(line, line.find(',', comma + 1) + 1);
+        if (child && parent) links->push_back({*child, *parent});
+      }
     }
     // A stack's block ends at the next object (a line at the objects' own indentation).
     if (in_stack && line.rfind("P:", 0) == 0) {
@@ -316,17 +398,46 @@ void ScanAscii(std::string_view d, FbxScan* out) {
   }
 }
 
+// Which layer each curve node animates for, and which stack each layer belongs to.
+void ResolveLayers(const std::vector<std::int64_t>& curve_nodes,
+                   const std::vector<std::pair<std::int64_t, std::int64_t>>& links,
+                   FbxScan* scan) {
+  if (scan->layers.empty()) return;
+  const std::unordered_set<std::int64_t> nodes(curve_nodes.begin(), curve_nodes.end());
+  std::unordered_map<std::int64_t, std::size_t> layer_at;
+  for (std::size_t i = 0; i < scan->layers.size(); ++i) layer_at.emplace(scan->layers[i].id, i);
+  std::unordered_set<std::int64_t> stacks;
+  for (const FbxStackRange& s : scan->stacks) stacks.insert(s.id);
+  for (const auto& [child, parent] : links) {
+    const auto layer = layer_at.find(parent);
+    if (layer != layer_at.end() && nodes.count(child)) ++scan->layers[layer->second].curve_nodes;
+    const auto owned = layer_at.find(child);
+    if (owned != layer_at.end() && stacks.count(parent)) scan->layers[owned->second].stack = parent;
+  }
+}
+
 }  // namespace
+
+std::vector<std::string> LayersWithCurves(const FbxScan& scan, const FbxStackRange& stack) {
+  std::vector<std::string> out;
+  for (const FbxLayer& l : scan.layers) {
+    if (l.stack == stack.id && stack.id != 0 && l.curve_nodes > 0) out.push_back(l.name);
+  }
+  return out;
+}
 
 std::optional<FbxScan> ScanFbx(std::string_view bytes) {
   FbxScan scan;
+  std::vector<std::int64_t> curve_nodes;
+  std::vector<std::pair<std::int64_t, std::int64_t>> links;
   if (bytes.substr(0, kBinaryMagic.size()) == kBinaryMagic) {
     if (bytes.size() < 27) return std::nullopt;
     std::uint32_t header = 0;
     std::memcpy(&header, bytes.data() + 23, 4);
     scan.binary = true;
-    BinaryReader(bytes, static_cast<int>(header)).Run(&scan);
+    BinaryReader(bytes, static_cast<int>(header)).Run(&scan, &curve_nodes, &links);
     if (scan.version == 0 && header < 100000) scan.version = static_cast<int>(header);
+    ResolveLayers(curve_nodes, links, &scan);
     return scan;
   }
   // ASCII FBX starts with a "; FBX 7.5.0 project file" comment or the header extension.
@@ -335,7 +446,8 @@ std::optional<FbxScan> ScanFbx(std::string_view bytes) {
       head.find("; FBX ") == std::string_view::npos) {
     return std::nullopt;
   }
-  ScanAscii(bytes, &scan);
+  ScanAscii(bytes, &scan, &curve_nodes, &links);
+  ResolveLayers(curve_nodes, links, &scan);
   return scan;
 }
 

@@ -28,6 +28,7 @@ struct FbxModelKind {
 // where the file holds those values, so that a copy of the file can widen them (WidenFbxStacks).
 struct FbxStackRange {
   std::string name;  // as Assimp names the animation: without "AnimStack::" or "\0\1AnimStack"
+  std::int64_t id = 0;  // the object's id (0 when the file states none: FBX 6.x)
   std::int64_t start = 0, stop = 0;
   bool has_start = false, has_stop = false;
   // Binary: the byte offset of the 8-byte value. ASCII: the offset and length of its digits.
@@ -37,6 +38,15 @@ struct FbxStackRange {
 // FBX time: ticks per second.
 constexpr std::int64_t kFbxTicksPerSecond = 46186158000;
 
+// An animation layer (AnimationLayer object) of a take: the stack it belongs to and how many
+// animation curve nodes (animated properties) it carries.
+struct FbxLayer {
+  std::string name;  // without "AnimLayer::" or "\0\1AnimLayer"
+  std::int64_t id = 0;
+  std::int64_t stack = 0;  // id of its AnimationStack, 0 when connected to none
+  int curve_nodes = 0;
+};
+
 struct FbxScan {
   bool binary = false;
   // FBXHeaderExtension/FBXVersion (7400 for FBX 7.4), else the binary header's version field;
@@ -44,7 +54,13 @@ struct FbxScan {
   int version = 0;
   std::vector<FbxModelKind> models;
   std::vector<FbxStackRange> stacks;
+  std::vector<FbxLayer> layers;
 };
+
+// The names of the layers of `stack` that carry animation curves, in file order. More than one
+// means the take blends layers (by weight, additively or by override), which Assimp 5.2 does not
+// do: it reads every layer's curves as one, so a curve of a later layer replaces the earlier one.
+std::vector<std::string> LayersWithCurves(const FbxScan& scan, const FbxStackRange& stack);
 
 // Scans the bytes of an FBX file. nullopt when `bytes` is not an FBX file (neither the binary
 // magic nor an ASCII FBX header); a truncated or corrupt binary file gives what was read up to the

@@ -8,7 +8,8 @@
 // animated nodes and LimbNodes with their ancestors (importers/assimp_reader.h). Refusals:
 // files older than FBX 7.1 (Assimp reads 7.1 and later; the versions are in the file names and
 // headers), and files whose models are meshes, cameras and lights only, with nothing skinned or
-// animated (Blender imports no armature from any of them). A file that animates only blend-shape
+// animated (Blender imports no armature from any of them), and takes that blend more than one
+// animation layer with curves (Assimp merges the layers' curves into neither). A file that animates only blend-shape
 // weights reads, its mesh nodes as the joints (issue 28).
 #ifndef RIGEL_TESTS_ASSIMP_FBX_CORPUS_H_
 #define RIGEL_TESTS_ASSIMP_FBX_CORPUS_H_
@@ -98,9 +99,14 @@ inline const std::vector<FbxOutcome>& FbxCorpus() {
         {"ufbx/max_transformed_skin_6100_binary.fbx", Refused("is older than rigel reads")},
         {"ufbx/maya_advanced_skinned_pivot_6100_binary.fbx", Refused("is older than rigel reads")},
         {"ufbx/maya_anim_extrapolation_7700_binary.fbx", Read(1, {"Take 001"}, {120}, 24, 0.01)},
-        {"ufbx/maya_anim_layer_anim_7700_ascii.fbx", Read(1, {"Take 001"}, {36}, 24, 0.01)},
-        {"ufbx/maya_anim_layers_7500_binary.fbx", Read(1, {"Take 001"}, {120}, 24, 0.01)},
-        {"ufbx/maya_anim_layers_over_7500_binary.fbx", Read(1, {"Take 001"}, {120}, 24, 0.01)},
+        // Layered takes (issue 33): Assimp reads all layers' curves as one, neither layer nor blend.
+        {"ufbx/maya_anim_layer_anim_7700_ascii.fbx",
+         Refused("take 'Take 001' blends 2 animation layers that carry curves (BaseLayer, "
+                 "AnimLayer1)")},
+        {"ufbx/maya_anim_layers_7500_binary.fbx",
+         Refused("take 'Take 001' blends 3 animation layers that carry curves (BaseLayer, X, Y)")},
+        {"ufbx/maya_anim_layers_over_7500_binary.fbx",
+         Refused("take 'Take 001' blends 3 animation layers that carry curves (BaseLayer, X, Y)")},
         {"ufbx/maya_anim_pivot_rotate_7700_ascii.fbx", Read(1, {"Take 001"}, {21}, 24, 0.01)},
         {"ufbx/maya_axes_anim_7700_ascii.fbx", Read(7, {"Take 001"}, {21}, 24, 0.01)},
         // Animates only blend-shape weights (issue 28): its mesh node is the one joint.
@@ -155,7 +161,8 @@ inline const std::vector<FbxOutcome>& FbxCorpus() {
          Refused("no skeleton: the file has no skin bones, no skeleton (LimbNode) models and no "
                  "animated nodes")},
         {"ufbx/synthetic_rotation_order_layers_7700_ascii.fbx",
-         Read(1, {"Take 001"}, {21}, 24, 0.01)},
+         Refused("take 'Take 001' blends 3 animation layers that carry curves (BaseLayer, Base, "
+                 "Rotation)")},
         {"ufbx/synthetic_sausage_wiggle_no_bind_7500_ascii.fbx",
          Read(3, {"wiggle"}, {20}, 24, 0.01)},
         {"wild/Rokoko_rokoko-studio-live-unity/Rokoko_Newton.FBX",

@@ -212,4 +212,40 @@ TEST(FbxScan, StackRangesAndWidening) {
 }
 
 }  // namespace
+// Animation layers (issue 33): the scan finds each take's layers and which carry curves, in
+// binary and ASCII files; a take of one layer, and rigel's own output, give one or none.
+TEST(FbxScan, LayersThatCarryCurves) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  struct Case {
+    const char* file;
+    std::vector<std::string> layers;
+  };
+  for (const Case& c :
+       {Case{"ufbx/maya_anim_layers_7500_binary.fbx", {"BaseLayer", "X", "Y"}},
+        Case{"ufbx/maya_anim_layer_anim_7700_ascii.fbx", {"BaseLayer", "AnimLayer1"}},
+        Case{"ufbx/maya_game_sausage_7500_binary_wiggle.fbx", {"BaseLayer"}},
+        Case{"fbx/cmu_isaacgym/01_01_cmu.fbx", {}}}) {
+    SCOPED_TRACE(c.file);
+    const std::optional<FbxScan> scan = ScanFbx(Bytes(SharedData() + "/" + c.file));
+    ASSERT_TRUE(scan);
+    ASSERT_FALSE(scan->stacks.empty());
+    const std::vector<std::string> got = LayersWithCurves(*scan, scan->stacks[0]);
+    if (c.layers.empty()) {
+      EXPECT_LE(got.size(), 1u);
+    } else {
+      EXPECT_EQ(got, c.layers);
+    }
+  }
+  // A layered take is refused naming its layers; it was read as a merge of them before.
+  try {
+    (void)LoadScene(SharedData() + "/ufbx/maya_anim_layers_7500_binary.fbx");
+    ADD_FAILURE() << "a take blending three layers was read";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("blends 3 animation layers that carry curves "
+                                         "(BaseLayer, X, Y)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace rigel

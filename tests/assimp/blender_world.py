@@ -1,0 +1,115 @@
+# Blender-side half of the ufbx cross-check (tests/assimp/ufbx_blender_check.py, issue 33): in one
+# Blender run, imports each of several files in turn and writes the world position, rotation and
+# scale of every pose bone and every object on every frame of the first take, as Blender poses them.
+#
+#   blender -b --factory-startup --python blender_world.py -- OUT.json SPEC...
+#
+# A SPEC is "fbx:PATH" (the take, its span and the frame rate are read from the file by the parser
+# of Blender's FBX add-on: the first AnimationStack, frames start + f / fps) or "gltf:PATH:FPS:N"
+# (N frames f / FPS from time 0: how rigel writes a take). FBX time t is Blender frame
+# 1 + t * round(fps) (the FBX importer's default offset); glTF time t is frame t * round(fps).
+# A file without an animation stack gives one frame: the pose Blender shows.
+import json
+import sys
+
+import bpy
+
+# Debian's Blender 3.4.1 ships a glTF add-on that uses numpy.bool, removed in NumPy 1.24.
+import numpy
+if not hasattr(numpy, "bool"):
+    numpy.bool = bool
+
+argv = sys.argv[sys.argv.index("--") + 1:]
+out_path, specs = argv[0], argv[1:]
+scene = bpy.context.scene
+
+
+def clear():
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj, do_unlink=True)
+    for coll in (bpy.data.actions, bpy.data.armatures, bpy.data.meshes, bpy.data.cameras,
+                 bpy.data.lights, bpy.data.shape_keys):
+        for item in list(coll):
+            try:
+                coll.remove(item)
+            except (TypeError, RuntimeError):
+                pass
+
+
+def fbx_take(path):
+    """(start seconds, frame count, fps) of the file's first AnimationStack, read by Blender's FBX
+    parser; (0, 1, fps) when it has none."""
+    from io_scene_fbx import parse_fbx
+    from io_scene_fbx.fbx_utils import FBX_FRAMERATES, FBX_KTIME
+
+    root, _ = parse_fbx.parse(path)
+
+    def child(elem, name):
+        return next((e for e in elem.elems if e.id == name), None)
+
+    def props(elem):
+        p70 = child(elem, b"Properties70")
+        return {} if p70 is None else {p.props[0]: p.props for p in p70.elems}
+
+    settings = props(child(root, b"GlobalSettings"))
+    custom = settings.get(b"CustomFrameRate", [0] * 5)[4]
+    time_mode = settings.get(b"TimeMode", [0] * 5)[4]
+    fps = {eid: val for val, eid in FBX_FRAMERATES[1:]}.get(time_mode, custom or 25.0)
+    if fps <= 0:
+        fps = 25.0
+    for elem in child(root, b"Objects").elems:
+        if elem.id == b"AnimationStack":
+            p = props(elem)
+            start = p.get(b"LocalStart", [0] * 5)[4] / FBX_KTIME
+            stop = p.get(b"LocalStop", [0] * 5)[4] / FBX_KTIME
+            return start, int(round((stop - start) * fps)) + 1, fps
+    return 0.0, 1, fps
+
+
+def dump(spec):
+    kind, rest = spec.split(":", 1)
+    clear()
+    if kind == "fbx":
+        path = rest
+        start, frames, fps = fbx_take(path)
+        try:
+            bpy.ops.import_scene.fbx(filepath=path, use_custom_props=False)
+        except Exception as e:  # Blender's importer fails on some files: say so, do not stop
+            return {"path": path, "error": str(e)[-300:]}
+        offset = 1.0
+    else:
+        path, fps, frames = rest.rsplit(":", 2)
+        fps, frames, start = float(fps), int(frames), 0.0
+        bpy.ops.import_scene.gltf(filepath=path)
+        offset = 0.0
+    bfps = scene.render.fps if kind == "fbx" else int(round(fps))
+    entries = []
+    for obj in scene.objects:
+        if obj.type == "ARMATURE":
+            entries += [(obj, pb) for pb in obj.pose.bones]
+    entries += [(obj, None) for obj in scene.objects]
+    result = {"path": path, "fps": fps, "start": start,
+              "names": [pb.name if pb else obj.name for obj, pb in entries],
+              "kinds": ["bone" if pb else obj.type.lower() for obj, pb in entries],
+              "pose": []}
+    for f in range(frames):
+        at = offset + (start + f / fps) * bfps
+        scene.frame_set(int(at // 1), subframe=at - at // 1)
+        row = []
+        for obj, pb in entries:
+            m = obj.matrix_world @ pb.matrix if pb else obj.matrix_world
+            loc, rot, scale = m.decompose()
+            row += [float("%.9g" % v) for v in (loc.x, loc.y, loc.z, rot.w, rot.x, rot.y, rot.z,
+                                                 scale.x, scale.y, scale.z)]
+        result["pose"].append(row)
+    return result
+
+
+results = []
+for spec in specs:
+    try:
+        results.append(dump(spec))
+    except Exception as e:
+        results.append({"path": spec, "error": repr(e)[-300:]})
+with open(out_path, "w") as out:
+    json.dump(results, out)

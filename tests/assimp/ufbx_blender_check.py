@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Blender cross-check of the ufbx corpus (label blender, issue 33 item 5).
+
+For every binary FBX 7.x file of DATA/ufbx: rigel converts it to glb and to FBX; one Blender run
+(blender_world.py) reads the source with Blender's own FBX importer and both outputs with its glTF
+and FBX importers, and writes every bone's and object's world transform on every frame of the
+first take. This script compares them, independently of rigel's own numbers: the world position
+of every joint rigel kept, on every frame, against Blender's reading of the source, relative to
+the figure's size (the diagonal of the box around the compared points over the take).
+
+    ufbx_blender_check.py RIGEL DATA WORKDIR [--report OUT.json] [--only NAME]
+
+Expected outcomes come from tests/data/ufbx_expected.csv: for each file, `read` (every frame
+agrees within 1e-4 of the size in both outputs), `refused` (rigel exits 1 with the message given),
+`blender-cannot-read` (Blender's importer fails on the source), `blender-differs` (Blender's
+reading of the source is known to differ, with the reason, listed in docs/formats.md; Blender's
+readings of rigel's glb and FBX outputs must still agree with each other) or `known-wrong` (an
+open fault of rigel's: "max E: reason"; the test fails when the error grows past E, and when the
+file comes to agree, so that the row is updated); a file in the folder without a row fails.
+"""
+import concurrent.futures
+import csv
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BOUND = 1e-4
+
+
+def run(cmd, timeout=600):
+    # Blender's embedded Python finds its standard library through PATH: a Python other than
+    # Debian's first on the PATH (pyenv) would hide Debian's numpy from Blender's glTF add-on.
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep)
+                                  if ".pyenv" not in d)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def positions(dump):
+    """{name: [(x, y, z) per frame]}; a name that is both a bone and an object keeps the bone."""
+    out = {}
+    for i, name in enumerate(dump["names"]):
+        if name in out:
+            continue
+        out[name] = [tuple(row[10 * i:10 * i + 3]) for row in dump["pose"]]
+    return out
+
+
+def scales(dump):
+    out = {}
+    for i, name in enumerate(dump["names"]):
+        if name not in out:
+            out[name] = [tuple(row[10 * i + 7:10 * i + 10]) for row in dump["pose"]]
+    return out
+
+
+def compare(source, output, joints):
+    """Worst position error over joints and frames relative to the size, where, and what is
+    missing. An output of one frame against a source whose take never moves is that one pose
+    held (rigel reads a take without curves as the pose the file stores)."""
+    src, out = positions(source), positions(output)
+    names = [j for j in joints if j in src]
+    missing = [j for j in joints if j not in src or j not in out]
+    pts = [p for j in names for p in src[j]]
+    if not pts:
+        return None, missing, 0.0, None
+    lo = [min(p[k] for p in pts) for k in range(3)]
+    hi = [max(p[k] for p in pts) for k in range(3)]
+    size = math.dist(lo, hi)
+    if size < 1e-9:
+        size = 1.0
+    n_src, n_out = len(source["pose"]), len(output["pose"])
+    held = False
+    if n_out == 1 and n_src > 1:
+        held = all(math.dist(src[j][f], src[j][0]) <= 1e-9 * size
+                   for j in names for f in range(n_src))
+    if n_src != n_out and not held:
+        missing.append(f"frames {n_src} vs {n_out}")
+    worst, where = 0.0, None
+    for j in names:
+        if j not in out:
+            continue
+        for f in range(n_src if held else min(n_src, n_out)):
+            e = math.dist(src[j][f], out[j][0 if held else f]) / size
+            if e > worst:
+                worst, where = e, (j, f)
+    return worst, missing, size, where
+
+
+def check_file(rigel, path, work, expected):
+    name = os.path.basename(path)
+    stem = os.path.splitext(name)[0]
+    glb = os.path.join(work, stem + ".glb")
+    fbx = os.path.join(work, stem + ".out.fbx")
+    info = os.path.join(work, stem + ".info.json")
+    res = {"file": name, "expected": expected[0] if expected else None}
+    r = run([rigel, "convert", path, glb])
+    if r.returncode != 0:
+        res["outcome"] = "refused"
+        res["message"] = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
+        return res
+    r2 = run([rigel, "convert", path, fbx])
+    r3 = run([rigel, "info", "--json", path])
+    if r2.returncode != 0 or r3.returncode != 0:
+        res["outcome"] = "error"
+        res["message"] = (r2.stderr + r3.stderr).strip()[-400:]
+        return res
+    meta = json.loads(r3.stdout)
+    res["warnings"] = [l for l in r.stderr.splitlines() if "warning" in l]
+    joints = meta["joint_names"]
+    # Blender: the source's take first (its fps and frame count decide the glb's sampling).
+    dump = os.path.join(work, stem + ".src.json")
+    script = os.path.join(HERE, "blender_world.py")
+    bl = ["blender", "-b", "--factory-startup", "--python-exit-code", "1", "--python", script,
+          "--"]
+    r = run(bl + [dump, "fbx:" + path])
+    if r.returncode != 0 or not os.path.exists(dump):
+        res["outcome"] = "blender-failed"
+        res["message"] = r.stderr[-400:]
+        return res
+    source = json.load(open(dump))[0]
+    if "error" in source:
+        res["outcome"] = "blender-cannot-read"
+        res["message"] = source["error"]
+        return res
+    frames = len(source["pose"])
+    dump2 = os.path.join(work, stem + ".out.json")
+    r = run(bl + [dump2, f"gltf:{glb}:{source['fps']}:{frames}", "fbx:" + fbx])
+    if r.returncode != 0 or not os.path.exists(dump2):
+        res["outcome"] = "blender-failed"
+        res["message"] = r.stderr[-400:]
+        return res
+    outs = json.load(open(dump2))
+    res["outcome"] = "read"
+    res["frames"] = frames
+    res["joints"] = len(joints)
+    for label, out in zip(("glb", "fbx"), outs):
+        if "error" in out:
+            res[label] = {"error": out["error"]}
+            continue
+        worst, missing, size, where = compare(source, out, joints)
+        res[label] = {"worst": worst, "missing": missing, "size": size, "where": where}
+    if all("error" not in o for o in outs):
+        # Blender's readings of rigel's two outputs against each other: where Blender's reading of
+        # the source is known to differ, the outputs must still say the same.
+        worst, missing, size, where = compare(outs[0], outs[1], joints)
+        res["glb_vs_fbx"] = {"worst": worst, "missing": missing, "size": size, "where": where}
+    return res
+
+
+def main():
+    rigel, data, work = sys.argv[1:4]
+    report = None
+    only = None
+    args = sys.argv[4:]
+    while args:
+        if args[0] == "--report":
+            report, args = args[1], args[2:]
+        elif args[0] == "--only":
+            only, args = args[1], args[2:]
+        else:
+            sys.exit(f"unknown argument {args[0]}")
+    folder = os.path.join(data, "ufbx")
+    if not os.path.isdir(folder):
+        print(f"SKIP: {folder} not found")
+        return 77
+    if shutil.which("blender") is None:
+        print("SKIP: blender is not installed (.ci/install-deps installs it)")
+        return 77
+    expected = {}
+    with open(os.path.join(HERE, "..", "data", "ufbx_expected.csv")) as f:
+        for row in csv.DictReader(r for r in f if not r.startswith("#")):
+            expected[row["file"]] = (row["outcome"], row["detail"])
+    files = sorted(n for n in os.listdir(folder) if re.search(r"_7\d00_binary", n))
+    if only:
+        files = [n for n in files if only in n]
+    os.makedirs(work, exist_ok=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(
+            lambda n: check_file(rigel, os.path.join(folder, n), work, expected.get(n)), files))
+    failures = []
+    counts = {}
+    for res in results:
+        exp = expected.get(res["file"])
+        got = res["outcome"]
+        line = f"{res['file']}: {got}"
+        ok = True
+        if got == "read":
+            parts = []
+            for label in ("glb", "fbx"):
+                c = res[label]
+                if "error" in c:
+                    parts.append(f"{label} Blender error")
+                    ok = False
+                    continue
+                parts.append(f"{label} worst {c['worst']:.2e} of size {c['size']:.4g}"
+                             + (f" at {c['where'][0]} frame {c['where'][1]}" if c["where"] else "")
+                             + (f" missing {c['missing']}" if c["missing"] else ""))
+                if c["worst"] is None or c["worst"] > BOUND or c["missing"]:
+                    ok = False
+            c = res.get("glb_vs_fbx")
+            outputs_agree = c is not None and c["worst"] is not None and c["worst"] <= BOUND \
+                and not c["missing"]
+            if c is not None and c["worst"] is not None:
+                parts.append(f"glb vs fbx {c['worst']:.2e}")
+            line += f" ({res['frames']} frames, {res['joints']} joints): " + "; ".join(parts)
+            if ok:
+                got = "read"
+            elif exp and exp[0] == "blender-differs" and outputs_agree:
+                got = "blender-differs"
+            elif exp and exp[0] == "known-wrong":
+                # An open fault of rigel's, with the worst error it had when it was listed: worse
+                # fails (a regression), and so does agreeing (the row must then say "read").
+                ceiling = float(exp[1].split()[1].rstrip(":"))
+                worst = max((res[k]["worst"] or 0.0) for k in ("glb", "fbx") if "error" not in res[k])
+                got = "known-wrong" if worst <= ceiling else f"worse than the listed {ceiling}"
+            else:
+                got = "disagrees"
+        elif "message" in res:
+            line += ": " + res["message"].replace("\n", " ")[-300:]
+        counts[got] = counts.get(got, 0) + 1
+        if exp is None:
+            failures.append(line + "  [no expected outcome in tests/data/ufbx_expected.csv]")
+        elif got != exp[0]:
+            failures.append(line + f"  [expected {exp[0]}: {exp[1]}]")
+        elif got == "refused" and exp[1] and exp[1] not in res.get("message", ""):
+            failures.append(line + f"  [expected the message to say '{exp[1]}']")
+        print(("ok   " if line not in failures and not any(line in x for x in failures)
+               else "FAIL ") + line)
+    print("counts:", json.dumps(counts, sort_keys=True))
+    if report:
+        with open(report, "w") as f:
+            json.dump(results, f, indent=1)
+    if failures:
+        print(f"\n{len(failures)} of {len(results)} files not as expected:")
+        for x in failures:
+            print("  " + x)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
