@@ -181,6 +181,10 @@ class Converter {
   // Nothing silent: a warning naming the node properties of joints that rigel does not carry
   // (FBX user properties, rotation limits, display settings), from Assimp's node metadata.
   void NoteUncarriedProperties();
+  // Nothing silent: one warning that lists what the file holds and rigel does not carry (animated
+  // and other nodes outside the skeleton, cameras, lights, UV sets past the first, vertex colours,
+  // material properties beyond names), after ConvertMeshes.
+  void NoteNotCarried();
   // "N blend shape(s) (morph targets) on M mesh(es) and K animated weight track(s)", or "" when
   // the file has none.
   std::string BlendShapeSummary() const;
@@ -232,6 +236,8 @@ class Converter {
   std::vector<Frame> rest_local_;
   std::vector<std::string> names_;
   std::vector<std::pair<int, Eigen::Vector3d>> end_sites_;
+  std::vector<int> end_site_nodes_;             // the nodes end_sites_ were read from
+  std::vector<std::string> dropped_animated_;   // animated single-node trees left out
   std::vector<std::string> warnings_;
   std::vector<std::vector<const aiNodeAnim*>> maps_;  // [0]: none, [a + 1]: animation a
   double translation_tolerance_ = 1e-9;

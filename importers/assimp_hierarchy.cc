@@ -271,10 +271,7 @@ void Converter::SelectJoints() {
         dropped.push_back(nodes_[r].name);
       }
     }
-    if (!dropped.empty()) {
-      warnings_.push_back(fmt::format("{}: left out {} animated node(s) outside the skeleton: {}",
-                                      path_, dropped.size(), fmt::join(dropped, ", ")));
-    }
+    dropped_animated_ = std::move(dropped);  // named by NoteNotCarried
   }
   for (int i = 0; i < n; ++i) {
     if (is_joint_[i]) joints_.push_back(i);
@@ -334,6 +331,7 @@ void Converter::ComputeRest() {
     const Eigen::Vector3d world =
         (rest_world_[j] * (rest_global[j].inverse() * rest_global[i])).translation();
     end_sites_.push_back({j, world});
+    end_site_nodes_.push_back(i);
   }
 }
 

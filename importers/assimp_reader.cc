@@ -65,6 +65,7 @@ Scene Converter::Run() {
   ConvertMeshes(out);
   SampleWeights(sampled, out);
   NoteUncarriedProperties();
+  NoteNotCarried();
   if (nonuniform_scale_) {
     warnings_.push_back(fmt::format(
         "{}: non-uniform or negative scale on '{}' (and maybe others) cannot be represented "
@@ -73,6 +74,76 @@ Scene Converter::Run() {
   }
   out.warnings.insert(out.warnings.end(), warnings_.begin(), warnings_.end());
   return out;
+}
+
+namespace {
+
+// A name for a message: as it is when UTF-8, else said so (names reach JSON reports).
+std::string SafeName(std::string_view name) {
+  return IsValidUtf8(name) ? std::string(name) : std::string("(a name that is not UTF-8)");
+}
+
+}  // namespace
+
+void Converter::NoteNotCarried() {
+  auto listed = [](const std::vector<std::string>& names) {
+    constexpr std::size_t kShown = 6;
+    const std::size_t shown = std::min(names.size(), kShown);
+    std::string s = fmt::format("{}", fmt::join(names.begin(), names.begin() + shown, ", "));
+    if (names.size() > shown) s += fmt::format(" and {} more", names.size() - shown);
+    return s;
+  };
+  std::vector<std::string> parts;
+  if (!dropped_animated_.empty()) {
+    parts.push_back(fmt::format("{} animated node(s) outside the skeleton ({})",
+                                dropped_animated_.size(), listed(dropped_animated_)));
+  }
+  std::set<std::string, std::less<>> cameras_lights;
+  std::vector<std::string> cameras, lights;
+  for (unsigned i = 0; i < scene_.mNumCameras; ++i) {
+    cameras.push_back(SafeName(scene_.mCameras[i]->mName.C_Str()));
+    cameras_lights.insert(scene_.mCameras[i]->mName.C_Str());
+  }
+  for (unsigned i = 0; i < scene_.mNumLights; ++i) {
+    lights.push_back(SafeName(scene_.mLights[i]->mName.C_Str()));
+    cameras_lights.insert(scene_.mLights[i]->mName.C_Str());
+  }
+  if (!cameras.empty()) parts.push_back(fmt::format("{} camera(s) ({})", cameras.size(), listed(cameras)));
+  if (!lights.empty()) parts.push_back(fmt::format("{} light(s) ({})", lights.size(), listed(lights)));
+  // Nodes that are neither joints, their pivot helpers, mesh holders, end sites, cameras, lights
+  // nor the animated trees named above: HumanIK effectors, locators, empty groups.
+  std::vector<char> end_site(nodes_.size(), 0);
+  for (const int i : end_site_nodes_) end_site[i] = 1;
+  const std::set<std::string, std::less<>> animated(dropped_animated_.begin(),
+                                                    dropped_animated_.end());
+  std::vector<std::string> others;
+  for (std::size_t i = 1; i < nodes_.size(); ++i) {
+    const Node& node = nodes_[i];
+    if (node.helper || is_joint_[i] || end_site[i] || node.ai->mNumMeshes > 0) continue;
+    if (cameras_lights.count(node.name) || animated.count(node.name)) continue;
+    others.push_back(SafeName(node.name));
+  }
+  if (!others.empty()) {
+    parts.push_back(fmt::format("{} other node(s) outside the skeleton ({})", others.size(),
+                                listed(others)));
+  }
+  int extra_uv = 0, colours = 0;
+  std::set<unsigned> materials;
+  for (unsigned m = 0; m < scene_.mNumMeshes && m < mesh_index_.size(); ++m) {
+    if (mesh_index_[m] < 0) continue;
+    const aiMesh& ai = *scene_.mMeshes[m];
+    extra_uv += ai.mTextureCoords[1] != nullptr;
+    colours += ai.mColors[0] != nullptr;
+    if (ai.mMaterialIndex < scene_.mNumMaterials) materials.insert(ai.mMaterialIndex);
+  }
+  if (extra_uv > 0) parts.push_back(fmt::format("UV sets past the first on {} mesh(es)", extra_uv));
+  if (colours > 0) parts.push_back(fmt::format("vertex colours on {} mesh(es)", colours));
+  if (!materials.empty()) {
+    parts.push_back(fmt::format("colours and textures of {} material(s) (their names are kept)",
+                                materials.size()));
+  }
+  if (parts.empty()) return;
+  warnings_.push_back(fmt::format("{}: not carried: {}", path_, fmt::join(parts, "; ")));
 }
 
 void Converter::NoteUncarriedProperties() {

@@ -248,4 +248,41 @@ TEST(FbxScan, LayersThatCarryCurves) {
   }
 }
 
+// Nothing silent (issue 28 item 4): one warning per file lists what it holds and rigel does not
+// carry, with names, and a file that holds nothing more says nothing.
+TEST(NotCarried, OneWarningNamesWhatIsDropped) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  struct Case {
+    const char* file;
+    std::vector<std::string> said;  // fragments of the one warning; empty: no warning
+  };
+  for (const Case& c :
+       {Case{"fbx/assimp/animation_with_skeleton.fbx",
+             {"1 camera(s) (Camera)", "1 light(s) (Light)",
+              "colours and textures of 1 material(s) (their names are kept)"}},
+        Case{"fbx/ozz_pab/walk.fbx",
+             {"4 animated node(s) outside the skeleton (Camera01.Target, Sky01, Camera02.Target, "
+              "Camera03.Target)",
+              "3 camera(s) (Camera01, Camera02, Camera03)",
+              "1 other node(s) outside the skeleton (Sky01.Target)"}},
+        Case{"wild/ufbx_ufbx/maya_human_ik_7400_binary.fbx",
+             {"1 other node(s) outside the skeleton (Character1_Ctrl_Reference)"}},
+        Case{"fbx/cmu_isaacgym/01_01_cmu.fbx", {}}}) {
+    SCOPED_TRACE(c.file);
+    const Scene scene = LoadScene(SharedData() + "/" + c.file);
+    std::vector<std::string> warnings;
+    for (const std::string& w : scene.warnings) {
+      if (w.find(": not carried: ") != std::string::npos) warnings.push_back(w);
+    }
+    if (c.said.empty()) {
+      EXPECT_TRUE(warnings.empty()) << warnings.front();
+      continue;
+    }
+    ASSERT_EQ(warnings.size(), 1u);
+    for (const std::string& fragment : c.said) {
+      EXPECT_NE(warnings[0].find(fragment), std::string::npos) << fragment << "\n" << warnings[0];
+    }
+  }
+}
+
 }  // namespace rigel
