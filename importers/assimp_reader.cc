@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "importers/assimp_converter.h"
+#include "importers/fbx_curves.h"
 #include "importers/fbx_scan.h"
 #include "importers/utf8.h"
 #include "io/file_format.h"
@@ -326,7 +327,8 @@ namespace {
 struct FbxPrepared {
   std::vector<std::string> limbs;
   std::vector<FbxStackRange> stacks;
-  std::string widened;
+  std::string widened;  // the copy Assimp reads (stacks widened, curves keyed on frames), if any
+  std::vector<std::string> notes;  // warnings of the preparation
 };
 
 // Keys this long past a stack's stated stop are read (WidenFbxStacks): an hour.
@@ -366,9 +368,31 @@ FbxPrepared ScanFbxFile(const std::string& path) {
     if (IsSkeletonKind(m.kind)) out.limbs.push_back(m.name);
   }
   out.stacks = scan->stacks;
+  // Curves Assimp would interpolate wrong between frames (cubic, stepped) keyed on every frame.
+  std::optional<FbxDensified> dense = DensifyFbxCurves(bytes);
+  std::optional<FbxScan> dense_scan;
+  if (dense) {
+    dense_scan = ScanFbx(dense->bytes);
+    if (!dense_scan || dense_scan->stacks.size() != scan->stacks.size()) {
+      dense.reset();  // not the same file to the scan: read the original
+    } else if (dense->velocity_curves > 0 || dense->tcb_curves > 0) {
+      out.notes.push_back(fmt::format(
+          "{}: {} curve(s) with key velocities and {} with TCB tangents are evaluated from their "
+          "stored slopes only (velocities and tension/continuity/bias are not applied)",
+          path, dense->velocity_curves, dense->tcb_curves));
+    }
+  }
+  const std::string& source = dense ? dense->bytes : bytes;
+  const FbxScan& source_scan = dense ? *dense_scan : *scan;
   bool widen = false;
-  for (const FbxStackRange& s : scan->stacks) widen |= s.has_stop && (s.start != 0 || s.stop != 0);
-  if (widen) out.widened = WidenFbxStacks(bytes, *scan, kStackMargin);
+  for (const FbxStackRange& s : source_scan.stacks) {
+    widen |= s.has_stop && (s.start != 0 || s.stop != 0);
+  }
+  if (widen) {
+    out.widened = WidenFbxStacks(source, source_scan, kStackMargin);
+  } else if (dense) {
+    out.widened = std::move(dense->bytes);
+  }
   return out;
 }
 
@@ -451,8 +475,10 @@ Scene ReadWithAssimp(const std::string& path) {
     throw ImportError(
         fmt::format("{}: cannot read ({})", path, why.empty() ? "unknown Assimp error" : why));
   }
-  return assimp_internal::Converter(*scene, path, std::move(fbx.limbs), std::move(fbx.stacks))
-      .Run();
+  Scene out =
+      assimp_internal::Converter(*scene, path, std::move(fbx.limbs), std::move(fbx.stacks)).Run();
+  out.warnings.insert(out.warnings.end(), fbx.notes.begin(), fbx.notes.end());
+  return out;
 }
 
 Scene ConvertAssimpScene(const aiScene& scene, const std::string& path) {

@@ -1,0 +1,162 @@
+// FBX curves as their authors keyed them (issue 33 item 3): the evaluator against closed forms,
+// and the copy Assimp reads, keyed on every frame where Assimp's linear reading was wrong.
+#include "importers/fbx_curves.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+
+#include "importers/fbx_scan.h"
+#include "importers/load_scene.h"
+#include "test_util.h"
+
+namespace rigel {
+namespace {
+
+using testing::SharedData;
+
+constexpr std::int64_t kSecond = kFbxTicksPerSecond;
+
+FbxCurveKeys TwoKeys(std::int32_t flags, float s0, float s1, float weights = 0) {
+  FbxCurveKeys c;
+  c.times = {0, kSecond};
+  c.values = {0, 10};
+  c.flags = {flags};
+  c.data = {s0, s1, weights, 0};
+  c.refcount = {2};
+  return c;
+}
+
+// Maya's automatic tangents (KeyAttrFlags 0x6108: cubic, auto, time-independent, clamped
+// progressively) are flat at a curve's first and last keys: two keys ease in and out, the Hermite
+// 3u^2 - 2u^3.
+TEST(FbxCurves, MayaAutoTangentsEaseBetweenTwoKeys) {
+  const FbxCurveKeys c = TwoKeys(0x6108, 0, 0);
+  for (const double u : {0.0, 0.1, 0.25, 0.5, 0.8, 1.0}) {
+    const auto t = static_cast<std::int64_t>(std::llround(u * kSecond));
+    EXPECT_NEAR(EvaluateFbxCurve(c, t), 10 * (3 * u * u - 2 * u * u * u), 1e-9) << u;
+  }
+}
+
+// Automatic tangents at inner keys are the chord between the neighbours (time-independent) or
+// its blend with the one-sided slopes, clamped so no handle passes a neighbour's value.
+TEST(FbxCurves, AutoTangentsAtInnerKeys) {
+  FbxCurveKeys c;
+  c.times = {0, kSecond, 3 * kSecond};
+  c.values = {0, 10, 30};  // 10 a second throughout: the curve is the line
+  c.flags = {0x2108};      // cubic, auto, time-independent, no clamp
+  c.data = {0, 0, 0, 0};
+  c.refcount = {3};
+  // Not clamped progressively: edge keys take the slope to their neighbour, the middle key the
+  // chord (30 / 3 s); every key's slope is 10 a second and the curve is the straight line.
+  for (const double s : {0.25, 0.5, 1.5, 2.0, 2.75}) {
+    EXPECT_NEAR(EvaluateFbxCurve(c, std::llround(s * kSecond)), 10 * s, 1e-9) << s;
+  }
+  // A peak (0, 10, 0), clamped progressively: the middle tangent is flat, so the curve never
+  // passes 10, and it is symmetric.
+  c.values = {0, 10, 0};
+  c.times = {0, kSecond, 2 * kSecond};
+  c.flags = {0x6108};
+  for (const double s : {0.3, 0.7, 0.95}) {
+    const double v = EvaluateFbxCurve(c, std::llround(s * kSecond));
+    EXPECT_LE(v, 10.0);
+    EXPECT_NEAR(v, EvaluateFbxCurve(c, std::llround((2 - s) * kSecond)), 1e-9) << s;
+  }
+  EXPECT_NEAR(EvaluateFbxCurve(c, kSecond / 2), 5.0, 1e-9);  // flat at both ends of the rise
+}
+
+TEST(FbxCurves, SlopesAreValuePerSecond) {
+  // Slopes equal to the chord (10 a second) make the cubic the straight line.
+  const FbxCurveKeys c = TwoKeys(fbx_key::kCubic | 0x400, 10, 10);
+  for (const double u : {0.1, 0.3, 0.7}) {
+    EXPECT_NEAR(EvaluateFbxCurve(c, std::llround(u * kSecond)), 10 * u, 1e-9) << u;
+  }
+  // Over two seconds the same slope of 10 a second is the chord of a 20-unit rise.
+  FbxCurveKeys two = c;
+  two.times = {0, 2 * kSecond};
+  two.values = {0, 20};
+  EXPECT_NEAR(EvaluateFbxCurve(two, kSecond), 10, 1e-9);
+}
+
+TEST(FbxCurves, LinearConstantAndExtrapolation) {
+  EXPECT_NEAR(EvaluateFbxCurve(TwoKeys(fbx_key::kLinear, 0, 0), kSecond / 4), 2.5, 1e-12);
+  EXPECT_EQ(EvaluateFbxCurve(TwoKeys(fbx_key::kConstant, 0, 0), kSecond / 2), 0.0);
+  EXPECT_EQ(EvaluateFbxCurve(TwoKeys(fbx_key::kConstant | fbx_key::kConstantNext, 0, 0),
+                             kSecond / 2),
+            10.0);
+  const FbxCurveKeys c = TwoKeys(fbx_key::kCubic, 0, 0);
+  EXPECT_EQ(EvaluateFbxCurve(c, -kSecond), 0.0);
+  EXPECT_EQ(EvaluateFbxCurve(c, 3 * kSecond), 10.0);
+}
+
+TEST(FbxCurves, WeightedTangentsFollowTheirBezier) {
+  // Weights 1/3 written out (3333 / 10000 each) give nearly the unweighted curve.
+  const float third = std::bit_cast<float>(std::uint32_t{3333} | (std::uint32_t{3333} << 16));
+  const std::int32_t weighted =
+      fbx_key::kCubic | 0x400 | fbx_key::kWeightedRight | fbx_key::kWeightedNextLeft;
+  const FbxCurveKeys w = TwoKeys(weighted, 0, 0, third);
+  const FbxCurveKeys plain = TwoKeys(fbx_key::kCubic | 0x400, 0, 0);
+  for (const double u : {0.2, 0.5, 0.9}) {
+    const auto t = std::llround(u * kSecond);
+    EXPECT_NEAR(EvaluateFbxCurve(w, t), EvaluateFbxCurve(plain, t), 2e-3) << u;
+  }
+  // Heavier weights (0.9 each) keep the value near its keys longer: an S steeper in the middle.
+  const float heavy = std::bit_cast<float>(std::uint32_t{9000} | (std::uint32_t{9000} << 16));
+  const FbxCurveKeys h = TwoKeys(weighted, 0, 0, heavy);
+  EXPECT_LT(EvaluateFbxCurve(h, kSecond / 5), EvaluateFbxCurve(plain, kSecond / 5));
+  EXPECT_NEAR(EvaluateFbxCurve(h, kSecond / 2), 5.0, 1e-9);  // symmetric
+}
+
+std::string Bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST(FbxCurves, SparseCubicKeysAreReadAsKeyed) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  // ScalingOffset's Lcl Translation Z: cubic, flat tangents, 0 at frame 1 and 20 at frame 12
+  // (24 fps); the node has no parent, so its Z is the curve.
+  const std::string path = SharedData() + "/ufbx/maya_pivot_offset_7700_binary.fbx";
+  const std::optional<FbxDensified> dense = DensifyFbxCurves(Bytes(path));
+  ASSERT_TRUE(dense);
+  EXPECT_GT(dense->densified, 0);
+  EXPECT_GT(dense->keys_after, dense->keys_before);
+  const std::optional<FbxScan> scan = ScanFbx(dense->bytes);
+  ASSERT_TRUE(scan);
+  EXPECT_EQ(scan->version, 7700);
+}
+
+// The copy is keyed on frames and linear: made again from itself it needs no copy. Binary and
+// ASCII (the ASCII file's two-key Maya curves ease as MayaAutoTangentsEaseBetweenTwoKeys says).
+TEST(FbxCurves, TheCopyIsLinearOnFrames) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  for (const char* file : {"ufbx/maya_pivot_offset_7700_binary.fbx",
+                           "ufbx/maya_axes_anim_7700_ascii.fbx"}) {
+    SCOPED_TRACE(file);
+    const std::string original = Bytes(SharedData() + "/" + file);
+    const std::optional<FbxDensified> dense = DensifyFbxCurves(original);
+    ASSERT_TRUE(dense);
+    EXPECT_GT(dense->densified, 0);
+    EXPECT_LE(dense->densified, dense->curves);
+    EXPECT_FALSE(DensifyFbxCurves(dense->bytes)) << "the copy still has curves to key";
+    const std::optional<FbxScan> a = ScanFbx(original), b = ScanFbx(dense->bytes);
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->version, b->version);
+    EXPECT_EQ(a->models.size(), b->models.size());
+    ASSERT_EQ(a->stacks.size(), b->stacks.size());
+    EXPECT_EQ(a->stacks[0].start, b->stacks[0].start);
+    EXPECT_EQ(a->stacks[0].stop, b->stacks[0].stop);
+  }
+}
+
+TEST(FbxCurves, KeysOnEveryFrameNeedNoCopy) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  // Mocap keyed on every frame (cubic or not): Assimp's reading is exact on frames.
+  EXPECT_FALSE(DensifyFbxCurves(Bytes(SharedData() + "/fbx/cmu_isaacgym/01_01_cmu.fbx")));
+}
+
+}  // namespace
+}  // namespace rigel
