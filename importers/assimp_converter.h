@@ -81,6 +81,10 @@ class Converter {
         skeleton_models_(std::move(skeleton_models)),
         stacks_(std::move(stacks)) {}
 
+  // Blend shapes the file holds in FBX 7.1's older layout (FbxScan::legacy_shapes), which Assimp
+  // does not read: named in the refusal or the "not carried" warning.
+  void set_legacy_shapes(int n) { legacy_shapes_ = n; }
+
   // The whole conversion, once.
   Scene Run();
 
@@ -242,6 +246,7 @@ class Converter {
   std::vector<std::vector<const aiNodeAnim*>> maps_;  // [0]: none, [a + 1]: animation a
   double translation_tolerance_ = 1e-9;
   bool nonuniform_scale_ = false;
+  int legacy_shapes_ = 0;
   bool has_rrs_ = false;  // some node does not inherit its parent's scale
   std::string nonuniform_name_;
 };

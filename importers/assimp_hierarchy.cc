@@ -253,6 +253,12 @@ void Converter::SelectJoints() {
     std::vector<std::string> held;
     if (scene_.mNumMeshes > 0) held.push_back(fmt::format("{} mesh(es)", scene_.mNumMeshes));
     if (const std::string shapes = BlendShapeSummary(); !shapes.empty()) held.push_back(shapes);
+    if (legacy_shapes_ > 0) {
+      held.push_back(fmt::format(
+          "{} blend shape(s) in FBX 7.1's older layout (Shape inside Geometry), which rigel does "
+          "not read",
+          legacy_shapes_));
+    }
     if (scene_.mNumCameras > 0) held.push_back(fmt::format("{} camera(s)", scene_.mNumCameras));
     if (scene_.mNumLights > 0) held.push_back(fmt::format("{} light(s)", scene_.mNumLights));
     Fail(

@@ -139,6 +139,11 @@ void Converter::NoteNotCarried() {
   }
   if (extra_uv > 0) parts.push_back(fmt::format("UV sets past the first on {} mesh(es)", extra_uv));
   if (colours > 0) parts.push_back(fmt::format("vertex colours on {} mesh(es)", colours));
+  if (legacy_shapes_ > 0) {
+    parts.push_back(fmt::format("{} blend shape(s) in FBX 7.1's older layout (Shape inside "
+                                "Geometry)",
+                                legacy_shapes_));
+  }
   if (!materials.empty()) {
     parts.push_back(fmt::format("colours and textures of {} material(s) (their names are kept)",
                                 materials.size()));
@@ -325,6 +330,7 @@ namespace {
 // What the FBX scan gives the conversion: the skeleton models the file names, its animation
 // stacks' stated ranges, and the bytes Assimp reads instead of the file when a stack was widened.
 struct FbxPrepared {
+  int legacy_shapes = 0;
   std::vector<std::string> limbs;
   std::vector<FbxStackRange> stacks;
   std::string widened;  // the copy Assimp reads (stacks widened, curves keyed on frames), if any
@@ -368,6 +374,7 @@ FbxPrepared ScanFbxFile(const std::string& path) {
     if (IsSkeletonKind(m.kind)) out.limbs.push_back(m.name);
   }
   out.stacks = scan->stacks;
+  out.legacy_shapes = scan->legacy_shapes;
   // Curves Assimp would interpolate wrong between frames (cubic, stepped) keyed on every frame.
   std::optional<FbxDensified> dense = DensifyFbxCurves(bytes);
   std::optional<FbxScan> dense_scan;
@@ -475,8 +482,9 @@ Scene ReadWithAssimp(const std::string& path) {
     throw ImportError(
         fmt::format("{}: cannot read ({})", path, why.empty() ? "unknown Assimp error" : why));
   }
-  Scene out =
-      assimp_internal::Converter(*scene, path, std::move(fbx.limbs), std::move(fbx.stacks)).Run();
+  assimp_internal::Converter converter(*scene, path, std::move(fbx.limbs), std::move(fbx.stacks));
+  converter.set_legacy_shapes(fbx.legacy_shapes);
+  Scene out = converter.Run();
   out.warnings.insert(out.warnings.end(), fbx.notes.begin(), fbx.notes.end());
   return out;
 }

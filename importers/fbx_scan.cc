@@ -205,6 +205,10 @@ class BinaryReader {
         stack.id = has ? id : 0;
         ReadStackRange(children, static_cast<std::size_t>(r.end), &stack);
         out_->stacks.push_back(std::move(stack));
+      } else if (depth == 1 && r.name == "Geometry") {
+        ReadList(children, static_cast<std::size_t>(r.end), depth + 1);
+      } else if (depth == 2 && r.name == "Shape") {
+        ++out_->legacy_shapes;
       } else if (depth == 1 && r.name == "AnimationLayer") {
         std::vector<std::string_view> s;
         std::int64_t id = 0;
@@ -348,6 +352,7 @@ void ScanAscii(std::string_view d, FbxScan* out, std::vector<std::int64_t>* curv
       in_stack = true;
       continue;
     }
+    if (line.rfind("Shape: \"", 0) == 0) ++out->legacy_shapes;
     if (line.rfind("AnimationLayer:", 0) == 0) {
       const std::vector<std::string_view> q = Quoted(line);
       const std::size_t quote = line.find('"');

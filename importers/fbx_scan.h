@@ -55,6 +55,9 @@ struct FbxScan {
   std::vector<FbxModelKind> models;
   std::vector<FbxStackRange> stacks;
   std::vector<FbxLayer> layers;
+  // Blend shapes stored the FBX 7.1 way, as Shape records inside a Geometry (later versions use
+  // BlendShape deformers): Assimp 5.2 does not read them.
+  int legacy_shapes = 0;
 };
 
 // The names of the layers of `stack` that carry animation curves, in file order. More than one
