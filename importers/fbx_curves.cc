@@ -53,7 +53,7 @@ double TimeModeRate(int mode) {
 // keys past the counted ones, and a curve without attributes has none (-1: linear).
 std::vector<int> KeyAttributes(const FbxCurveKeys& c) {
   std::vector<int> out(c.times.size(), -1);
-  const int attrs = static_cast<int>(std::min(c.flags.size(), c.data.size() / 4));
+  const int attrs = static_cast<int>(c.flags.size());
   if (attrs == 0) return out;
   std::size_t k = 0;
   for (int a = 0; a < attrs && k < out.size(); ++a) {
@@ -144,7 +144,9 @@ std::vector<Tangent> Tangents(const FbxCurveKeys& c, const std::vector<int>& att
     g.weight_left = next_left_weight;
     const int a = attr[k];
     const std::int32_t f = a < 0 ? fbx_key::kLinear : c.flags[a];
-    const float* d = a < 0 ? nullptr : &c.data[4 * static_cast<std::size_t>(a)];
+    const float* d = a < 0 || c.data.size() < 4 * (static_cast<std::size_t>(a) + 1)
+                         ? nullptr
+                         : &c.data[4 * static_cast<std::size_t>(a)];
     const double t = static_cast<double>(c.times[k]) / kTicks;
     const bool has_prev = k > 0 && c.times[k] > c.times[k - 1];
     const bool has_next = k + 1 < n && c.times[k + 1] > c.times[k];
@@ -164,7 +166,7 @@ std::vector<Tangent> Tangents(const FbxCurveKeys& c, const std::vector<int>& att
       g.right = next_left = 0;
       g.weight_right = next_left_weight = 1.0 / 3.0;
     } else if (f & fbx_key::kCubic) {
-      if (f & fbx_key::kTangentTcb) {
+      if ((f & fbx_key::kTangentTcb) && d) {
         // Kochanek-Bartels: tension, continuity and bias in the attribute's first three values.
         const double sl = has_prev ? (v - vp) / (t - tp) : 0.0;
         const double sr = has_next ? (vn - v) / (tn - t) : 0.0;
@@ -261,9 +263,33 @@ namespace {
 // Densifies one curve on the grid start + i * step (ticks, step may be fractional); false when
 // Assimp's linear reading is already exact on every grid time (no grid time strictly inside a
 // segment that is not linear).
+// Whether Assimp's linear reading of `c` is wrong on some grid time start + i * step: a segment
+// that is not linear with a grid time strictly inside it. Needs only the times and attributes.
+bool NeedsKeys(const FbxCurveKeys& c, std::int64_t start, double step) {
+  const std::size_t n = c.times.size();
+  if (n < 2 || !(step > 0)) return false;
+  bool any = false;
+  for (const std::int32_t f : c.flags) any = any || (f & (fbx_key::kCubic | fbx_key::kConstant));
+  if (!any) return false;
+  const std::vector<int> attr = KeyAttributes(c);
+  for (std::size_t k = 0; k + 1 < n; ++k) {
+    const std::int32_t f = attr[k] < 0 ? fbx_key::kLinear : c.flags[attr[k]];
+    if (!(f & (fbx_key::kCubic | fbx_key::kConstant))) continue;
+    const auto i = static_cast<std::int64_t>(
+                       std::floor(static_cast<double>(c.times[k] - start) / step)) + 1;
+    if (start + static_cast<std::int64_t>(std::llround(static_cast<double>(i) * step)) <
+        c.times[k + 1]) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Densifies one curve on the grid start + i * step (ticks, step may be fractional); false when
+// Assimp's linear reading is already exact on every grid time (NeedsKeys).
 bool Densify(const FbxCurveKeys& c, std::int64_t start, double step, FbxCurveKeys* out) {
   const std::size_t n = std::min(c.times.size(), c.values.size());
-  if (n < 2 || !(step > 0)) return false;
+  if (n < 2 || !(step > 0) || !NeedsKeys(c, start, step)) return false;
   const std::vector<int> attr = KeyAttributes(c);
   auto grid_index_after = [&](std::int64_t t) {  // the first i with start + i * step > t
     return static_cast<std::int64_t>(std::floor((static_cast<double>(t - start)) / step)) + 1;
@@ -271,14 +297,6 @@ bool Densify(const FbxCurveKeys& c, std::int64_t start, double step, FbxCurveKey
   auto grid_time = [&](std::int64_t i) {
     return start + static_cast<std::int64_t>(std::llround(static_cast<double>(i) * step));
   };
-  bool needed = false;
-  for (std::size_t k = 0; k + 1 < n && !needed; ++k) {
-    const std::int32_t f = attr[k] < 0 ? fbx_key::kLinear : c.flags[attr[k]];
-    if ((f & fbx_key::kLinear) && !(f & (fbx_key::kCubic | fbx_key::kConstant))) continue;
-    const std::int64_t i = grid_index_after(c.times[k]);
-    if (grid_time(i) < c.times[k + 1]) needed = true;
-  }
-  if (!needed) return false;
   const std::int64_t first = grid_index_after(c.times[0] - 1);  // first grid time >= t0
   const std::int64_t last = grid_index_after(c.times[n - 1]) - 1;  // last grid time <= tn
   if (last - first > kMaxDenseKeys) return false;
@@ -309,7 +327,9 @@ bool Densify(const FbxCurveKeys& c, std::int64_t start, double step, FbxCurveKey
 
 struct Node {
   std::string_view name;
-  std::string props;  // the property bytes as stored (or as rewritten)
+  std::string_view props;  // the property bytes as stored (into the file's bytes)
+  std::string rewritten;   // the property bytes as rewritten, when `changed`
+  bool changed = false;
   std::uint64_t num_props = 0;
   std::vector<Node> children;
   bool sentinel = false;  // the child list ends with a null record
@@ -363,7 +383,7 @@ class BinaryTree {
       Node n;
       n.name = d_.substr(name_at, name_len);
       n.num_props = num;
-      n.props.assign(d_.substr(name_at + name_len, len));
+      n.props = d_.substr(name_at + name_len, len);
       const std::size_t children = name_at + name_len + len;
       if (children < rec_end) {
         std::size_t child_end = 0;
@@ -395,10 +415,11 @@ void WriteNode(const Node& n, bool wide, std::string* out) {
   const std::size_t at = out->size();
   PutWord(out, 0, wide);  // end, patched below
   PutWord(out, n.num_props, wide);
-  PutWord(out, n.props.size(), wide);
+  const std::string_view props = n.changed ? std::string_view(n.rewritten) : n.props;
+  PutWord(out, props.size(), wide);
   out->push_back(static_cast<char>(n.name.size()));
   out->append(n.name);
-  out->append(n.props);
+  out->append(props);
   for (const Node& c : n.children) WriteNode(c, wide, out);
   if (n.sentinel) out->append(wide ? 25 : 13, '\0');
   const std::uint64_t end = out->size();
@@ -521,25 +542,15 @@ const Node* Child(const Node& n, std::string_view name) {
   return nullptr;
 }
 
-// The curve of an AnimationCurve node; false when it is not one this reads.
-bool ReadCurve(const Node& n, FbxCurveKeys* c) {
+// The times and attributes of an AnimationCurve node (what NeedsKeys looks at); false when it
+// is not one this reads.
+bool ReadCurveTiming(const Node& n, FbxCurveKeys* c) {
   const Node* t = Child(n, "KeyTime");
-  const Node* v = Child(n, "KeyValueFloat");
-  if (!t || !v || !ReadTimes(t->props, &c->times)) return false;
-  std::vector<double> values;
-  std::size_t at = 0;
-  if (!ReadArray(v->props, &at, &values)) return false;
-  if (values.size() != c->times.size()) return false;
-  c->values.assign(values.begin(), values.end());
+  if (!t || !ReadTimes(t->props, &c->times)) return false;
   std::vector<double> tmp;
-  std::vector<std::uint32_t> bits;
-  if (const Node* f = Child(n, "KeyAttrFlags"); f && (at = 0, ReadArray(f->props, &at, &tmp))) {
+  std::size_t at = 0;
+  if (const Node* f = Child(n, "KeyAttrFlags"); f && ReadArray(f->props, &at, &tmp)) {
     c->flags.assign(tmp.begin(), tmp.end());
-  }
-  if (const Node* d = Child(n, "KeyAttrDataFloat");
-      d && (at = 0, ReadArray(d->props, &at, &tmp, &bits))) {
-    c->data.resize(bits.size());
-    for (std::size_t i = 0; i < bits.size(); ++i) c->data[i] = std::bit_cast<float>(bits[i]);
   }
   if (const Node* r = Child(n, "KeyAttrRefCount");
       r && (at = 0, ReadArray(r->props, &at, &tmp))) {
@@ -548,19 +559,39 @@ bool ReadCurve(const Node& n, FbxCurveKeys* c) {
   return true;
 }
 
+// Its values and attribute data.
+bool ReadCurveValues(const Node& n, FbxCurveKeys* c) {
+  const Node* v = Child(n, "KeyValueFloat");
+  std::vector<double> values;
+  std::size_t at = 0;
+  if (!v || !ReadArray(v->props, &at, &values) || values.size() != c->times.size()) return false;
+  c->values.assign(values.begin(), values.end());
+  std::vector<double> tmp;
+  std::vector<std::uint32_t> bits;
+  if (const Node* d = Child(n, "KeyAttrDataFloat");
+      d && (at = 0, ReadArray(d->props, &at, &tmp, &bits))) {
+    c->data.resize(bits.size());
+    for (std::size_t i = 0; i < bits.size(); ++i) c->data[i] = std::bit_cast<float>(bits[i]);
+  }
+  return true;
+}
+
 void WriteCurve(const FbxCurveKeys& c, Node* n) {
   for (Node& child : n->children) {
     if (child.name == "KeyTime") {
-      child.props = ArrayProperty('l', c.times);
+      child.rewritten = ArrayProperty('l', c.times);
     } else if (child.name == "KeyValueFloat") {
-      child.props = ArrayProperty('f', c.values);
+      child.rewritten = ArrayProperty('f', c.values);
     } else if (child.name == "KeyAttrFlags") {
-      child.props = ArrayProperty('i', c.flags);
+      child.rewritten = ArrayProperty('i', c.flags);
     } else if (child.name == "KeyAttrDataFloat") {
-      child.props = ArrayProperty('f', c.data);
+      child.rewritten = ArrayProperty('f', c.data);
     } else if (child.name == "KeyAttrRefCount") {
-      child.props = ArrayProperty('i', c.refcount);
+      child.rewritten = ArrayProperty('i', c.refcount);
+    } else {
+      continue;
     }
+    child.changed = true;
   }
 }
 
@@ -744,10 +775,12 @@ std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
     if (o.name != "AnimationCurve") continue;
     ++out.curves;
     FbxCurveKeys c;
-    if (!ReadCurve(o, &c)) continue;
+    if (!ReadCurveTiming(o, &c)) continue;
     const auto id = FirstId(o);
+    const std::int64_t start = takes.StartOf(id ? *id : 0);
+    if (!NeedsKeys(c, start, step) || !ReadCurveValues(o, &c)) continue;
     FbxCurveKeys dense;
-    if (!Densify(c, takes.StartOf(id ? *id : 0), step, &dense)) continue;
+    if (!Densify(c, start, step, &dense)) continue;
     for (std::size_t a = 0; a < c.flags.size(); ++a) {
       if (c.flags[a] & (fbx_key::kVelocityRight | fbx_key::kVelocityNextLeft)) {
         ++out.velocity_curves;
