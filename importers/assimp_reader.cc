@@ -345,9 +345,16 @@ constexpr std::int64_t kStackMargin = 3600 * kFbxTicksPerSecond;
 FbxPrepared ScanFbxFile(const std::string& path) {
   FbxPrepared out;
   if (LowerExtension(path) != ".fbx") return out;
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in && !in.eof()) throw ImportError(fmt::format("{}: read error", path));
+  // In one read (a character at a time took about 10 ms a 1.6 MB file).
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw ImportError(fmt::format("{}: cannot open", path));
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw ImportError(fmt::format("{}: read error", path));
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  in.seekg(0);
+  if (size > 0 && !in.read(bytes.data(), size)) {
+    throw ImportError(fmt::format("{}: read error", path));
+  }
   const std::optional<FbxScan> scan = ScanFbx(bytes);
   if (!scan) return out;  // not FBX after all: Assimp says what it is
   if (scan->version > 0 && scan->version < kOldestReadableFbx) {
