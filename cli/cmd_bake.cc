@@ -33,6 +33,7 @@
 #include "cli/frames_output.h"
 #include "cli/preview/preview_page.h"
 #include "cli/read_options.h"
+#include "cli/reduce_keys.h"
 #include "core/clip_check.h"
 #include "core/pose.h"
 #include "core/skeleton_utils.h"
@@ -66,6 +67,7 @@ struct BakeConfig {
   LoadOptions load;                       // the import child's limits
   std::string take;                       // --take NAME, or empty: every take
   bool strict = false;                    // --strict: a suspect output is a failed clip
+  ReduceArgs reduce;                      // --reduce-keys (cli/reduce_keys.h)
   // st_dev/st_ino of each input when the batch started: a worker's Landlock rule is bound to
   // that file, so one replaced since (a new inode) is named as changed, not "Permission denied".
   std::map<std::string, std::pair<dev_t, ino_t>> input_ids;
@@ -368,6 +370,16 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   std::vector<std::string> notes = scene->warnings;
   SaveOptions save;
   save.metres_per_unit = OutputUnit(*scene, results.front(), config.rig, &notes);
+  // --reduce-keys: in the output's unit (as written), or the input's estimate when unknown.
+  const std::optional<KeyReductionOptions> reduction =
+      ReductionOf(config.reduce, save.metres_per_unit > 0 ? save.metres_per_unit
+                                                          : MetresPerUnitOrEstimate(*scene));
+  std::vector<ClipKeys> keys;
+  if (reduction) {
+    save.reduce = &*reduction;
+    save.reduced = &keys;
+    if (std::string w = ReductionDroppedBy(output); !w.empty()) notes.push_back(std::move(w));
+  }
   // A clip on the input's skeleton is in the input's axes (glTF is turned +Y up, FBX states them).
   if (results.front().skeleton == scene->skeleton) save.axes = scene->axes;
   // The input's meshes move with the baked clip when it is on the input's skeleton.
@@ -415,6 +427,9 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
       [&](std::size_t k) {
         SaveClip(*results[k].skeleton, *results[k].clip, rows[k].output);  // BVH: no unit, mesh
       });
+  for (std::size_t k = 0; k < keys.size() && k < rows.size(); ++k) {
+    rows[k].keys = KeysJson(keys[k], config.reduce);
+  }
   for (std::size_t k = 0; k < results.size(); ++k) {
     if (config.frames_report_dir.empty()) continue;
     const auto report_start = Clock::now();
@@ -448,6 +463,7 @@ Runner AddBakeCommand(CLI::App& app) {
     ReadArgs read;  // --bvh-translation, --unit-in, --up, --forward
     std::string take;
     bool strict = false;
+    ReduceArgs reduce;
   };
   auto o = std::make_shared<Options>();
   sub->add_option("--rig", o->rig, "Rig script (Lua) that bakes one clip");
@@ -495,6 +511,7 @@ Runner AddBakeCommand(CLI::App& app) {
   sub->add_flag("--strict", o->strict,
                 "A suspect output (a plausibility check broke, docs/checks.md) fails its clip: "
                 "nothing written, exit 1");
+  AddReduceOptions(sub, &o->reduce);
   sub->add_flag("--allow-io", o->allow_io, "Lift the script sandbox");
   sub->add_flag("--no-progress", o->no_progress, "No progress bar even on a terminal");
   sub->add_option("INPUTS", o->inputs, "Clips: files, folders or @list.txt");
@@ -544,6 +561,7 @@ Runner AddBakeCommand(CLI::App& app) {
       config.load = ApplyReadArgs(o->read, config.load);
       config.take = o->take;
       config.strict = o->strict;
+      config.reduce = o->reduce;
       for (const batch::Input& i : inputs) config.input_ids[i.path] = FileIdentity(i.path);
 
       batch::RunOptions run;
@@ -552,12 +570,14 @@ Runner AddBakeCommand(CLI::App& app) {
       run.jobs = o->jobs;
       run.resume = o->resume;
       run.recipe.version = RIGEL_VERSION;
-      run.recipe.recipe_hash =
-          batch::HashBytes(batch::HashFile(o->rig) + "|" + o->format + "|" +
-                           o->read.bvh_translation + "|" + o->read.unit_in + "|" + o->take +
-                           (o->read.up.empty() && o->read.forward.empty()
-                                ? std::string()
-                                : "|" + o->read.up + "|" + o->read.forward));
+      run.recipe.recipe_hash = batch::HashBytes(
+          batch::HashFile(o->rig) + "|" + o->format + "|" + o->read.bvh_translation + "|" +
+          o->read.unit_in + "|" + o->take +
+          (o->read.up.empty() && o->read.forward.empty()
+               ? std::string()
+               : "|" + o->read.up + "|" + o->read.forward) +
+          (o->reduce.enabled ? fmt::format("|keys {} {}", o->reduce.error_mm, o->reduce.vertex_mm)
+                             : std::string()));
       run.progress = !o->no_progress && isatty(STDERR_FILENO);
       run.command = "bake";
       run.processes = o->workers != 0;

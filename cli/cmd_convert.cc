@@ -12,6 +12,7 @@
 #include "cli/command.h"
 #include "cli/format_help.h"
 #include "cli/read_options.h"
+#include "cli/reduce_keys.h"
 #include "exporters/save_scene.h"
 #include "importers/load_scene.h"
 #include "io/file_format.h"
@@ -57,6 +58,36 @@ bool CheckWritten(const Scene& input, const Clip& clip, const std::string& path,
   return true;
 }
 
+// SaveScene with --reduce-keys: the keys of every take, then each take's keys before and after
+// and its largest error, measured on the file read back, on stderr.
+void WriteReduced(const Scene& scene, const std::string& out, const ReduceArgs& args,
+                  const LoadOptions& read) {
+  SaveOptions save;
+  save.metres_per_unit = MetresPerUnitOrEstimate(scene);
+  save.meshes = scene.meshes;
+  save.axes = scene.axes;
+  const std::optional<KeyReductionOptions> reduction = ReductionOf(args, save.metres_per_unit);
+  std::vector<ClipKeys> keys;
+  save.reduce = &*reduction;
+  save.reduced = &keys;
+  SaveClips(*scene.skeleton, scene.clips, out, save);
+  for (std::size_t c = 0; c < keys.size() && c < scene.clips.size(); ++c) {
+    std::optional<double> back;
+    try {
+      back = ReadBackError(scene, scene.clips[c], out, read, c, reduction->virtual_vertex);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "rigel convert: warning: {}: error not measured: {}\n", out, e.what());
+    }
+    fmt::print(stderr,
+               "rigel convert: {}: take '{}': keys {} -> {}, largest error {:.4f} mm{} "
+               "(bound {} mm, virtual vertex {} mm)\n",
+               out, scene.clips[c].name(), keys[c].dense_keys, keys[c].keys,
+               keys[c].max_error * 1e3,
+               back ? fmt::format(", read back {:.4f} mm", *back * 1e3) : std::string(),
+               args.error_mm, args.vertex_mm);
+  }
+}
+
 // --strict: the suspect outputs are removed and the command fails.
 int Judged(const std::vector<std::string>& suspects, bool strict) {
   if (suspects.empty() || !strict) return kExitOk;
@@ -90,7 +121,9 @@ Runner AddConvertCommand(CLI::App& app) {
   sub->add_flag("--strict", *strict,
                 "A suspect output (the written file read back breaks a plausibility check, "
                 "docs/checks.md) is removed, exit 1");
-  return [in, out, unit, read, take, strict]() {
+  auto reduce = std::make_shared<ReduceArgs>();
+  AddReduceOptions(sub, reduce.get());
+  return [in, out, unit, read, take, strict, reduce]() {
     try {
       try {  // the same file, a hard link or a symlink to it
         batch::CheckInputsNotOverwritten({*in}, "", {*out});
@@ -110,6 +143,11 @@ Runner AddConvertCommand(CLI::App& app) {
       for (const std::string& w :
            DroppedBy(*out, scene.meshes.size(), 1, CountMorphTargets(scene.meshes))) {
         fmt::print(stderr, "rigel: warning: {}\n", w);
+      }
+      if (reduce->enabled) {
+        if (std::string w = ReductionDroppedBy(*out); !w.empty()) {
+          fmt::print(stderr, "rigel: warning: {}\n", w);
+        }
       }
       if (OneTakePerFile(*out) && scene.clips.size() > 1) {
         // BVH holds one take: one file per take, <OUT stem>.<take>.bvh, named on stderr.
@@ -135,7 +173,11 @@ Runner AddConvertCommand(CLI::App& app) {
         }
         return Judged(suspects, *strict);
       }
-      SaveScene(scene, *out);
+      if (reduce->enabled && scene.skeleton) {
+        WriteReduced(scene, *out, *reduce, options);
+      } else {
+        SaveScene(scene, *out);
+      }
       bool suspect = false;
       for (std::size_t c = 0; c < scene.clips.size(); ++c) {
         suspect = CheckWritten(scene, scene.clips[c], *out, options, c) || suspect;

@@ -28,6 +28,7 @@
 #include "cli/frames_output.h"
 #include "cli/preview/preview_page.h"
 #include "cli/read_options.h"
+#include "cli/reduce_keys.h"
 #include "core/retarget/retarget.h"
 #include "exporters/atomic_file.h"
 #include "exporters/save_scene.h"
@@ -46,6 +47,7 @@ struct RetargetArgs {
   std::string root_motion_bone;  // --root-motion-bone NAME (with extract)
   std::string format = "bvh";
   std::string report;
+  ReduceArgs reduce;  // --reduce-keys (cli/reduce_keys.h)
   std::string preview;
   std::string frames_report;
   bool pin_feet = false;
@@ -285,6 +287,8 @@ int Run(const RetargetArgs& a) {
                     a.map.empty() ? std::string("auto") : batch::HashFile(a.map), a.format,
                     a.root_motion, a.pin_feet, a.pin_hands, a.follow_source, a.source_ref,
                     a.target_ref, a.read.bvh_translation, a.read.unit_in, a.take) +
+        (a.reduce.enabled ? fmt::format("|keys {} {}", a.reduce.error_mm, a.reduce.vertex_mm)
+                          : std::string()) +
         (a.root_motion_bone.empty() ? "" : "|" + a.root_motion_bone));
   } catch (const std::exception& e) {
     fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
@@ -387,13 +391,21 @@ int Run(const RetargetArgs& a) {
         "retarget", input.path, split, rows,
         [&] {
           for (retarget::RetargetResult& result : results) out.clips.push_back(result.clip);
-          SaveScene(out, out_path);
+          const std::vector<ClipKeys> keys = SaveSceneReduced(out, out_path, a.reduce);
+          for (std::size_t k = 0; k < keys.size() && k < rows.size(); ++k) {
+            rows[k].keys = KeysJson(keys[k], a.reduce);
+          }
         },
         [&](std::size_t k) {
           Scene one = out;
           one.clips = {results[k].clip};
-          SaveScene(one, rows[k].output);
+          const std::vector<ClipKeys> keys = SaveSceneReduced(one, rows[k].output, a.reduce);
+          if (!keys.empty()) rows[k].keys = KeysJson(keys.front(), a.reduce);
         });
+    if (a.reduce.enabled) {
+      if (std::string w = ReductionDroppedBy(out_path); !w.empty())
+        rows.front().warnings.push_back(w);
+    }
     if (!a.frames_report.empty()) {
       for (std::size_t k = 0; k < results.size(); ++k) {
         const auto report_start = Clock::now();
@@ -486,6 +498,7 @@ Runner AddRetargetCommand(CLI::App& app) {
   sub->add_option("--target-ref-frame", a->target_ref,
                   "Frame of the target file used as its reference pose (default: rest pose)");
   sub->add_option("--report", a->report, "Write a JSON quality report here");
+  AddReduceOptions(sub, &a->reduce);
   sub->add_flag("--strict", a->strict,
                 "A suspect output (a plausibility check broke, docs/checks.md) fails its clip: "
                 "nothing written, exit 1");

@@ -20,6 +20,7 @@ Runner AddRunCommand(CLI::App& app);
 Runner AddRetargetCommand(CLI::App& app);
 Runner AddBakeCommand(CLI::App& app);
 Runner AddPreviewCommand(CLI::App& app);
+Runner AddCleanCommand(CLI::App& app);
 
 }  // namespace rigel::cli
 

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   add(rigel::cli::AddRetargetCommand);
   add(rigel::cli::AddBakeCommand);
   add(rigel::cli::AddPreviewCommand);
+  add(rigel::cli::AddCleanCommand);
   if (argc > 1 && argv[1][0] != '-') {
     std::string known;
     bool found = false;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/channel.h"
+#include "core/curves/key_reduction.h"
 #include "core/euler.h"
 #include "core/pose.h"
 #include "exporters/export_check.h"
@@ -385,7 +386,7 @@ std::vector<std::int64_t> AddSkeletonModels(const Skeleton& skeleton,
 // One AnimationCurveNode ("T" or "R") on `model`'s `property` in `layer`, with its three
 // AnimationCurves (X, Y, Z) keyed at `times`.
 void AddCurveNode(const char* kind, const char* property, std::int64_t model, std::int64_t layer,
-                  const std::vector<std::int64_t>& times,
+                  const std::array<const std::vector<std::int64_t>*, 3>& times,
                   const std::array<std::vector<float>, 3>& values, Build& build,
                   ObjectCounts& counts) {
   const std::int64_t node = build.Uid();
@@ -399,14 +400,14 @@ void AddCurveNode(const char* kind, const char* property, std::int64_t model, st
   build.Connect(node, layer);
   build.connections.Add("C", {std::string("OP"), node, model, std::string(property)});
   ++counts.curve_nodes;
-  const int frames = static_cast<int>(times.size());
   for (int a = 0; a < 3; ++a) {
+    const int frames = static_cast<int>(times[a]->size());
     const std::int64_t curve = build.Uid();
     Element& c =
         build.objects.Add("AnimationCurve", {curve, NameClass("", "AnimCurve"), std::string("")});
     c.Add("Default", {static_cast<double>(values[a].front())});
     c.Add("KeyVer", {std::int32_t{4008}});
-    c.Add("KeyTime", {times});
+    c.Add("KeyTime", {*times[a]});
     c.Add("KeyValueFloat", {values[a]});
     AddLinearKeyAttributes(c, frames);
     build.connections.Add("C", {std::string("OP"), curve, node, std::string(kAxes[a])});
@@ -414,8 +415,18 @@ void AddCurveNode(const char* kind, const char* property, std::int64_t model, st
   }
 }
 
-// Joint j's keys over `clip`: Euler angles in degrees in the plan's order, continuous from key to
-// key, and (when animated) translations in output lengths.
+// The curve spec of a joint's plan (core/curves/key_reduction.h).
+EulerCurveSpec CurveSpec(const JointPlan& plan) {
+  EulerCurveSpec spec;
+  spec.order = plan.order;
+  spec.channel_values = plan.native_order;
+  return spec;
+}
+
+// Joint j's values over `clip`: Euler angles in degrees in the plan's order, continuous from
+// frame to frame (the file's own angles when the plan keeps them, turned into the equivalent
+// nearest the previous frame's so the curve never wraps by 360 degrees: BVH values flip between
+// +-180 on a turning hip), and (when animated) translations in output lengths.
 void JointKeys(const Skeleton& skeleton, const Clip& clip, int j, const JointPlan& plan,
                double length_scale, std::array<std::vector<float>, 3>& rotation,
                std::array<std::vector<float>, 3>& translation) {
@@ -424,30 +435,37 @@ void JointKeys(const Skeleton& skeleton, const Clip& clip, int j, const JointPla
   if (plan.animate_translation) {
     for (auto& v : translation) v.resize(frames);
   }
-  const std::span<const int> rc = skeleton.rotation_channels(j);
-  const auto layout = skeleton.channels();
-  Eigen::Vector3d previous = Eigen::Vector3d::Zero();
+  const std::vector<Eigen::Vector3d> angles = EulerCurve(skeleton, clip, j, CurveSpec(plan));
   for (int f = 0; f < frames; ++f) {
     const std::span<const double> row = clip.frame(f);
-    Eigen::Vector3d xyz = Eigen::Vector3d::Zero();
-    if (plan.native_order) {
-      // The file's own angles, turned into the equivalent nearest the previous key's so the
-      // curve never wraps by 360 degrees (BVH values flip between +-180 on a turning hip).
-      for (const int c : rc) xyz[ChannelAxis(layout[c])] = row[c];
-      if (f > 0) xyz = EulerNearest(plan.order, xyz, previous);
-    } else {
-      Eigen::Matrix3d r = Eigen::Matrix3d::Identity();
-      for (const int c : rc) r = r * AxisRotation(ChannelAxis(layout[c]), row[c]);
-      xyz = MatrixToEulerNear(r, plan.order, previous);
-    }
-    previous = xyz;
-    for (int a = 0; a < 3; ++a) rotation[a][f] = static_cast<float>(xyz[a] * kDegPerRad);
+    for (int a = 0; a < 3; ++a) rotation[a][f] = static_cast<float>(angles[f][a] * kDegPerRad);
     if (plan.animate_translation) {
       for (int a = 0; a < 3; ++a) {
         const int c = skeleton.translation_channel(j, a);
         translation[a][f] = static_cast<float>(
             length_scale * (skeleton.rest_translation(j)[a] + (c >= 0 ? row[c] : 0.0)));
       }
+    }
+  }
+}
+
+// The three curves of a track keyed at `keys` (frames; empty: every frame): times and values per
+// axis. A curve whose values at the keys are all equal gets one key (it does not move).
+void KeyCurves(const std::array<std::vector<float>, 3>& dense,
+               const std::vector<std::int64_t>& frame_times, const std::vector<int>& keys,
+               std::array<std::vector<std::int64_t>, 3>& times,
+               std::array<std::vector<float>, 3>& values) {
+  for (int a = 0; a < 3; ++a) {
+    times[a].clear();
+    values[a].clear();
+    for (const int f : keys) {
+      times[a].push_back(frame_times[f]);
+      values[a].push_back(dense[a][f]);
+    }
+    if (std::all_of(values[a].begin(), values[a].end(),
+                    [&](float v) { return v == values[a].front(); })) {
+      times[a].resize(1);
+      values[a].resize(1);
     }
   }
 }
@@ -486,10 +504,10 @@ void AddWeightCurves(const Clip& clip, std::int64_t layer, const std::vector<std
 }
 
 // Take `index`: an AnimationStack and its BaseLayer, curve nodes T (animated translation) and R
-// per joint.
+// per joint, keyed on every frame or at `keys` (core/curves/key_reduction.h) when given.
 void AddTake(const Skeleton& skeleton, const Clip& clip, std::size_t index,
              const std::vector<JointPlan>& plans, const std::vector<std::int64_t>& model_uid,
-             double length_scale, Build& build, ObjectCounts& counts) {
+             double length_scale, const ClipKeys* keys, Build& build, ObjectCounts& counts) {
   const std::string stack_name = TakeName(clip, index);
   const std::int64_t stack = build.Uid();
   const std::int64_t layer = build.Uid();
@@ -508,13 +526,33 @@ void AddTake(const Skeleton& skeleton, const Clip& clip, std::size_t index,
   const int frames = clip.num_frames();
   std::vector<std::int64_t> times(frames);
   for (int f = 0; f < frames; ++f) times[f] = KTime(f * clip.frame_time());
+  const std::array<const std::vector<std::int64_t>*, 3> every = {&times, &times, &times};
   for (int j = 0; j < skeleton.num_joints(); ++j) {
     std::array<std::vector<float>, 3> rotation, translation;
     JointKeys(skeleton, clip, j, plans[j], length_scale, rotation, translation);
-    if (plans[j].animate_translation) {
-      AddCurveNode("T", "Lcl Translation", model_uid[j], layer, times, translation, build, counts);
+    if (keys == nullptr) {
+      if (plans[j].animate_translation) {
+        AddCurveNode("T", "Lcl Translation", model_uid[j], layer, every, translation, build,
+                     counts);
+      }
+      AddCurveNode("R", "Lcl Rotation", model_uid[j], layer, every, rotation, build, counts);
+      continue;
     }
-    AddCurveNode("R", "Lcl Rotation", model_uid[j], layer, times, rotation, build, counts);
+    std::array<std::vector<std::int64_t>, 3> key_times;
+    std::array<std::vector<float>, 3> key_values;
+    const std::array<const std::vector<std::int64_t>*, 3> keyed = {&key_times[0], &key_times[1],
+                                                                   &key_times[2]};
+    const JointKeyFrames& joint_keys = keys->joints[j];
+    if (plans[j].animate_translation) {
+      KeyCurves(translation, times,
+                joint_keys.translation.empty() ? std::vector<int>{0} : joint_keys.translation,
+                key_times, key_values);
+      AddCurveNode("T", "Lcl Translation", model_uid[j], layer, keyed, key_values, build, counts);
+    }
+    KeyCurves(rotation, times,
+              joint_keys.rotation.empty() ? std::vector<int>{0} : joint_keys.rotation, key_times,
+              key_values);
+    AddCurveNode("R", "Lcl Rotation", model_uid[j], layer, keyed, key_values, build, counts);
   }
   AddWeightCurves(clip, layer, times, build, counts);
 }
@@ -584,14 +622,28 @@ std::string FormatFbx(const Skeleton& skeleton, std::span<const Clip> clips,
     }
   }
   AddMeshes(skeleton, options.meshes, length_scale, model_uid, build);
+  if (!options.keys.empty() && options.keys.size() != clips.size()) {
+    throw ExportError(
+        fmt::format("{}: {} key sets for {} clips", name, options.keys.size(), clips.size()));
+  }
   for (std::size_t ci = 0; ci < clips.size(); ++ci) {
-    AddTake(skeleton, clips[ci], ci, plans, model_uid, length_scale, build, counts);
+    const ClipKeys* keys = options.keys.empty() ? nullptr : &options.keys[ci];
+    if (keys && static_cast<int>(keys->joints.size()) != skeleton.num_joints()) {
+      throw ExportError(name + ": the key set does not match the skeleton");
+    }
+    AddTake(skeleton, clips[ci], ci, plans, model_uid, length_scale, keys, build, counts);
   }
   AddDefinitions(build, counts, top);
   top.push_back(std::move(build.objects));
   top.push_back(std::move(build.connections));
   AddTakes(clips, top);
   return Encoder().Encode(top);
+}
+
+std::vector<EulerCurveSpec> FbxEulerCurves(const Skeleton& skeleton) {
+  std::vector<EulerCurveSpec> specs;
+  for (const JointPlan& plan : PlanJoints(skeleton)) specs.push_back(CurveSpec(plan));
+  return specs;
 }
 
 void WriteFbx(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,

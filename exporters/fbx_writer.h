@@ -24,6 +24,7 @@
 
 #include "core/axes.h"
 #include "core/clip.h"
+#include "core/curves/key_reduction.h"
 #include "core/mesh.h"
 #include "core/skeleton.h"
 #include "exporters/atomic_file.h"
@@ -41,7 +42,15 @@ struct FbxOptions {
   // signs; OriginalUpAxis the source's when it stated one), so readers turn the figure upright.
   // The data are never rotated.
   SceneAxes axes;
+  // Reduced keys (core/curves/key_reduction.h), one per clip, from ReduceKeys with
+  // FbxEulerCurves: each joint's curves are keyed at its track's frames (LINEAR), a curve whose
+  // keyed values are all equal with one key. Empty: every curve is keyed on every frame.
+  std::span<const ClipKeys> keys;
 };
+
+// How the writer makes each joint's rotation curves (its Euler order, and whether the values are
+// the channels' own): the `euler_curves` of KeyReductionOptions for an FBX file.
+std::vector<EulerCurveSpec> FbxEulerCurves(const Skeleton& skeleton);
 
 // The FBX file's bytes. Throws ExportError ("<name>: ...") before producing anything, as
 // CheckClipsForExport (export_check.h) describes.

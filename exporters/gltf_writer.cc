@@ -6,11 +6,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 #include <vector>
 
 #include "core/channel.h"
+#include "core/curves/key_reduction.h"
 #include "core/pose.h"
 #include "exporters/export_check.h"
 
@@ -341,6 +343,86 @@ void AddWeightChannels(const Clip& clip, std::span<const Mesh> meshes,
   }
 }
 
+// The key lists a reduced clip's samplers are written with (`keys`: core/curves/key_reduction.h;
+// a joint without such channels holds one key). glTF states no frame rate or duration, and readers
+// that take them from the keys (Assimp's importer in rigel) need two keys one frame apart
+// somewhere and a key on the last frame: when no list has them, frames 1 and the last are added
+// to a rotation list that holds one value (keyed again with that value: the curve does not
+// change), else frame 1 to the root's translation or rotation list (its value interpolated
+// between its neighbours, so the curve is the same one). added[j] (rotation) and added[n + j]
+// (translation) mark the lists changed: kHeld, kInterpolated.
+constexpr char kHeld = 1, kInterpolated = 2;
+
+void SampledKeyLists(const ClipKeys& keys, int frames, const std::vector<bool>& has_translation,
+                     std::vector<std::vector<int>>& rotation,
+                     std::vector<std::vector<int>>& translation, std::vector<char>& added) {
+  const int n = static_cast<int>(keys.joints.size());
+  rotation.assign(n, {});
+  translation.assign(n, {});
+  added.assign(2 * n, 0);
+  bool adjacent = frames < 2, last = frames < 2;
+  auto has_adjacent = [](const std::vector<int>& k) {
+    for (std::size_t i = 1; i < k.size(); ++i) {
+      if (k[i] == k[i - 1] + 1) return true;
+    }
+    return false;
+  };
+  for (int j = 0; j < n; ++j) {
+    rotation[j] = keys.joints[j].rotation.empty() ? std::vector<int>{0} : keys.joints[j].rotation;
+    translation[j] =
+        keys.joints[j].translation.empty() ? std::vector<int>{0} : keys.joints[j].translation;
+    adjacent = adjacent || has_adjacent(rotation[j]) ||
+               (has_translation[j] && has_adjacent(translation[j]));
+    last = last || rotation[j].back() == frames - 1 ||
+           (has_translation[j] && translation[j].back() == frames - 1);
+  }
+  if (adjacent && last) return;
+  for (int j = 0; j < n; ++j) {
+    std::vector<int>& k = rotation[j];
+    if (k.size() != 1) continue;
+    if (!adjacent) k.push_back(1);
+    if (!last && k.back() != frames - 1) k.push_back(frames - 1);
+    added[j] = kHeld;
+    return;
+  }
+  // Every rotation list moves, so every one ends on the last frame: only frame 1 is missing.
+  const bool moves = has_translation[0] && translation[0].size() > 1;
+  std::vector<int>& k = moves ? translation[0] : rotation[0];
+  k.insert(k.begin() + 1, 1);
+  added[moves ? n : 0] = kInterpolated;
+}
+
+// The values of a dense track (`components` floats per frame) at `keys`; `added` as
+// SampledKeyLists marked the list: kHeld, every key takes frame 0's value; kInterpolated, the key
+// at frame 1 takes the value between its neighbours (slerp for quaternions).
+std::vector<float> KeyedValues(const std::vector<float>& dense, int components,
+                               const std::vector<int>& keys, bool quaternion, char added) {
+  std::vector<float> out;
+  out.reserve(keys.size() * components);
+  auto at = [&](int f) {
+    Eigen::VectorXd v(components);
+    for (int c = 0; c < components; ++c) v[c] = dense[static_cast<std::size_t>(f) * components + c];
+    return v;
+  };
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    Eigen::VectorXd v = at(added == kHeld ? keys[0] : keys[i]);
+    if (added == kInterpolated && i == 1) {
+      const int a = keys[0], b = keys[2];
+      const double s = static_cast<double>(keys[1] - a) / (b - a);
+      if (quaternion) {
+        const Eigen::VectorXd qa = at(a), qb = at(b);
+        const Eigen::Quaterniond q = Eigen::Quaterniond(qa[3], qa[0], qa[1], qa[2])
+                                         .slerp(s, Eigen::Quaterniond(qb[3], qb[0], qb[1], qb[2]));
+        v << q.x(), q.y(), q.z(), q.w();
+      } else {
+        v = (1 - s) * at(a) + s * at(b);
+      }
+    }
+    for (int c = 0; c < components; ++c) out.push_back(static_cast<float>(v[c]));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
@@ -441,12 +523,41 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
       if (skeleton.translation_channel(j, axis) >= 0) has_translation[j] = true;
     }
   }
+  if (!options.keys.empty() && options.keys.size() != clips.size()) {
+    throw ExportError(
+        fmt::format("{}: {} key sets for {} clips", name, options.keys.size(), clips.size()));
+  }
   for (std::size_t ci = 0; ci < clips.size(); ++ci) {
     const Clip& clip = clips[ci];
     const int frames = clip.num_frames();
     std::vector<float> times(frames);
     for (int f = 0; f < frames; ++f) times[f] = static_cast<float>(f * clip.frame_time());
-    const int input = buffer.Add(times, "SCALAR", 1, true, gltf);
+    std::vector<std::vector<int>> rotation_keys, translation_keys;
+    std::vector<char> added;
+    if (!options.keys.empty()) {
+      if (static_cast<int>(options.keys[ci].joints.size()) != n) {
+        throw ExportError(name + ": the key set does not match the skeleton");
+      }
+      SampledKeyLists(options.keys[ci], frames, has_translation, rotation_keys, translation_keys,
+                      added);
+    }
+    // Time accessors: every frame (dense clips and weights), or one per distinct key list.
+    int dense_input = -1;
+    std::map<std::vector<int>, int> inputs;
+    auto input_of = [&](const std::vector<int>* keys) {
+      if (keys == nullptr) {
+        if (dense_input < 0) dense_input = buffer.Add(times, "SCALAR", 1, true, gltf);
+        return dense_input;
+      }
+      const auto it = inputs.find(*keys);
+      if (it != inputs.end()) return it->second;
+      std::vector<float> key_times;
+      for (const int f : *keys) key_times.push_back(times[f]);
+      const int index = buffer.Add(key_times, "SCALAR", 1, true, gltf);
+      inputs.emplace(*keys, index);
+      return index;
+    };
+    if (options.keys.empty()) input_of(nullptr);
     nlohmann::json anim = {{"name", clip.name().empty() ? fmt::format("clip{}", ci) : clip.name()},
                            {"samplers", nlohmann::json::array()},
                            {"channels", nlohmann::json::array()}};
@@ -470,19 +581,25 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
           }
         }
       }
+      const std::vector<int>* rkeys = rotation_keys.empty() ? nullptr : &rotation_keys[j];
+      if (rkeys) rotations = KeyedValues(rotations, 4, *rkeys, true, added[j]);
       const int rotation_output = buffer.Add(rotations, "VEC4", 4, false, gltf);
       anim["samplers"].push_back(
-          {{"input", input}, {"output", rotation_output}, {"interpolation", "LINEAR"}});
+          {{"input", input_of(rkeys)}, {"output", rotation_output}, {"interpolation", "LINEAR"}});
       anim["channels"].push_back({{"sampler", anim["samplers"].size() - 1},
                                   {"target", {{"node", j}, {"path", "rotation"}}}});
       if (has_translation[j]) {
+        const std::vector<int>* tkeys = translation_keys.empty() ? nullptr : &translation_keys[j];
+        if (tkeys) translations = KeyedValues(translations, 3, *tkeys, false, added[n + j]);
         const int translation_output = buffer.Add(translations, "VEC3", 3, false, gltf);
-        anim["samplers"].push_back(
-            {{"input", input}, {"output", translation_output}, {"interpolation", "LINEAR"}});
+        anim["samplers"].push_back({{"input", input_of(tkeys)},
+                                    {"output", translation_output},
+                                    {"interpolation", "LINEAR"}});
         anim["channels"].push_back({{"sampler", anim["samplers"].size() - 1},
                                     {"target", {{"node", j}, {"path", "translation"}}}});
       }
     }
+    const int input = clip.num_weights() > 0 ? input_of(nullptr) : -1;
     AddWeightChannels(clip, options.meshes, mesh_nodes, input, buffer, gltf, anim);
     gltf["animations"].push_back(anim);
   }

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/clip.h"
+#include "core/curves/key_reduction.h"
 #include "core/mesh.h"
 #include "core/skeleton.h"
 #include "exporters/atomic_file.h"
@@ -33,6 +34,10 @@ struct GltfOptions {
   // animation), the skinned and static meshes and the inverse bind matrices; joints below the
   // roots keep their local transforms.
   Eigen::Matrix3d rotation = Eigen::Matrix3d::Identity();
+  // Reduced keys (core/curves/key_reduction.h), one per clip: each joint's rotation and
+  // translation samplers are keyed at its track's frames (sparse LINEAR samplers; a track with
+  // one key holds its value). Empty: every sampler is keyed on every frame.
+  std::span<const ClipKeys> keys;
 };
 
 // The file's bytes for `clips` on `skeleton`. Throws ExportError ("<name>: ...") before producing

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <stdexcept>
+
 #include "exporters/bvh_writer.h"
+#include "exporters/export_check.h"
 #include "exporters/fbx_writer.h"
 #include "exporters/gltf_writer.h"
 #include "io/file_format.h"
@@ -12,11 +15,30 @@ namespace rigel {
 
 // The writers' rows in io/file_format.cc point here: each turns SaveOptions into its writer's.
 void WriteBvhFormat(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,
-                    const SaveOptions& /*options: BVH holds no unit, no mesh*/) {
+                    const SaveOptions& options /*BVH holds no unit, no mesh, no sparse keys*/) {
+  if (options.reduced) options.reduced->clear();
   WriteBvh(skeleton, clips.front(), path);
 }
 
 namespace {
+
+// The keys of every clip for the format whose Euler curves are `euler_curves` (empty: quaternion
+// samplers), or nothing when no reduction is asked.
+std::vector<ClipKeys> ReduceFor(const Skeleton& skeleton, std::span<const Clip> clips,
+                                const std::string& path, const SaveOptions& options,
+                                std::vector<EulerCurveSpec> euler_curves) {
+  std::vector<ClipKeys> keys;
+  if (options.reduce == nullptr) return keys;
+  KeyReductionOptions reduce = *options.reduce;
+  reduce.euler_curves = std::move(euler_curves);
+  try {
+    for (const Clip& clip : clips) keys.push_back(ReduceKeys(skeleton, clip, reduce));
+  } catch (const std::invalid_argument& e) {
+    throw ExportError(path + ": " + e.what());
+  }
+  if (options.reduced) *options.reduced = keys;
+  return keys;
+}
 
 void WriteGltfAs(bool binary, const Skeleton& skeleton, std::span<const Clip> clips,
                  const std::string& path, const SaveOptions& options) {
@@ -25,6 +47,9 @@ void WriteGltfAs(bool binary, const Skeleton& skeleton, std::span<const Clip> cl
   gltf.metres_per_unit = options.metres_per_unit;
   gltf.meshes = options.meshes;
   gltf.rotation = RotationToGltfFrame(options.axes);
+  CheckClipsForExport(skeleton, clips, path, options.meshes);
+  const std::vector<ClipKeys> keys = ReduceFor(skeleton, clips, path, options, {});
+  gltf.keys = keys;
   WriteGltf(skeleton, clips, path, gltf);
 }
 
@@ -46,7 +71,18 @@ void WriteFbxFormat(const Skeleton& skeleton, std::span<const Clip> clips, const
   fbx.metres_per_unit = options.metres_per_unit;
   fbx.meshes = options.meshes;
   fbx.axes = options.axes;
+  CheckClipsForExport(skeleton, clips, path, options.meshes);
+  const std::vector<ClipKeys> keys =
+      ReduceFor(skeleton, clips, path, options, FbxEulerCurves(skeleton));
+  fbx.keys = keys;
   WriteFbx(skeleton, clips, path, fbx);
+}
+
+std::string ReductionDroppedBy(const std::string& path) {
+  const FileFormat* format = FormatOfPath(path);
+  if (format == nullptr || format->write == nullptr || format->sparse_keys) return "";
+  return fmt::format("{}: {} keys every channel on every frame by format: keys not reduced", path,
+                     format->label);
 }
 
 std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, std::size_t takes,

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/curves/key_reduction.h"
 #include "core/scene.h"
 #include "exporters/atomic_file.h"
 #include "io/file_format.h"  // WritableExtensions, FileFormats: which format writes what
@@ -25,7 +26,17 @@ struct SaveOptions {
   // is turned into that frame (RotationToGltfFrame); FBX states them in GlobalSettings; BVH keeps
   // the data's own axes.
   SceneAxes axes;
+  // Key reduction (core/curves/key_reduction.h; its metres_per_unit is the clip's unit, which the
+  // caller knows or estimates): FBX and glTF key each joint's curves at the frames ReduceKeys
+  // chooses for their format (FBX: Euler curves; glTF: quaternions); BVH keys every frame by
+  // format (ReductionDroppedBy says so). Null: every curve is keyed on every frame.
+  const KeyReductionOptions* reduce = nullptr;
+  // With `reduce`: receives each written clip's keys (empty for BVH).
+  std::vector<ClipKeys>* reduced = nullptr;
 };
+
+// The warning for key reduction asked of a format that keys every frame (BVH), "" otherwise.
+std::string ReductionDroppedBy(const std::string& path);
 
 // What writing `meshes` meshes (with `blend_shapes` morph targets among them) and `takes` takes to
 // `path` leaves out, one line each, "" when nothing ("out.bvh: BVH holds no mesh: 2 meshes not

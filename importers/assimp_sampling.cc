@@ -42,14 +42,20 @@ double Converter::StatedStackDuration(const aiAnimation& anim) const {
 
 double Converter::KeyGrid(const aiAnimation& anim, double ticks_per_frame) {
   double grid = 0;
+  // A key list on a grid: every key at a whole number of steps `dt` from time 0, dt within 0.1%
+  // of a frame. Dense lists (a key per frame) and sparse ones (rigel's reduced keys: frames kept
+  // by key reduction) alike; the step comes from the last key and its frame number.
   auto check = [&](auto* keys, unsigned count) {
-    if (count <= 2) return true;
-    const double dt = (keys[count - 1].mTime - keys[0].mTime) / (count - 1);
+    if (count <= 2 && (count == 0 || keys[count - 1].mTime <= ticks_per_frame * 1.5)) return true;
+    const double steps = std::round(keys[count - 1].mTime / ticks_per_frame);
+    if (!(steps >= 1)) return false;
+    const double dt = keys[count - 1].mTime / steps;
     if (!(std::abs(dt - ticks_per_frame) <= 1e-3 * ticks_per_frame)) return false;
     if (grid == 0) grid = dt;
     if (std::abs(dt - grid) > 1e-6 * grid) return false;
     for (unsigned k = 0; k < count; ++k) {
-      if (std::abs(keys[k].mTime - k * dt) > 1e-3 * dt) return false;
+      const double at = keys[k].mTime / dt;
+      if (std::abs(at - std::round(at)) > 1e-3) return false;
     }
     return true;
   };

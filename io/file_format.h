@@ -41,6 +41,7 @@ struct FileFormat {
   bool skins = false;           // holds skinned meshes (joint weights, bind poses)
   bool blend_shapes = false;    // holds blend shapes (morph targets)
   bool scale = false;           // records its length unit (SaveOptions::metres_per_unit)
+  bool sparse_keys = false;     // keys each curve at its own frames (SaveOptions::reduce)
   SceneReader read = nullptr;   // nullptr: rigel does not read it
   ClipsWriter write = nullptr;  // nullptr: rigel does not write it
 };

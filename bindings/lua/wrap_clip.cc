@@ -4,6 +4,7 @@
 
 #include "bindings/lua/boxes.h"
 #include "bindings/lua/sandbox.h"
+#include "bindings/lua/wrap_clip_curves.h"
 #include "core/channel.h"
 #include "core/clip_ops.h"
 #include "core/euler.h"
@@ -191,15 +192,31 @@ int w_Clip_set_name(lua_State* L) {
 }
 
 int w_Clip_save(lua_State* L) {
-  // clip:save(path): writes the clip with its skeleton, format by extension, atomically.
+  // clip:save(path [, {reduce_keys = true, max_error = mm, virtual_vertex = mm}]): writes the
+  // clip with its skeleton, format by extension, atomically; FBX and glTF with reduced keys when
+  // asked (returns the keys before and after and the largest error in mm).
   ClipBox* box = CheckClip(L, 1);
+  CheckMaxArgs(L, 3);
+  KeyReductionOptions reduce;
+  const bool reduced = !lua_isnoneornil(L, 3) && ReduceSaveOptions(L, 3, &reduce);
+  lua_settop(L, 2);  // the options are read: the path is the last argument
   const char* path = CheckSavePath(L, 2);
   const double unit = SkeletonUnit(L, box->skeleton);
+  std::vector<ClipKeys> keys;
   catch_exceptions(L, [&] {
-    SaveClips(*box->skeleton, std::span<const Clip>(box->clip.get(), 1), path,
-              ClipSaveOptions(path, *box->skeleton, *box->clip, unit));
+    SaveOptions save = ClipSaveOptions(path, *box->skeleton, *box->clip, unit);
+    if (reduced) {
+      reduce.metres_per_unit = save.metres_per_unit > 0 ? save.metres_per_unit : 1.0;
+      save.reduce = &reduce;
+      save.reduced = &keys;
+    }
+    SaveClips(*box->skeleton, std::span<const Clip>(box->clip.get(), 1), path, save);
   });
-  return 0;
+  if (keys.empty()) return 0;
+  lua_pushinteger(L, keys.front().dense_keys);
+  lua_pushinteger(L, keys.front().keys);
+  lua_pushnumber(L, keys.front().max_error * 1e3);
+  return 3;
 }
 
 // clip.<field>: the value of a Clip accessor.
@@ -227,6 +244,11 @@ const luaL_Reg kMethods[] = {{"pose", w_Clip_pose},
                              {"set_frame_time", w_Clip_set_frame_time},
                              {"set_name", w_Clip_set_name},
                              {"save", w_Clip_save},
+                             {"reduce", w_Clip_reduce},
+                             {"filter", w_Clip_filter},
+                             {"mirror", w_Clip_mirror},
+                             {"loop", w_Clip_loop},
+                             {"trim", w_Clip_trim},
                              {nullptr, nullptr}};
 const luaL_Reg kGetters[] = {{"num_frames", GetClipField<&Clip::num_frames>},
                              {"num_channels", GetClipField<&Clip::num_channels>},

@@ -125,6 +125,9 @@ struct ClipReport {
   // The plausibility checks of the output (cli/checks_output.h ChecksJson): the checks that ran,
   // the findings (check, reason, worst frame); null when none ran.
   nlohmann::json checks;
+  // With --reduce-keys (cli/reduce_keys.h KeysJson): keys before and after, the bound and the
+  // largest error; null otherwise.
+  nlohmann::json keys;
   // The take (clip) of the input this report is about: set on the rows of a multi-take input.
   std::string take;
   // A multi-take input: one report per take (take, output, frames, seconds, solver, metrics,

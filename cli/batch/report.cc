@@ -32,6 +32,7 @@ nlohmann::json ClipReportJson(const ClipReport& r) {
   if (!r.frames_report.empty()) j["frames_report"] = r.frames_report;
   if (!r.frames_evidence.is_null()) j["frames_evidence"] = r.frames_evidence;
   if (!r.checks.is_null()) j["checks"] = r.checks;
+  if (!r.keys.is_null()) j["keys"] = r.keys;
   if (!r.take.empty()) j["take"] = r.take;
   if (!r.takes.empty()) {
     j["takes"] = nlohmann::json::array();
@@ -69,6 +70,7 @@ ClipReport ClipReportFromJson(const nlohmann::json& j) {
   r.frames_report = j.value("frames_report", "");
   if (j.contains("frames_evidence")) r.frames_evidence = j.at("frames_evidence");
   if (j.contains("checks")) r.checks = j.at("checks");
+  if (j.contains("keys")) r.keys = j.at("keys");
   r.take = j.value("take", "");
   if (j.contains("takes")) {
     for (const nlohmann::json& t : j.at("takes")) r.takes.push_back(ClipReportFromJson(t));

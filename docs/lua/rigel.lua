@@ -288,8 +288,63 @@ function Clip:set_frame_time(seconds) end
 ---@param name string
 ---@return rigel.Clip self
 function Clip:set_name(name) end
+---@class rigel.ReduceSaveOptions
+---@field reduce_keys? boolean write the fewest keys within the bound (FBX, glTF; BVH keys every frame)
+---@field max_error? number largest world-space error, mm (default 0.1)
+---@field virtual_vertex? number distance of the virtual vertices from each joint, mm (default 20)
+
 ---@param path string
-function Clip:save(path) end
+---@param options? rigel.ReduceSaveOptions
+---@return integer? dense_keys with reduce_keys: keys a dense file holds
+---@return integer? keys with reduce_keys: keys written
+---@return number? max_error with reduce_keys: largest error by FK on the keys written, mm
+function Clip:save(path, options) end
+
+---@class rigel.ReduceOptions
+---@field max_error? number largest world-space error of any joint or virtual vertex, mm (default 0.1)
+---@field virtual_vertex? number distance of the virtual vertices from each joint, mm (default 20)
+---@field format? "glb"|"fbx" the file the keys are for: quaternion (glb) or Euler (fbx) curves
+
+---@class rigel.ReducedKeys
+---@field dense_keys integer joint tracks x frames
+---@field keys integer keys kept
+---@field max_error number largest world-space error by FK, mm
+---@field rotation table<string, integer[]> per joint name, its rotation key frames (1-based)
+---@field translation table<string, integer[]> per joint name, its translation key frames
+
+---Key reduction with a world-space bound (docs/curves.md): the keys a file would hold.
+---@param options? rigel.ReduceOptions
+---@return rigel.ReducedKeys
+function Clip:reduce(options) end
+
+---@class rigel.FilterOptions
+---@field cutoff? number Hz, below half the frame rate (default 6)
+---@field order? integer Butterworth order of one pass, 1..8 (default 2)
+---@field joints? rigel.JointRef[] only these joints (default every joint)
+---@field positions? boolean filter position channels (default true)
+---@field rotations? boolean filter rotations, as quaternions (default true)
+---@field keep_contacts? boolean planted feet stay where they were (default true)
+---@field up? "x"|"y"|"z" up axis for the contacts (default "y")
+
+---Zero-phase Butterworth low-pass (scipy.signal.sosfiltfilt's response).
+---@param options? rigel.FilterOptions
+---@return rigel.Clip a new clip
+function Clip:filter(options) end
+
+---Mirrored left to right across the character's own left-right plane (sides from the names).
+---@param options? {map?: string[][]} extra counterpart pairs {{"LeftX", "RightX"}, ...}
+---@return rigel.Clip a new clip
+function Clip:mirror(options) end
+
+---The end blended into the start over `frames` frames; the root keeps its travel per cycle.
+---@param options? {frames?: integer, up?: "x"|"y"|"z"} frames default 10
+---@return rigel.Clip a new clip
+function Clip:loop(options) end
+
+---Frames first..last (1-based, inclusive) or seconds start..stop (nearest frames).
+---@param range {first?: integer, last?: integer, start?: number, stop?: number}
+---@return rigel.Clip a new clip
+function Clip:trim(range) end
 ---@param frame integer
 ---@param mesh string|nil nil: the first mesh with that target
 ---@param target string the blend shape's name

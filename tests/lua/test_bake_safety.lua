@@ -106,7 +106,8 @@ local mutators = {
 
 -- Methods that change nothing (checked so that a new method must be classified here).
 local readers = {
-  Clip = { pose = true, get = true, slice = true, resample = true, copy = true, weight = true },
+  Clip = { pose = true, get = true, slice = true, resample = true, copy = true, weight = true,
+           reduce = true, filter = true, mirror = true, loop = true, trim = true },
   Pose = { get = true, weight = true, angles = true, world_position = true, world_xyz = true,
            world_rotation = true, local_position = true, local_rotation = true,
            end_position = true, values = true, copy = true },
