@@ -240,8 +240,8 @@ class Converter {
   std::vector<Frame> rest_local_;
   std::vector<std::string> names_;
   std::vector<std::pair<int, Eigen::Vector3d>> end_sites_;
-  std::vector<int> end_site_nodes_;             // the nodes end_sites_ were read from
-  std::vector<std::string> dropped_animated_;   // animated single-node trees left out
+  std::vector<int> end_site_nodes_;            // the nodes end_sites_ were read from
+  std::vector<std::string> dropped_animated_;  // animated single-node trees left out
   std::vector<std::string> warnings_;
   std::vector<std::vector<const aiNodeAnim*>> maps_;  // [0]: none, [a + 1]: animation a
   double translation_tolerance_ = 1e-9;

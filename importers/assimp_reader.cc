@@ -109,8 +109,10 @@ void Converter::NoteNotCarried() {
     lights.push_back(SafeName(scene_.mLights[i]->mName.C_Str()));
     cameras_lights.insert(scene_.mLights[i]->mName.C_Str());
   }
-  if (!cameras.empty()) parts.push_back(fmt::format("{} camera(s) ({})", cameras.size(), listed(cameras)));
-  if (!lights.empty()) parts.push_back(fmt::format("{} light(s) ({})", lights.size(), listed(lights)));
+  if (!cameras.empty())
+    parts.push_back(fmt::format("{} camera(s) ({})", cameras.size(), listed(cameras)));
+  if (!lights.empty())
+    parts.push_back(fmt::format("{} light(s) ({})", lights.size(), listed(lights)));
   // Nodes that are neither joints, their pivot helpers, mesh holders, end sites, cameras, lights
   // nor the animated trees named above: HumanIK effectors, locators, empty groups.
   std::vector<char> end_site(nodes_.size(), 0);
@@ -125,8 +127,8 @@ void Converter::NoteNotCarried() {
     others.push_back(SafeName(node.name));
   }
   if (!others.empty()) {
-    parts.push_back(fmt::format("{} other node(s) outside the skeleton ({})", others.size(),
-                                listed(others)));
+    parts.push_back(
+        fmt::format("{} other node(s) outside the skeleton ({})", others.size(), listed(others)));
   }
   int extra_uv = 0, colours = 0;
   std::set<unsigned> materials;
@@ -140,9 +142,10 @@ void Converter::NoteNotCarried() {
   if (extra_uv > 0) parts.push_back(fmt::format("UV sets past the first on {} mesh(es)", extra_uv));
   if (colours > 0) parts.push_back(fmt::format("vertex colours on {} mesh(es)", colours));
   if (legacy_shapes_ > 0) {
-    parts.push_back(fmt::format("{} blend shape(s) in FBX 7.1's older layout (Shape inside "
-                                "Geometry)",
-                                legacy_shapes_));
+    parts.push_back(
+        fmt::format("{} blend shape(s) in FBX 7.1's older layout (Shape inside "
+                    "Geometry)",
+                    legacy_shapes_));
   }
   if (!materials.empty()) {
     parts.push_back(fmt::format("colours and textures of {} material(s) (their names are kept)",

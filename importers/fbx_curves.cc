@@ -3,8 +3,8 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <cctype>
 #include <bit>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -28,24 +28,42 @@ constexpr std::int64_t kMaxDenseKeys = 10'368'000;
 // CustomFrameRate states.
 double TimeModeRate(int mode) {
   switch (mode) {
-    case 1: return 120;
-    case 2: return 100;
-    case 3: return 60;
-    case 4: return 50;
-    case 5: return 48;
-    case 6: return 30;
-    case 7: return 30;  // 30 drop frame
-    case 8: return 30000.0 / 1001;  // NTSC drop frame
-    case 9: return 30000.0 / 1001;  // NTSC full frame
-    case 10: return 25;
-    case 11: return 24;
-    case 12: return 1000;
-    case 13: return 24000.0 / 1001;
-    case 15: return 96;
-    case 16: return 72;
-    case 17: return 60000.0 / 1001;
-    case 18: return 120000.0 / 1001;
-    default: return 0;
+    case 1:
+      return 120;
+    case 2:
+      return 100;
+    case 3:
+      return 60;
+    case 4:
+      return 50;
+    case 5:
+      return 48;
+    case 6:
+      return 30;
+    case 7:
+      return 30;  // 30 drop frame
+    case 8:
+      return 30000.0 / 1001;  // NTSC drop frame
+    case 9:
+      return 30000.0 / 1001;  // NTSC full frame
+    case 10:
+      return 25;
+    case 11:
+      return 24;
+    case 12:
+      return 1000;
+    case 13:
+      return 24000.0 / 1001;
+    case 15:
+      return 96;
+    case 16:
+      return 72;
+    case 17:
+      return 60000.0 / 1001;
+    case 18:
+      return 120000.0 / 1001;
+    default:
+      return 0;
   }
 }
 
@@ -172,8 +190,10 @@ std::vector<Tangent> Tangents(const FbxCurveKeys& c, const std::vector<int>& att
         const double sr = has_next ? (vn - v) / (tn - t) : 0.0;
         const double edge = (has_prev && has_next) ? 0.5 : 1.0;
         const double tension = Finite(d[0]), cont = Finite(d[1]), bias = Finite(d[2]);
-        g.left = edge * (1 - tension) * ((1 + bias) * (1 - cont) * sl + (1 - bias) * (1 + cont) * sr);
-        g.right = edge * (1 - tension) * ((1 + bias) * (1 + cont) * sl + (1 - bias) * (1 - cont) * sr);
+        g.left =
+            edge * (1 - tension) * ((1 + bias) * (1 - cont) * sl + (1 - bias) * (1 + cont) * sr);
+        g.right =
+            edge * (1 - tension) * ((1 + bias) * (1 + cont) * sl + (1 - bias) * (1 - cont) * sr);
         next_left = 0;
       } else if (f & kTangentUser) {
         // Stored slopes: the right one here, the next key's left one ("break" keeps both).
@@ -253,7 +273,8 @@ double EvaluateFbxCurve(const FbxCurveKeys& c, std::int64_t t) {
   if (t >= c.times[n - 1]) return c.values[n - 1];
   const std::size_t k =
       static_cast<std::size_t>(std::upper_bound(c.times.begin(), c.times.begin() + n, t) -
-                               c.times.begin()) - 1;
+                               c.times.begin()) -
+      1;
   const std::vector<int> attr = KeyAttributes(c);
   return Segment(c, Tangents(c, attr), k, attr[k], t);
 }
@@ -275,8 +296,8 @@ bool NeedsKeys(const FbxCurveKeys& c, std::int64_t start, double step) {
   for (std::size_t k = 0; k + 1 < n; ++k) {
     const std::int32_t f = attr[k] < 0 ? fbx_key::kLinear : c.flags[attr[k]];
     if (!(f & (fbx_key::kCubic | fbx_key::kConstant))) continue;
-    const auto i = static_cast<std::int64_t>(
-                       std::floor(static_cast<double>(c.times[k] - start) / step)) + 1;
+    const auto i =
+        static_cast<std::int64_t>(std::floor(static_cast<double>(c.times[k] - start) / step)) + 1;
     if (start + static_cast<std::int64_t>(std::llround(static_cast<double>(i) * step)) <
         c.times[k + 1]) {
       return true;
@@ -297,7 +318,7 @@ bool Densify(const FbxCurveKeys& c, std::int64_t start, double step, FbxCurveKey
   auto grid_time = [&](std::int64_t i) {
     return start + static_cast<std::int64_t>(std::llround(static_cast<double>(i) * step));
   };
-  const std::int64_t first = grid_index_after(c.times[0] - 1);  // first grid time >= t0
+  const std::int64_t first = grid_index_after(c.times[0] - 1);     // first grid time >= t0
   const std::int64_t last = grid_index_after(c.times[n - 1]) - 1;  // last grid time <= tn
   if (last - first > kMaxDenseKeys) return false;
   out->times.clear();
@@ -307,7 +328,7 @@ bool Densify(const FbxCurveKeys& c, std::int64_t start, double step, FbxCurveKey
   auto add = [&](std::int64_t t) {
     if (!out->times.empty() && t <= out->times.back()) return;
     while (seg + 2 < n && c.times[seg + 1] <= t) ++seg;
-    double v = t <= c.times[0] ? c.values[0]
+    double v = t <= c.times[0]       ? c.values[0]
                : t >= c.times[n - 1] ? c.values[n - 1]
                                      : Segment(c, tangents, seg, attr[seg], t);
     if (!std::isfinite(v)) v = c.values[seg];
@@ -552,8 +573,7 @@ bool ReadCurveTiming(const Node& n, FbxCurveKeys* c) {
   if (const Node* f = Child(n, "KeyAttrFlags"); f && ReadArray(f->props, &at, &tmp)) {
     c->flags.assign(tmp.begin(), tmp.end());
   }
-  if (const Node* r = Child(n, "KeyAttrRefCount");
-      r && (at = 0, ReadArray(r->props, &at, &tmp))) {
+  if (const Node* r = Child(n, "KeyAttrRefCount"); r && (at = 0, ReadArray(r->props, &at, &tmp))) {
     c->refcount.assign(tmp.begin(), tmp.end());
   }
   return true;
@@ -807,7 +827,6 @@ std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
   return out;
 }
 
-
 // ---- ASCII FBX 7.x: the same, on the text. Objects, properties and connections are one per
 // line; a curve's arrays are `Name: *N {` blocks whose numbers follow `a:` up to the closing `}`.
 // KeyAttrDataFloat holds each float's 32 bits written as an integer.
@@ -872,8 +891,8 @@ bool Numbers(std::string_view text, std::vector<double>* out, std::vector<std::i
 
 // The first integer after `tag` on an object or connection line.
 std::optional<std::int64_t> IdAfter(std::string_view line, std::size_t from) {
-  while (from < line.size() && !(std::isdigit(static_cast<unsigned char>(line[from])) ||
-                                 line[from] == '-')) {
+  while (from < line.size() &&
+         !(std::isdigit(static_cast<unsigned char>(line[from])) || line[from] == '-')) {
     ++from;
   }
   std::int64_t v = 0;
@@ -891,7 +910,9 @@ struct AsciiCurve {
 
 std::optional<FbxDensified> DensifyAscii(std::string_view d) {
   const std::vector<Line> lines = Lines(d);
-  auto text = [&](std::size_t i) { return d.substr(lines[i].begin, lines[i].end - lines[i].begin); };
+  auto text = [&](std::size_t i) {
+    return d.substr(lines[i].begin, lines[i].end - lines[i].begin);
+  };
   int mode = 0;
   double custom = 0;
   bool have_mode = false, have_custom = false;
@@ -901,7 +922,8 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string_view t = Trim(text(i));
     if (t.rfind("P: \"TimeMode\"", 0) == 0 && !have_mode) {
-      if (const auto v = IdAfter(t, t.rfind(',') + 1)) mode = static_cast<int>(*v), have_mode = true;
+      if (const auto v = IdAfter(t, t.rfind(',') + 1))
+        mode = static_cast<int>(*v), have_mode = true;
     } else if (t.rfind("P: \"CustomFrameRate\"", 0) == 0 && !have_custom) {
       std::vector<double> v;
       if (Numbers(t.substr(t.rfind(',') + 1), &v, nullptr) && v.size() == 1) {
@@ -1009,8 +1031,8 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
     result.append(header);
     result.push_back('\n');
     auto array = [&](std::string_view name, std::size_t count, auto&& write) {
-      result += pad + "\t" + std::string(name) + ": *" + std::to_string(count) + " {\n" + pad +
-                "\t\ta: ";
+      result +=
+          pad + "\t" + std::string(name) + ": *" + std::to_string(count) + " {\n" + pad + "\t\ta: ";
       write();
       result += "\n" + pad + "\t} \n";
     };

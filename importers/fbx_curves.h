@@ -60,9 +60,9 @@ std::int32_t FbxKeyFlags(const FbxCurveKeys& curve, std::size_t k);
 double EvaluateFbxCurve(const FbxCurveKeys& curve, std::int64_t t);
 
 struct FbxDensified {
-  std::string bytes;       // the copy for Assimp
-  int curves = 0;          // curves in the file
-  int densified = 0;       // curves given a key on every frame
+  std::string bytes;                             // the copy for Assimp
+  int curves = 0;                                // curves in the file
+  int densified = 0;                             // curves given a key on every frame
   std::int64_t keys_before = 0, keys_after = 0;  // keys of the densified curves
   int velocity_curves = 0;  // curves with key velocities (evaluated without them)
   int tcb_curves = 0;       // curves with TCB tangents (evaluated from their stored slopes)

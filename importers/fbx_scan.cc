@@ -405,8 +405,7 @@ void ScanAscii(std::string_view d, FbxScan* out, std::vector<std::int64_t>* curv
 
 // Which layer each curve node animates for, and which stack each layer belongs to.
 void ResolveLayers(const std::vector<std::int64_t>& curve_nodes,
-                   const std::vector<std::pair<std::int64_t, std::int64_t>>& links,
-                   FbxScan* scan) {
+                   const std::vector<std::pair<std::int64_t, std::int64_t>>& links, FbxScan* scan) {
   if (scan->layers.empty()) return;
   const std::unordered_set<std::int64_t> nodes(curve_nodes.begin(), curve_nodes.end());
   std::unordered_map<std::int64_t, std::size_t> layer_at;

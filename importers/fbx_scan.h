@@ -27,7 +27,7 @@ struct FbxModelKind {
 // An animation stack's time range (LocalStart, LocalStop, in FBX ticks: 46186158000 a second) and
 // where the file holds those values, so that a copy of the file can widen them (WidenFbxStacks).
 struct FbxStackRange {
-  std::string name;  // as Assimp names the animation: without "AnimStack::" or "\0\1AnimStack"
+  std::string name;     // as Assimp names the animation: without "AnimStack::" or "\0\1AnimStack"
   std::int64_t id = 0;  // the object's id (0 when the file states none: FBX 6.x)
   std::int64_t start = 0, stop = 0;
   bool has_start = false, has_stop = false;

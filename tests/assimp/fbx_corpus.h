@@ -9,8 +9,8 @@
 // files older than FBX 7.1 (Assimp reads 7.1 and later; the versions are in the file names and
 // headers), and files whose models are meshes, cameras and lights only, with nothing skinned or
 // animated (Blender imports no armature from any of them), and takes that blend more than one
-// animation layer with curves (Assimp merges the layers' curves into neither). A file that animates only blend-shape
-// weights reads, its mesh nodes as the joints (issue 28).
+// animation layer with curves (Assimp merges the layers' curves into neither). A file that animates
+// only blend-shape weights reads, its mesh nodes as the joints (issue 28).
 #ifndef RIGEL_TESTS_ASSIMP_FBX_CORPUS_H_
 #define RIGEL_TESTS_ASSIMP_FBX_CORPUS_H_
 
@@ -99,7 +99,8 @@ inline const std::vector<FbxOutcome>& FbxCorpus() {
         {"ufbx/max_transformed_skin_6100_binary.fbx", Refused("is older than rigel reads")},
         {"ufbx/maya_advanced_skinned_pivot_6100_binary.fbx", Refused("is older than rigel reads")},
         {"ufbx/maya_anim_extrapolation_7700_binary.fbx", Read(1, {"Take 001"}, {120}, 24, 0.01)},
-        // Layered takes (issue 33): Assimp reads all layers' curves as one, neither layer nor blend.
+        // Layered takes (issue 33): Assimp reads all layers' curves as one, neither layer nor
+        // blend.
         {"ufbx/maya_anim_layer_anim_7700_ascii.fbx",
          Refused("take 'Take 001' blends 2 animation layers that carry curves (BaseLayer, "
                  "AnimLayer1)")},

@@ -84,9 +84,9 @@ TEST(FbxCurves, SlopesAreValuePerSecond) {
 TEST(FbxCurves, LinearConstantAndExtrapolation) {
   EXPECT_NEAR(EvaluateFbxCurve(TwoKeys(fbx_key::kLinear, 0, 0), kSecond / 4), 2.5, 1e-12);
   EXPECT_EQ(EvaluateFbxCurve(TwoKeys(fbx_key::kConstant, 0, 0), kSecond / 2), 0.0);
-  EXPECT_EQ(EvaluateFbxCurve(TwoKeys(fbx_key::kConstant | fbx_key::kConstantNext, 0, 0),
-                             kSecond / 2),
-            10.0);
+  EXPECT_EQ(
+      EvaluateFbxCurve(TwoKeys(fbx_key::kConstant | fbx_key::kConstantNext, 0, 0), kSecond / 2),
+      10.0);
   const FbxCurveKeys c = TwoKeys(fbx_key::kCubic, 0, 0);
   EXPECT_EQ(EvaluateFbxCurve(c, -kSecond), 0.0);
   EXPECT_EQ(EvaluateFbxCurve(c, 3 * kSecond), 10.0);
@@ -133,8 +133,8 @@ TEST(FbxCurves, SparseCubicKeysAreReadAsKeyed) {
 // ASCII (the ASCII file's two-key Maya curves ease as MayaAutoTangentsEaseBetweenTwoKeys says).
 TEST(FbxCurves, TheCopyIsLinearOnFrames) {
   RIGEL_REQUIRE_SHARED_DATA();
-  for (const char* file : {"ufbx/maya_pivot_offset_7700_binary.fbx",
-                           "ufbx/maya_axes_anim_7700_ascii.fbx"}) {
+  for (const char* file :
+       {"ufbx/maya_pivot_offset_7700_binary.fbx", "ufbx/maya_axes_anim_7700_ascii.fbx"}) {
     SCOPED_TRACE(file);
     const std::string original = Bytes(SharedData() + "/" + file);
     const std::optional<FbxDensified> dense = DensifyFbxCurves(original);
