@@ -111,6 +111,9 @@ Runner AddConvertCommand(CLI::App& app) {
            DroppedBy(*out, scene.meshes.size(), 1, CountMorphTargets(scene.meshes))) {
         fmt::print(stderr, "rigel: warning: {}\n", w);
       }
+      for (const std::string& w : ScaleDroppedBy(*out, *scene.skeleton, scene.clips)) {
+        fmt::print(stderr, "rigel: warning: {}\n", w);
+      }
       if (OneTakePerFile(*out) && scene.clips.size() > 1) {
         // BVH holds one take: one file per take, <OUT stem>.<take>.bvh, named on stderr.
         std::vector<std::string> names;
