@@ -203,7 +203,7 @@ struct JointPlan {
   Eigen::Vector3d pre_rotation_deg = Eigen::Vector3d::Zero();
   bool animate_translation = false;
   // Scale curves (the joint has scale channels) and the FBX InheritType: 1 RrSs, 2 Rrs (the
-  // parent's scale left out: ScaleInheritance::kCompensate).
+  // parent's scale left out: ScaleInheritance::kCompensate, on skeletons with scale).
   bool animate_scale = false;
   std::int32_t inherit_type = 1;
 };
@@ -215,7 +215,10 @@ std::vector<JointPlan> PlanJoints(const Skeleton& skeleton) {
   std::vector<JointPlan> plans(n);
   for (int j = 0; j < n; ++j) {
     JointPlan& plan = plans[j];
-    if (skeleton.scale_inheritance(j) == ScaleInheritance::kCompensate) plan.inherit_type = 2;
+    // Only where it matters: without scale channels every scale is 1 (the rest's is folded).
+    if (skeleton.has_scale() && skeleton.scale_inheritance(j) == ScaleInheritance::kCompensate) {
+      plan.inherit_type = 2;
+    }
     const Eigen::Quaterniond& rest = skeleton.rest_orientation(j);
     const bool identity_rest = std::abs(std::abs(rest.w()) - 1.0) < 1e-14;
     const std::optional<EulerOrder> order = skeleton.rotation_order(j);
