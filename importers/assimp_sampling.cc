@@ -497,7 +497,7 @@ void Converter::SampleScaled(int k, int parent_k, int b, int block, const Xform&
     v[c] = xyz[c];
     v[3 + c] = delta[c];
     scale[c] = s[c] - 1.0;
-    if (std::abs(scale[c]) > 1e-6) scaled = 1;
+    if (std::abs(scale[c]) > 1e-5) scaled = 1;  // float keys restating 1 (0.9999988) do not count
   }
 }
 
