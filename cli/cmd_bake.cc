@@ -396,6 +396,14 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
           input.path, scene->meshes.size(), scene->meshes.size() == 1 ? "" : "es"));
     }
   }
+  // Bone scale a format cannot hold (BVH: animated or non-uniform scale), named per joint.
+  if (results.front().skeleton->has_scale()) {
+    std::vector<Clip> clips;
+    for (const TakeResult& r : results) clips.push_back(*r.clip);
+    for (std::string& w : ScaleDroppedBy(output, *results.front().skeleton, clips)) {
+      notes.push_back(std::move(w));
+    }
+  }
   for (const std::string& w : notes) {
     fmt::print(stderr, "rigel bake: warning: {}\n", w);
     rows.front().warnings.push_back(w);

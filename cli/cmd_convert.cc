@@ -144,6 +144,9 @@ Runner AddConvertCommand(CLI::App& app) {
            DroppedBy(*out, scene.meshes.size(), 1, CountMorphTargets(scene.meshes))) {
         fmt::print(stderr, "rigel: warning: {}\n", w);
       }
+      for (const std::string& w : ScaleDroppedBy(*out, *scene.skeleton, scene.clips)) {
+        fmt::print(stderr, "rigel: warning: {}\n", w);
+      }
       if (reduce->enabled) {
         if (std::string w = ReductionDroppedBy(*out); !w.empty()) {
           fmt::print(stderr, "rigel: warning: {}\n", w);

@@ -423,6 +423,13 @@ int Run(const RetargetArgs& a) {
                                  source.warnings.end());
     std::vector<std::string> dropped =
         DroppedBy(out_path, out.meshes.size(), 1, CountMorphTargets(out.meshes));
+    if (out.skeleton->has_scale()) {
+      std::vector<Clip> clips;
+      for (const retarget::RetargetResult& r : results) clips.push_back(r.clip);
+      for (std::string& w : ScaleDroppedBy(out_path, *out.skeleton, clips)) {
+        dropped.push_back(std::move(w));
+      }
+    }
     // The source's blend-shape weights drive the source's meshes, not the target's: the target's
     // shapes stay at their rest weights.
     if (const int weights = CountMorphTargets(source.meshes); weights > 0) {

@@ -125,7 +125,13 @@ std::vector<WeightChannel> MorphWeightChannels(std::span<const Mesh> meshes) {
 }
 
 void DeformMesh(const Mesh& mesh, std::span<const Eigen::Isometry3d> world,
-                std::vector<Eigen::Vector3d>* positions, std::span<const double> weights) {
+                std::vector<Eigen::Vector3d>* positions, std::span<const double> weights,
+                std::span<const Eigen::Matrix3d> linear) {
+  auto scaled = [&](int joint) {
+    Eigen::Affine3d a(world[joint].matrix());
+    if (!linear.empty()) a.linear() = linear[joint];
+    return a;
+  };
   const std::size_t n = mesh.positions.size();
   std::vector<Eigen::Vector3d> morphed;
   const std::vector<Eigen::Vector3d>* base = &mesh.positions;
@@ -144,9 +150,12 @@ void DeformMesh(const Mesh& mesh, std::span<const Eigen::Isometry3d> world,
   const std::vector<Eigen::Vector3d>& bind = *base;
   positions->resize(n);
   if (mesh.skinned()) {
-    std::vector<Eigen::Isometry3d> skin(mesh.skin_joints.size());
+    std::vector<Eigen::Affine3d> skin(mesh.skin_joints.size());
     for (std::size_t i = 0; i < skin.size(); ++i) {
-      skin[i] = world[mesh.skin_joints[i]] * mesh.bind_world[i].inverse();
+      skin[i] = linear.empty()
+                    ? Eigen::Affine3d(
+                          (world[mesh.skin_joints[i]] * mesh.bind_world[i].inverse()).matrix())
+                    : scaled(mesh.skin_joints[i]) * mesh.bind_world[i].inverse();
     }
     for (std::size_t v = 0; v < n; ++v) {
       Eigen::Vector3d p = Eigen::Vector3d::Zero();
@@ -163,6 +172,11 @@ void DeformMesh(const Mesh& mesh, std::span<const Eigen::Isometry3d> world,
   }
   if (mesh.attach_joint < 0) {
     *positions = bind;
+    return;
+  }
+  if (!linear.empty()) {
+    const Eigen::Affine3d motion = scaled(mesh.attach_joint) * mesh.attach_bind.inverse();
+    for (std::size_t v = 0; v < n; ++v) (*positions)[v] = motion * bind[v];
     return;
   }
   const Eigen::Isometry3d motion = world[mesh.attach_joint] * mesh.attach_bind.inverse();

@@ -83,9 +83,12 @@ std::string CheckMesh(const Skeleton& skeleton, const Mesh& mesh);
 
 // Deformed positions of `mesh` for joint world transforms `world` (e.g. Pose::world): morph
 // targets first (`weights`, one per target, empty: their default weights), then linear blend
-// skinning (skinned), the attach joint's motion (attached) or nothing more (static).
+// skinning (skinned), the attach joint's motion (attached) or nothing more (static). `linear`
+// (Pose::linear of a skeleton with scale; empty: none) replaces the world transforms' linear
+// parts, so the skin grows with its bones' scale.
 void DeformMesh(const Mesh& mesh, std::span<const Eigen::Isometry3d> world,
-                std::vector<Eigen::Vector3d>* positions, std::span<const double> weights = {});
+                std::vector<Eigen::Vector3d>* positions, std::span<const double> weights = {},
+                std::span<const Eigen::Matrix3d> linear = {});
 
 // Multiplies the mesh's lengths (positions, bind translations, morph position offsets) by
 // `factor`.

@@ -92,15 +92,96 @@ namespace {
   out.makeAffine();
 }
 
+// One joint of FK with scale: world (rigid frame, exact position) and linear from the parent's.
+void UpdateJointScaled(const Skeleton& skeleton, std::span<const double> channels,
+                       std::span<Eigen::Isometry3d> world, std::span<Eigen::Matrix3d> linear,
+                       int joint) {
+  Eigen::Vector3d t = skeleton.rest_translation(joint);
+  for (int axis = 0; axis < 3; ++axis) {
+    const int c = skeleton.translation_channel(joint, axis);
+    if (c >= 0) t[axis] += channels[c];
+  }
+  const Eigen::Matrix3d local = LocalRotation(skeleton, joint, channels);
+  const Eigen::Vector3d scale = LocalScale(skeleton, joint, channels);
+  const int p = skeleton.parent(joint);
+  Eigen::Isometry3d& out = world[joint];
+  if (p == Skeleton::kNoParent) {
+    out.linear() = local;
+    out.translation() = t;
+    linear[joint] = local * scale.asDiagonal();
+  } else {
+    const Eigen::Isometry3d& pw = world[p];
+    out.linear() = pw.linear() * local;
+    out.translation() = pw.translation() + linear[p] * t;
+    // kCompensate: the parent's rotation frame, without its scale.
+    const Eigen::Matrix3d parent =
+        skeleton.scale_inheritance(joint) == ScaleInheritance::kCompensate
+            ? Eigen::Matrix3d(pw.linear())
+            : linear[p];
+    linear[joint] = parent * local * scale.asDiagonal();
+  }
+  out.makeAffine();
+}
+
 }  // namespace
+
+Eigen::Vector3d LocalScale(const Skeleton& skeleton, int joint, std::span<const double> channels) {
+  Eigen::Vector3d s = Eigen::Vector3d::Ones();
+  for (int axis = 0; axis < 3; ++axis) {
+    const int c = skeleton.scale_channel(joint, axis);
+    if (c >= 0) s[axis] += channels[c];
+  }
+  return s;
+}
+
+void ForwardKinematicsScaled(const Skeleton& skeleton, std::span<const double> channels,
+                             std::span<Eigen::Isometry3d> world,
+                             std::span<Eigen::Matrix3d> linear) {
+  assert(static_cast<int>(world.size()) >= skeleton.num_joints() && "world span too small");
+  assert(static_cast<int>(linear.size()) >= skeleton.num_joints() && "linear span too small");
+  for (int i = 0; i < skeleton.num_joints(); ++i) {
+    UpdateJointScaled(skeleton, channels, world, linear, i);
+  }
+}
 
 void UpdateJointWorld(const Skeleton& skeleton, std::span<const double> channels,
                       std::span<Eigen::Isometry3d> world, int joint) {
+  if (skeleton.has_scale()) {
+    // The parent's scaled linear part is not kept in `world`: the chain's, from its root.
+    thread_local std::vector<int> chain;
+    thread_local std::vector<Eigen::Matrix3d> linear;
+    chain.clear();
+    for (int j = joint; j != Skeleton::kNoParent; j = skeleton.parent(j)) chain.push_back(j);
+    if (static_cast<int>(linear.size()) < skeleton.num_joints()) {
+      linear.resize(skeleton.num_joints());
+    }
+    // Recompute the ancestors into a scratch copy of their frames (world of the ancestors is
+    // up to date; only `joint` is written).
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      const int j = *it;
+      if (j == joint) {
+        UpdateJointScaled(skeleton, channels, world, linear, j);
+      } else {
+        const Eigen::Isometry3d kept = world[j];
+        UpdateJointScaled(skeleton, channels, world, linear, j);
+        world[j] = kept;
+      }
+    }
+    return;
+  }
   UpdateJointWorldWith(skeleton, channels, world, joint, nullptr, nullptr, 0);
 }
 
 void ForwardKinematics(const Skeleton& skeleton, std::span<const double> channels,
                        std::span<Eigen::Isometry3d> world, int from) {
+  if (skeleton.has_scale()) {
+    thread_local std::vector<Eigen::Matrix3d> linear;
+    if (static_cast<int>(linear.size()) < skeleton.num_joints()) {
+      linear.resize(skeleton.num_joints());
+    }
+    ForwardKinematicsScaled(skeleton, channels, world, linear);
+    return;
+  }
   assert(static_cast<int>(world.size()) >= skeleton.num_joints() && "world span too small");
   assert(static_cast<int>(channels.size()) >= skeleton.num_channels() && "channel span too small");
   const int first = std::max(from, 0);
@@ -139,7 +220,19 @@ void Pose::SetFromRow(const Skeleton& skeleton, std::span<const double> row) {
 }
 
 void Pose::UpdateWorld(const Skeleton& skeleton, int from) {
+  if (skeleton.has_scale()) {
+    linear.resize(skeleton.num_joints());
+    ForwardKinematicsScaled(skeleton, channels, world, linear);
+    return;
+  }
+  linear.clear();
   ForwardKinematics(skeleton, channels, world, from);
+}
+
+Eigen::Affine3d Pose::ScaledWorld(int joint) const {
+  Eigen::Affine3d a(world[joint].matrix());
+  if (!linear.empty()) a.linear() = linear[joint];
+  return a;
 }
 
 bool Pose::matches(const Skeleton& skeleton) const {

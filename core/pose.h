@@ -6,6 +6,16 @@
 // Position channels are added to the rest offset (BVH semantics: a root OFFSET is added to the
 // root's position channels). World (model-space) transforms follow the parent chain:
 //   world_from_joint[i] = world_from_joint[parent(i)] * parent_from_joint[i].
+//
+// Scale (skeletons with scale channels, Skeleton::has_scale): the local transform is
+//   T(rest_translation + position channels) * R(rest_orientation) * R_channels * S
+// with S = diag(1 + scale channels). World transforms then stay rigid: `world` holds each
+// joint's exact world position and its rotation frame (the product of the rotations alone), and a
+// second array (Pose::linear) the full world linear part, rotation frame times scale:
+//   linear[i]   = linear[parent] * R_i * S_i   (kCompensate: rotation frame of parent * R_i * S_i)
+//   position[i] = position[parent] + linear[parent] * t_i
+// Skinning and the writers read `linear`; solvers, checks and constraints the rigid `world`.
+// Without scale channels nothing of this runs (FK is the rigid product above, bit for bit).
 #ifndef RIGEL_CORE_POSE_H_
 #define RIGEL_CORE_POSE_H_
 
@@ -27,6 +37,9 @@ Eigen::Isometry3d LocalTransform(const Skeleton& skeleton, int joint,
 Eigen::Matrix3d LocalRotation(const Skeleton& skeleton, int joint,
                               std::span<const double> channels);
 
+// The joint's own scale per axis: 1 + its scale channels (1 on axes without one).
+Eigen::Vector3d LocalScale(const Skeleton& skeleton, int joint, std::span<const double> channels);
+
 // Computes world_from_joint of one joint from its parent's (which must be up to date in
 // `world`) and the joint's channels: the step ForwardKinematics takes per joint, bit for bit.
 void UpdateJointWorld(const Skeleton& skeleton, std::span<const double> channels,
@@ -37,6 +50,11 @@ void UpdateJointWorld(const Skeleton& skeleton, std::span<const double> channels
 // hold num_joints transforms; `channels` num_channels values.
 void ForwardKinematics(const Skeleton& skeleton, std::span<const double> channels,
                        std::span<Eigen::Isometry3d> world, int from = 0);
+
+// ForwardKinematics of every joint that also fills `linear` (num_joints world linear parts, see
+// above); for any skeleton (without scale, linear == world's rotation).
+void ForwardKinematicsScaled(const Skeleton& skeleton, std::span<const double> channels,
+                             std::span<Eigen::Isometry3d> world, std::span<Eigen::Matrix3d> linear);
 
 // World position of an End Site given the world transforms.
 Eigen::Vector3d EndSitePosition(const Skeleton& skeleton, std::span<const Eigen::Isometry3d> world,
@@ -59,8 +77,11 @@ class Pose {
 
   // Channel values, in the skeleton's layout (radians / file units).
   std::vector<double> channels;
-  // world_from_joint per joint, valid after UpdateWorld().
+  // world_from_joint per joint, valid after UpdateWorld(): exact positions and rotation frames.
   std::vector<Eigen::Isometry3d> world;
+  // World linear parts (rotation frame times scale) per joint, filled by UpdateWorld() only when
+  // the skeleton has scale channels; empty otherwise (then the linear part is world's rotation).
+  std::vector<Eigen::Matrix3d> linear;
   // Blend-shape weights of the frame (a clip's weights row, Clip::weights) and the channels they
   // are (Clip::weight_channels); empty when the clip animates none. FK does not read them.
   std::vector<double> weights;
@@ -72,6 +93,9 @@ class Pose {
   void UpdateWorld(const Skeleton& skeleton, int from = 0);
 
   bool matches(const Skeleton& skeleton) const;
+
+  // The world transform of `joint` with its scale (world[joint] when the skeleton has none).
+  Eigen::Affine3d ScaledWorld(int joint) const;
 };
 
 }  // namespace rigel

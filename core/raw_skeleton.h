@@ -19,12 +19,14 @@ struct RawSkeleton {
     // Rest orientation in the parent's space, applied before the channel rotations (FBX
     // pre-rotation / Maya joint orient). Identity for BVH. Must be unit length.
     Eigen::Quaterniond rest_orientation = Eigen::Quaterniond::Identity();
-    // Channel layout exactly as the file lists it: any subset of the six channels, any order,
-    // each at most once.
+    // Channel layout exactly as the file lists it: any subset of the nine channels (six BVH
+    // ones and three scale channels), any order, each at most once.
     std::vector<ChannelType> channels;
     // How the file states the position channels (see TranslationMode); only the BVH writer reads
     // it. Channel values in a Clip are always deltas added to rest_translation.
     TranslationMode translation_mode = TranslationMode::kAdd;
+    // How the joint inherits its parent's scale (FBX InheritType; FK reads it).
+    ScaleInheritance scale_inheritance = ScaleInheritance::kInherit;
     // BVH "End Site" offsets (joint space) following this joint; kept so exporters write them back.
     std::vector<Eigen::Vector3d> end_sites;
     std::vector<Joint> children;

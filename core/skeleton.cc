@@ -5,14 +5,12 @@
 namespace rigel {
 
 namespace {
-constexpr std::array<std::string_view, 6> kChannelNames = {"Xposition", "Yposition", "Zposition",
-                                                           "Xrotation", "Yrotation", "Zrotation"};
-}  // namespace
+constexpr std::array<std::string_view, 9> kChannelNames = {"Xposition", "Yposition", "Zposition",
+                                                           "Xrotation", "Yrotation", "Zrotation",
+                                                           "Xscale",    "Yscale",    "Zscale"};
 
-std::string_view ChannelName(ChannelType c) { return kChannelNames[static_cast<int>(c)]; }
-
-std::optional<ChannelType> ParseChannelName(std::string_view name) {
-  for (int i = 0; i < 6; ++i) {
+std::optional<ChannelType> ParseName(std::string_view name, int count) {
+  for (int i = 0; i < count; ++i) {
     const std::string_view candidate = kChannelNames[i];
     if (candidate.size() != name.size()) continue;
     bool equal = true;
@@ -24,6 +22,14 @@ std::optional<ChannelType> ParseChannelName(std::string_view name) {
   }
   return std::nullopt;
 }
+
+}  // namespace
+
+std::string_view ChannelName(ChannelType c) { return kChannelNames[static_cast<int>(c)]; }
+
+std::optional<ChannelType> ParseChannelName(std::string_view name) { return ParseName(name, 6); }
+
+std::optional<ChannelType> ParseAnyChannelName(std::string_view name) { return ParseName(name, 9); }
 
 int Skeleton::FindJoint(std::string_view name) const {
   const auto it = index_by_name_.find(std::string(name));

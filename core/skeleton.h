@@ -75,6 +75,17 @@ class Skeleton {
 
   // Row index of the joint's X/Y/Z position channel (0, 1, 2 = axis), or -1 when absent.
   int translation_channel(int joint, int axis) const { return translation_channel_[joint][axis]; }
+  // Row index of the joint's X/Y/Z scale channel (0, 1, 2 = axis), or -1 when absent.
+  int scale_channel(int joint, int axis) const { return scale_channel_[joint][axis]; }
+  // The joint has a scale channel.
+  bool has_scale(int joint) const {
+    return scale_channel_[joint][0] >= 0 || scale_channel_[joint][1] >= 0 ||
+           scale_channel_[joint][2] >= 0;
+  }
+  // Some joint has a scale channel: FK then computes world linear parts (Pose::linear).
+  bool has_scale() const { return has_scale_; }
+  // How the joint inherits its parent's scale (FBX InheritType).
+  ScaleInheritance scale_inheritance(int joint) const { return scale_inheritance_[joint]; }
   // Rotation channels of the joint in product order (indices into a Clip row).
   std::span<const int> rotation_channels(int joint) const {
     return std::span<const int>(rotation_channel_[joint].data(), rotation_count_[joint]);
@@ -100,6 +111,9 @@ class Skeleton {
   std::vector<int> channel_joint_;
   std::vector<std::array<int, 3>> translation_channel_;
   std::vector<std::array<int, 3>> rotation_channel_;
+  std::vector<std::array<int, 3>> scale_channel_;
+  std::vector<ScaleInheritance> scale_inheritance_;
+  bool has_scale_ = false;
   std::vector<unsigned char> rotation_count_;
   std::vector<EndSite> end_sites_;
 };

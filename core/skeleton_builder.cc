@@ -77,17 +77,22 @@ std::unique_ptr<Skeleton> SkeletonBuilder::Build(const RawSkeleton& raw, std::st
       Fail(error, where + ": rest orientation is not a unit quaternion");
       return nullptr;
     }
-    if (j.channels.size() > 6) {
+    if (j.channels.size() > 9) {
       Fail(error,
-           where + ": " + std::to_string(j.channels.size()) + " channels, at most 6 expected");
+           where + ": " + std::to_string(j.channels.size()) + " channels, at most 9 expected");
       return nullptr;
     }
     std::array<int, 3> translation = {-1, -1, -1};
     std::array<int, 3> rotation = {-1, -1, -1};
+    std::array<int, 3> scale = {-1, -1, -1};
     unsigned char rotation_count = 0;
     unsigned used = 0;
     for (size_t k = 0; k < j.channels.size(); ++k) {
       const ChannelType c = j.channels[k];
+      if (static_cast<int>(c) > static_cast<int>(ChannelType::kZscale)) {
+        Fail(error, where + ": unknown channel type " + std::to_string(static_cast<int>(c)));
+        return nullptr;
+      }
       const unsigned bit = 1u << static_cast<int>(c);
       if (used & bit) {
         Fail(error, where + ": channel " + std::string(ChannelName(c)) + " listed twice");
@@ -97,6 +102,9 @@ std::unique_ptr<Skeleton> SkeletonBuilder::Build(const RawSkeleton& raw, std::st
       const int row = s->num_channels() + static_cast<int>(k);
       if (IsTranslation(c)) {
         translation[ChannelAxis(c)] = row;
+      } else if (IsScale(c)) {
+        scale[ChannelAxis(c)] = row;
+        s->has_scale_ = true;
       } else {
         rotation[rotation_count++] = row;
       }
@@ -124,6 +132,8 @@ std::unique_ptr<Skeleton> SkeletonBuilder::Build(const RawSkeleton& raw, std::st
     s->translation_channel_.push_back(translation);
     s->rotation_channel_.push_back(rotation);
     s->rotation_count_.push_back(rotation_count);
+    s->scale_channel_.push_back(scale);
+    s->scale_inheritance_.push_back(j.scale_inheritance);
     for (auto it = j.children.rbegin(); it != j.children.rend(); ++it) {
       stack.push_back({&*it, index, item.depth + 1});
     }
@@ -141,6 +151,7 @@ RawSkeleton ToRawSkeleton(const Skeleton& skeleton) {
     joint.rest_translation = skeleton.rest_translation(j);
     joint.rest_orientation = skeleton.rest_orientation(j);
     joint.translation_mode = skeleton.translation_mode(j);
+    joint.scale_inheritance = skeleton.scale_inheritance(j);
     const auto channels = skeleton.joint_channels(j);
     joint.channels.assign(channels.begin(), channels.end());
     joint.end_sites = end_sites[j];

@@ -3,8 +3,10 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <ranges>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "core/euler.h"
 #include "core/pose.h"
@@ -266,7 +268,94 @@ void FoldRestOrientations(const Skeleton& skeleton, const Clip& clip,
   *folded_clip = std::move(result);
 }
 
+namespace {
+
+// The scale of joint j when it is the same on every frame of `clip` and every axis; 0 otherwise.
+double StaticUniformScale(const Skeleton& skeleton, const Clip& clip, int j) {
+  if (!skeleton.has_scale(j)) return 1.0;
+  double s = 0;
+  for (int f = 0; f < clip.num_frames(); ++f) {
+    const Eigen::Vector3d v = LocalScale(skeleton, j, clip.frame(f));
+    if (f == 0) s = v.x();
+    for (int a = 0; a < 3; ++a) {
+      if (v[a] != s) return 0.0;
+    }
+  }
+  return s > 0 ? s : 0.0;
+}
+
+}  // namespace
+
+std::vector<std::string> UnfoldableScaleJoints(const Skeleton& skeleton, const Clip& clip) {
+  std::vector<std::string> names;
+  if (!skeleton.has_scale()) return names;
+  for (int j = 0; j < skeleton.num_joints(); ++j) {
+    if (skeleton.has_scale(j) && StaticUniformScale(skeleton, clip, j) == 0) {
+      names.push_back(skeleton.name(j));
+    }
+  }
+  return names;
+}
+
+void FoldScale(const Skeleton& skeleton, const Clip& clip,
+               std::unique_ptr<Skeleton>* folded_skeleton, Clip* folded_clip) {
+  const int n = skeleton.num_joints();
+  RawSkeleton raw = ToRawSkeleton(skeleton);
+  std::vector<RawSkeleton::Joint*> joints;
+  std::vector<RawSkeleton::Joint*> stack;
+  for (auto it = raw.roots.rbegin(); it != raw.roots.rend(); ++it) stack.push_back(&*it);
+  while (!stack.empty()) {
+    RawSkeleton::Joint* j = stack.back();
+    stack.pop_back();
+    joints.push_back(j);
+    for (auto it = j->children.rbegin(); it != j->children.rend(); ++it) stack.push_back(&*it);
+  }
+  // World scale factor per joint (folded scales only): what its children's offsets grow by.
+  std::vector<double> factor(n, 1.0);
+  for (int j = 0; j < n; ++j) {
+    const double own = StaticUniformScale(skeleton, clip, j);
+    const int p = skeleton.parent(j);
+    const double inherited =
+        p < 0 || skeleton.scale_inheritance(j) == ScaleInheritance::kCompensate ? 1.0 : factor[p];
+    factor[j] = inherited * (own > 0 ? own : 1.0);
+    RawSkeleton::Joint& joint = *joints[j];
+    const double by = p < 0 ? 1.0 : factor[p];
+    joint.rest_translation *= by;
+    for (Eigen::Vector3d& e : joint.end_sites) e *= factor[j];
+    std::erase_if(joint.channels, [](ChannelType c) { return IsScale(c); });
+    joint.scale_inheritance = ScaleInheritance::kInherit;
+  }
+  std::string error;
+  std::unique_ptr<Skeleton> out = SkeletonBuilder().Build(raw, &error);
+  if (!out) throw ExportError("BVH: folding scale: " + error);
+  Clip result(clip.num_frames(), out->num_channels(), clip.frame_time());
+  result.set_name(clip.name());
+  for (int f = 0; f < clip.num_frames(); ++f) {
+    const std::span<const double> in = clip.frame(f);
+    const std::span<double> row = result.frame(f);
+    for (int j = 0; j < n; ++j) {
+      const int p = skeleton.parent(j);
+      const double by = p < 0 ? 1.0 : factor[p];
+      int k = out->channel_begin(j);
+      for (const int c : std::views::iota(skeleton.channel_begin(j),
+                                          skeleton.channel_begin(j) + skeleton.channel_count(j))) {
+        const ChannelType type = skeleton.channels()[c];
+        if (IsScale(type)) continue;
+        row[k++] = IsTranslation(type) ? in[c] * by : in[c];
+      }
+    }
+  }
+  *folded_skeleton = std::move(out);
+  *folded_clip = std::move(result);
+}
+
 std::string FormatBvh(const Skeleton& skeleton, const Clip& clip) {
+  if (skeleton.has_scale()) {
+    std::unique_ptr<Skeleton> s;
+    Clip c;
+    FoldScale(skeleton, clip, &s, &c);
+    return FormatBvh(*s, c);
+  }
   CheckExportable(skeleton, clip, "BVH");
   std::string text;
   if (HasRestOrientations(skeleton)) {
@@ -281,6 +370,14 @@ std::string FormatBvh(const Skeleton& skeleton, const Clip& clip) {
 }
 
 void WriteBvh(const Skeleton& skeleton, const Clip& clip, const std::string& path) {
+  if (skeleton.has_scale()) {
+    CheckExportable(skeleton, clip, path);
+    std::unique_ptr<Skeleton> s;
+    Clip c;
+    FoldScale(skeleton, clip, &s, &c);
+    WriteBvh(*s, c, path);
+    return;
+  }
   CheckExportable(skeleton, clip, path);
   std::unique_ptr<Skeleton> folded_skeleton;
   Clip folded_clip;

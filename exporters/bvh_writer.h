@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/clip.h"
 #include "core/skeleton.h"
@@ -30,16 +31,26 @@ bool HasRestOrientations(const Skeleton& skeleton);
 void FoldRestOrientations(const Skeleton& skeleton, const Clip& clip,
                           std::unique_ptr<Skeleton>* folded_skeleton, Clip* folded_clip);
 
-// BVH text for `clip` on `skeleton`. Rest orientations are folded first (FoldRestOrientations).
-// Position channels of joints whose source file stated absolute translations
-// (TranslationMode::kReplace) are written as value + OFFSET, the file's own convention. Each
-// value is written as the shortest text the reader turns back into exactly it (through its
-// degrees-to-radians and OFFSET steps); a value no text maps to exactly (a solver's output can be
-// one) is written as the double nearest to it in the file's terms, one rounding away. Where the
-// reader kept the file's own number (Clip::file_values: two file numbers gave the clip's value)
-// and it still maps to the clip's value, that number is written: BVH -> BVH keeps every number of
-// the file bit for bit. Throws
-// ExportError, before producing anything, when:
+// BVH holds no scale. The joints of `skeleton` whose scale `clip` does not fold exactly into the
+// offsets (FoldScale): animated, or not the same on the three axes; empty when every scale folds.
+std::vector<std::string> UnfoldableScaleJoints(const Skeleton& skeleton, const Clip& clip);
+
+// A skeleton without scale channels and a clip on it: a joint whose scale is static and uniform
+// (the same on every frame and axis) has it folded exactly into its descendants' offsets,
+// position channels and End Sites (every joint keeps its world position); other scale channels
+// are dropped (UnfoldableScaleJoints names them; the callers warn).
+void FoldScale(const Skeleton& skeleton, const Clip& clip,
+               std::unique_ptr<Skeleton>* folded_skeleton, Clip* folded_clip);
+
+// BVH text for `clip` on `skeleton`. Scale is folded or dropped first (FoldScale). Rest
+// orientations are folded first (FoldRestOrientations). Position channels of joints whose source
+// file stated absolute translations (TranslationMode::kReplace) are written as value + OFFSET, the
+// file's own convention. Each value is written as the shortest text the reader turns back into
+// exactly it (through its degrees-to-radians and OFFSET steps); a value no text maps to exactly (a
+// solver's output can be one) is written as the double nearest to it in the file's terms, one
+// rounding away. Where the reader kept the file's own number (Clip::file_values: two file numbers
+// gave the clip's value) and it still maps to the clip's value, that number is written: BVH -> BVH
+// keeps every number of the file bit for bit. Throws ExportError, before producing anything, when:
 // - the clip's row width is not the skeleton's channel count, or it has no frame;
 // - the frame time is not finite and > 0;
 // - any value or offset is NaN or infinite (the message names frame, joint and channel).

@@ -203,6 +203,10 @@ struct JointPlan {
   EulerOrder order = EulerOrder::kZYX;
   Eigen::Vector3d pre_rotation_deg = Eigen::Vector3d::Zero();
   bool animate_translation = false;
+  // Scale curves (the joint has scale channels) and the FBX InheritType: 1 RrSs, 2 Rrs (the
+  // parent's scale left out: ScaleInheritance::kCompensate, on skeletons with scale).
+  bool animate_scale = false;
+  std::int32_t inherit_type = 1;
 };
 
 // Each joint's plan: its own Euler order when its rest orientation is the identity, else ZYX
@@ -212,6 +216,10 @@ std::vector<JointPlan> PlanJoints(const Skeleton& skeleton) {
   std::vector<JointPlan> plans(n);
   for (int j = 0; j < n; ++j) {
     JointPlan& plan = plans[j];
+    // Only where it matters: without scale channels every scale is 1 (the rest's is folded).
+    if (skeleton.has_scale() && skeleton.scale_inheritance(j) == ScaleInheritance::kCompensate) {
+      plan.inherit_type = 2;
+    }
     const Eigen::Quaterniond& rest = skeleton.rest_orientation(j);
     const bool identity_rest = std::abs(std::abs(rest.w()) - 1.0) < 1e-14;
     const std::optional<EulerOrder> order = skeleton.rotation_order(j);
@@ -227,6 +235,7 @@ std::vector<JointPlan> PlanJoints(const Skeleton& skeleton) {
     }
     for (int axis = 0; axis < 3; ++axis) {
       if (skeleton.translation_channel(j, axis) >= 0) plan.animate_translation = true;
+      if (skeleton.scale_channel(j, axis) >= 0) plan.animate_scale = true;
     }
   }
   return plans;
@@ -336,7 +345,7 @@ std::int64_t AddModel(const std::string& model_name, const Eigen::Vector3d& tran
   model.Add("Version", {std::int32_t{232}});
   Element& p = model.Add("Properties70");
   p.Add("P", P("RotationActive", "bool", "", "", {std::int32_t{1}}));
-  p.Add("P", P("InheritType", "enum", "", "", {std::int32_t{1}}));
+  p.Add("P", P("InheritType", "enum", "", "", {plan ? plan->inherit_type : std::int32_t{1}}));
   p.Add("P", P("DefaultAttributeIndex", "int", "Integer", "", {std::int32_t{0}}));
   if (plan) {
     if (FbxRotationOrder(plan->order) != 0) {
@@ -383,7 +392,7 @@ std::vector<std::int64_t> AddSkeletonModels(const Skeleton& skeleton,
   return model_uid;
 }
 
-// One AnimationCurveNode ("T" or "R") on `model`'s `property` in `layer`, with its three
+// One AnimationCurveNode ("T", "R" or "S") on `model`'s `property` in `layer`, with its three
 // AnimationCurves (X, Y, Z) keyed at `times`.
 void AddCurveNode(const char* kind, const char* property, std::int64_t model, std::int64_t layer,
                   const std::array<const std::vector<std::int64_t>*, 3>& times,
@@ -503,8 +512,9 @@ void AddWeightCurves(const Clip& clip, std::int64_t layer, const std::vector<std
   }
 }
 
-// Take `index`: an AnimationStack and its BaseLayer, curve nodes T (animated translation) and R
-// per joint, keyed on every frame or at `keys` (core/curves/key_reduction.h) when given.
+// Take `index`: an AnimationStack and its BaseLayer, curve nodes T (animated translation), R and
+// S (joints with scale channels) per joint, keyed on every frame or, for T and R, at `keys`
+// (core/curves/key_reduction.h) when given.
 void AddTake(const Skeleton& skeleton, const Clip& clip, std::size_t index,
              const std::vector<JointPlan>& plans, const std::vector<std::int64_t>& model_uid,
              double length_scale, const ClipKeys* keys, Build& build, ObjectCounts& counts) {
@@ -530,12 +540,24 @@ void AddTake(const Skeleton& skeleton, const Clip& clip, std::size_t index,
   for (int j = 0; j < skeleton.num_joints(); ++j) {
     std::array<std::vector<float>, 3> rotation, translation;
     JointKeys(skeleton, clip, j, plans[j], length_scale, rotation, translation);
+    // Scale channels are keyed on every frame (key reduction covers translation and rotation).
+    auto add_scale = [&] {
+      if (!plans[j].animate_scale) return;
+      std::array<std::vector<float>, 3> scaling;
+      for (auto& v : scaling) v.resize(frames);
+      for (int f = 0; f < frames; ++f) {
+        const Eigen::Vector3d sv = LocalScale(skeleton, j, clip.frame(f));
+        for (int a = 0; a < 3; ++a) scaling[a][f] = static_cast<float>(sv[a]);
+      }
+      AddCurveNode("S", "Lcl Scaling", model_uid[j], layer, every, scaling, build, counts);
+    };
     if (keys == nullptr) {
       if (plans[j].animate_translation) {
         AddCurveNode("T", "Lcl Translation", model_uid[j], layer, every, translation, build,
                      counts);
       }
       AddCurveNode("R", "Lcl Rotation", model_uid[j], layer, every, rotation, build, counts);
+      add_scale();
       continue;
     }
     std::array<std::vector<std::int64_t>, 3> key_times;
@@ -553,6 +575,7 @@ void AddTake(const Skeleton& skeleton, const Clip& clip, std::size_t index,
               joint_keys.rotation.empty() ? std::vector<int>{0} : joint_keys.rotation, key_times,
               key_values);
     AddCurveNode("R", "Lcl Rotation", model_uid[j], layer, keyed, key_values, build, counts);
+    add_scale();
   }
   AddWeightCurves(clip, layer, times, build, counts);
 }

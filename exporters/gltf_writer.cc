@@ -564,6 +564,7 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
     for (int j = 0; j < n; ++j) {
       std::vector<float> rotations;
       std::vector<float> translations;
+      std::vector<float> scales;  // joints with scale channels: 1 + value per axis (T * R * S)
       rotations.reserve(static_cast<std::size_t>(frames) * 4);
       Eigen::Quaterniond previous = Eigen::Quaterniond::Identity();
       for (int f = 0; f < frames; ++f) {
@@ -579,6 +580,10 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
           for (int a = 0; a < 3; ++a) {
             translations.push_back(static_cast<float>(local.translation()[a] * scale));
           }
+        }
+        if (skeleton.has_scale(j)) {
+          const Eigen::Vector3d s = LocalScale(skeleton, j, clip.frame(f));
+          for (int a = 0; a < 3; ++a) scales.push_back(static_cast<float>(s[a]));
         }
       }
       const std::vector<int>* rkeys = rotation_keys.empty() ? nullptr : &rotation_keys[j];
@@ -597,6 +602,13 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
                                     {"interpolation", "LINEAR"}});
         anim["channels"].push_back({{"sampler", anim["samplers"].size() - 1},
                                     {"target", {{"node", j}, {"path", "translation"}}}});
+      }
+      if (skeleton.has_scale(j)) {
+        const int scale_output = buffer.Add(scales, "VEC3", 3, false, gltf);
+        anim["samplers"].push_back(
+            {{"input", input}, {"output", scale_output}, {"interpolation", "LINEAR"}});
+        anim["channels"].push_back({{"sampler", anim["samplers"].size() - 1},
+                                    {"target", {{"node", j}, {"path", "scale"}}}});
       }
     }
     const int input = clip.num_weights() > 0 ? input_of(nullptr) : -1;

@@ -50,6 +50,8 @@ bool InheritsNoScale(const aiNode& node);
 // Removes scale from `t`. Sets *nonuniform when the axes' scales differ by more than 1e-4.
 Frame ToFrame(const Eigen::Affine3d& t, bool* nonuniform);
 
+struct Xform;  // importers/assimp_keys.h
+
 // One node of the file's tree, flattened parent first.
 struct Node {
   const aiNode* ai = nullptr;
@@ -113,6 +115,11 @@ class Converter {
     int frames = 0;
     std::unique_ptr<double[]> values;  // frames x joints x 6 (every value written: no zeroing)
     std::vector<char> moved;           // per joint: the translation left the rest on some frame
+    // Animations that scale a joint (some channel's scale leaves its rest): per frame and joint
+    // the joint's own scale minus 1 per axis (frames x joints x 3), and per joint whether it
+    // left 1 on some frame. Empty otherwise.
+    std::unique_ptr<double[]> scales;
+    std::vector<char> scaled;
   };
 
   // Throws ImportError("<path>: <what>").
@@ -213,7 +220,21 @@ class Converter {
   // Samples animation `a` (-1: the static pose). Evaluates only the joints and their ancestors,
   // nodes whose chain to the root is static once, and walks every key list with a cursor.
   Sampled SampleAnimation(int a, const std::string& name);
-  // Sets has_position_ for animated joints whose local translation leaves the rest.
+  // One joint's values on one frame of an animation that scales (SampleAnimation): rigel's
+  // world linear (the source's relative to the rest) and rotation frame per joint of the block
+  // (`linear`, `frame`, joint k at k * block + b), the joint's rotation, translation (`v`, as
+  // Sampled::values) and own scale minus 1 (`scale`); sets `moved` (translation left the rest)
+  // and `scaled` (scale left 1). A local linear part that is not a rotation
+  // times a scale along the joint's axes (shear under a non-uniformly scaled parent) is
+  // approximated, and the first such node kept in `nonuniform` (NoteNonuniform if this path's
+  // values are kept).
+  void SampleScaled(int k, int parent_k, int b, int block, const Xform& g, const Xform* gp,
+                    const std::vector<Eigen::Matrix3d>& to_rigel,
+                    std::vector<Eigen::Matrix3d>& linear, std::vector<Eigen::Matrix3d>& frame,
+                    const Eigen::Quaterniond& rest_inverse, Eigen::Vector3d& previous, double* v,
+                    double* scale, char& moved, char& scaled, int& nonuniform, int j);
+  // Sets has_position_ for animated joints whose local translation leaves the rest, and
+  // has_scale_ for joints whose scale does.
   void MarkAnimatedTranslations(const Sampled& s);
   // The clip of `s` on the built skeleton.
   Clip ToClip(const Sampled& s, const Skeleton& skeleton);
@@ -229,6 +250,7 @@ class Converter {
   std::vector<bool> is_bone_;
   std::vector<bool> is_joint_;
   std::vector<bool> has_position_;
+  std::vector<bool> has_scale_;  // joints with scale channels (some animation scales them)
   std::vector<int> joint_parent_;
   std::vector<int> joints_;
   std::vector<int> frame_index_;

@@ -372,6 +372,7 @@ void Converter::PrepareRest() {
   translation_tolerance_ = 1e-6 * std::max(extent, 1e-3);
   // Which joints get position channels: roots, and joints whose translation moves.
   has_position_.assign(n, false);
+  has_scale_.assign(n, false);
   for (const int j : joints_) has_position_[j] = joint_parent_[j] < 0;
   rest_local_.assign(n, Frame());
   for (const int j : joints_) {
@@ -407,6 +408,11 @@ void Converter::BuildSkeleton(Scene& out) {
     }
     joint.channels.insert(joint.channels.end(), {ChannelType::kZrotation, ChannelType::kYrotation,
                                                  ChannelType::kXrotation});
+    if (has_scale_[j]) {
+      joint.channels.insert(joint.channels.end(),
+                            {ChannelType::kXscale, ChannelType::kYscale, ChannelType::kZscale});
+    }
+    if (nodes_[j].inherit_rrs) joint.scale_inheritance = ScaleInheritance::kCompensate;
   }
   for (const auto& [j, world] : end_sites_) {
     raw[j].end_sites.push_back(rest[j].rotation.transpose() * (world - rest[j].origin));

@@ -70,7 +70,8 @@ Scene Converter::Run() {
   if (nonuniform_scale_) {
     warnings_.push_back(fmt::format(
         "{}: non-uniform or negative scale on '{}' (and maybe others) cannot be represented "
-        "by rotation and translation channels; motion is approximated",
+        "by rotation, translation and scale channels (a non-uniform rest scale, or shear under "
+        "a non-uniformly scaled parent); motion is approximated",
         path_, nonuniform_name_));
   }
   out.warnings.insert(out.warnings.end(), warnings_.begin(), warnings_.end());

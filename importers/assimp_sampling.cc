@@ -221,6 +221,7 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
   // Inherit type Rrs acts at the top of a node's chain, or on the node when its channel holds the
   // whole chain (the helpers are then identities).
   std::vector<char> drop_on_owner(n, 0);
+  bool animated_scale = false;
   for (int i = 0; i < n; ++i) {
     if (!needed[i]) continue;
     const Node& node = nodes_[i];
@@ -263,6 +264,17 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
         e.fallback_s = ToVector(ch->mScalingKeys[0].mValue);
       } else {
         e.scaling.Reset(ch->mScalingKeys, ch->mNumScalingKeys, timing.ticks_per_frame);
+      }
+      // Scale channels: some node's scale leaves its static (rest) value.
+      if (e.scaling.count > 0) {
+        animated_scale = true;
+      } else {
+        const Eigen::Matrix3d& l = node.static_local.linear();
+        const Eigen::Vector3d rest_s(l.col(0).norm(), l.col(1).norm(), l.col(2).norm());
+        if ((e.fallback_s.cwiseAbs() - rest_s).cwiseAbs().maxCoeff() >
+            1e-6 * std::max(1.0, rest_s.maxCoeff())) {
+          animated_scale = true;
+        }
       }
       // The channel's scale is sampled, unless it is constant and uniform.
       e.fixed.s = e.scaling.count == 0 ? UniformScale(e.fallback_s) : 0.0;
@@ -313,6 +325,33 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
   std::vector<double> cached_scale(num_joints, 0.0);
   std::vector<Eigen::Quaterniond> world(static_cast<std::size_t>(num_slots) * kBlock);
   std::vector<Eigen::Vector3d> previous(num_joints, Eigen::Vector3d::Zero());
+  // With scale: per joint, rest world linear^-1 * rest rotation (a source world linear times it
+  // is rigel's world linear: the scale relative to the rest), and rigel's world linear and
+  // rotation frame per joint and frame of the block.
+  // The rotations and translations of that path go to `scaled_values` (and `scaled_moved`,
+  // `scaled_previous`): they replace the rigid path's only when some joint does scale, so a file
+  // whose scale keys only restate the rest keeps its values bit for bit.
+  std::vector<Eigen::Matrix3d> to_rigel, linear, frame;
+  std::unique_ptr<double[]> scaled_values;
+  int rigid_nonuniform = -1, scaled_nonuniform = -1;  // first node each path could not carry
+  std::vector<char> scaled_moved;
+  std::vector<Eigen::Vector3d> scaled_previous;
+  if (animated_scale) {
+    out.scales.reset(new double[static_cast<std::size_t>(timing.frames) * num_joints * 3]);
+    out.scaled.assign(num_joints, 0);
+    scaled_values.reset(new double[static_cast<std::size_t>(timing.frames) * num_joints * 6]);
+    scaled_moved.assign(num_joints, 0);
+    scaled_previous.assign(num_joints, Eigen::Vector3d::Zero());
+    to_rigel.resize(num_joints);
+    for (int k = 0; k < num_joints; ++k) {
+      const int j = joints_[k];
+      to_rigel[k] = rest_world_[j].linear().inverse() * rest_[j].rotation;
+    }
+    linear.resize(static_cast<std::size_t>(num_joints) * kBlock);
+    frame.resize(static_cast<std::size_t>(num_joints) * kBlock);
+  }
+  std::vector<int> joint_slot(n, -1);
+  for (int k = 0; k < num_joints; ++k) joint_slot[joints_[k]] = k;
   for (int first = 0; first < timing.frames; first += kBlock) {
     const int count = std::min(kBlock, timing.frames - first);
     for (Animated& e : evaluate) {
@@ -342,6 +381,14 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
       const Eigen::Quaterniond* const wp = p < 0 ? nullptr : &world[at(p, 0)];
       for (int b = 0; b < count; ++b) {
         const Xform& g = gj[b];
+        if (animated_scale) {
+          SampleScaled(
+              k, p < 0 ? -1 : joint_slot[p], b, kBlock, g, gp ? &gp[b] : nullptr, to_rigel, linear,
+              frame, rest_inverse[k], scaled_previous[k],
+              scaled_values.get() + (static_cast<std::size_t>(first + b) * num_joints + k) * 6,
+              out.scales.get() + (static_cast<std::size_t>(first + b) * num_joints + k) * 3,
+              scaled_moved[k], out.scaled[k], scaled_nonuniform, j);
+        }
         Eigen::Quaterniond& w = wj[b];
         if (g.s > 0) {
           w = g.q;
@@ -351,7 +398,14 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
           affine.linear() = g.m;
           affine.translation() = g.o;
           w = Eigen::Quaterniond(ToFrame(affine, &nonuniform).rotation);
-          if (nonuniform) NoteNonuniform(j);
+          if (nonuniform) {
+            // With a scale path running, its verdict stands unless it is dropped (below).
+            if (animated_scale) {
+              if (rigid_nonuniform < 0) rigid_nonuniform = j;
+            } else {
+              NoteNonuniform(j);
+            }
+          }
         }
         double* v = out.values.get() + (static_cast<std::size_t>(first + b) * num_joints + k) * 6;
         double* const constant_v = constant_values.data() + 6 * static_cast<std::size_t>(k);
@@ -387,12 +441,76 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
       }
     }
   }
+  if (animated_scale) {
+    if (std::find(out.scaled.begin(), out.scaled.end(), 1) != out.scaled.end()) {
+      out.values = std::move(scaled_values);
+      out.moved = std::move(scaled_moved);
+      if (scaled_nonuniform >= 0) NoteNonuniform(scaled_nonuniform);
+    } else {
+      out.scales.reset();
+      out.scaled.clear();
+      if (rigid_nonuniform >= 0) NoteNonuniform(rigid_nonuniform);
+    }
+  }
   return out;
+}
+
+void Converter::SampleScaled(int k, int parent_k, int b, int block, const Xform& g, const Xform* gp,
+                             const std::vector<Eigen::Matrix3d>& to_rigel,
+                             std::vector<Eigen::Matrix3d>& linear,
+                             std::vector<Eigen::Matrix3d>& frame,
+                             const Eigen::Quaterniond& rest_inverse, Eigen::Vector3d& previous,
+                             double* v, double* scale, char& moved, char& scaled, int& nonuniform,
+                             int j) {
+  auto at = [block, b](int joint) { return static_cast<std::size_t>(joint) * block + b; };
+  // rigel's world linear of the joint: the source's relative to its rest, on the rest frame.
+  const Eigen::Matrix3d lin = g.Linear() * to_rigel[k];
+  linear[at(k)] = lin;
+  // The parent's part of it, and the joint's own R * S.
+  Eigen::Matrix3d parent_linear = Eigen::Matrix3d::Identity();
+  Eigen::Matrix3d parent_frame = Eigen::Matrix3d::Identity();
+  if (parent_k >= 0) {
+    parent_linear = linear[at(parent_k)];
+    parent_frame = frame[at(parent_k)];
+  }
+  const bool compensate = nodes_[j].inherit_rrs && parent_k >= 0;
+  const Eigen::Matrix3d own = (compensate ? parent_frame : parent_linear).inverse() * lin;
+  Eigen::Vector3d s(own.col(0).norm(), own.col(1).norm(), own.col(2).norm());
+  Eigen::Matrix3d r = own;
+  bool exact = s.minCoeff() > 0 && std::isfinite(s.maxCoeff());
+  if (exact) {
+    for (int i = 0; i < 3; ++i) r.col(i) /= s[i];
+    // R * S with R a rotation: its columns orthonormal (no shear), right-handed.
+    exact = (r.transpose() * r - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff() < 1e-6 &&
+            r.determinant() > 0;
+  }
+  if (!exact) {
+    if (nonuniform < 0) nonuniform = j;
+    r = RotationOf(own);
+    if (r.determinant() < 0) r = -r;
+    s = (r.transpose() * own).diagonal();
+  }
+  frame[at(k)] = parent_frame * r;
+  const Eigen::Quaterniond channel_rotation = rest_inverse * Eigen::Quaterniond(r).normalized();
+  const Eigen::Vector3d xyz = EulerZyxNear(channel_rotation, previous);
+  previous = xyz;
+  const Eigen::Vector3d translation =
+      gp ? Eigen::Vector3d(parent_linear.inverse() * (g.o - gp->o)) : g.o;
+  const Eigen::Vector3d delta = translation - rest_local_[j].origin;
+  const double moved_tolerance = translation_tolerance_ * translation_tolerance_;
+  if (delta.squaredNorm() > moved_tolerance) moved = 1;
+  for (int c = 0; c < 3; ++c) {
+    v[c] = xyz[c];
+    v[3 + c] = delta[c];
+    scale[c] = s[c] - 1.0;
+    if (std::abs(scale[c]) > 1e-5) scaled = 1;  // float keys restating 1 (0.9999988) do not count
+  }
 }
 
 void Converter::MarkAnimatedTranslations(const Sampled& s) {
   for (std::size_t k = 0; k < joints_.size(); ++k) {
     if (s.moved[k]) has_position_[joints_[k]] = true;
+    if (!s.scaled.empty() && s.scaled[k]) has_scale_[joints_[k]] = true;
   }
 }
 
@@ -419,6 +537,11 @@ Clip Converter::ToClip(const Sampled& s, const Skeleton& skeleton) {
       for (int axis = 0; axis < 3; ++axis) {
         const int c = skeleton.translation_channel(j, axis);
         if (c >= 0) row[c] = v[3 + axis];
+        const int sc = skeleton.scale_channel(j, axis);
+        if (sc >= 0) {
+          row[sc] =
+              s.scales ? s.scales[(static_cast<std::size_t>(f) * num_joints + k) * 3 + axis] : 0.0;
+        }
       }
     }
   }

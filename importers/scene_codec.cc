@@ -17,7 +17,7 @@ namespace rigel {
 namespace {
 
 constexpr char kMagic[4] = {'R', 'G', 'S', 'C'};
-constexpr std::uint32_t kVersion = 4;  // 2: meshes; 3: axes; 4: blend shapes
+constexpr std::uint32_t kVersion = 5;  // 2: meshes; 3: axes; 4: blend shapes; 5: bone scale
 
 class Writer {
  public:
@@ -190,6 +190,7 @@ std::string EncodeScene(const Scene& scene, std::string prefix) {
     const auto channels = sk.joint_channels(j);
     w.Pod(static_cast<std::uint64_t>(channels.size()));
     for (const ChannelType c : channels) w.Pod(static_cast<std::uint8_t>(c));
+    w.Pod(static_cast<std::uint8_t>(sk.scale_inheritance(j)));
   }
   w.Pod(static_cast<std::uint64_t>(sk.end_sites().size()));
   for (const EndSite& e : sk.end_sites()) {
@@ -279,12 +280,17 @@ Scene DecodeScene(std::string_view bytes, const std::string& context) {
     const double qw = r.Pod<double>(), qx = r.Pod<double>(), qy = r.Pod<double>(),
                  qz = r.Pod<double>();
     joint.rest_orientation = Eigen::Quaterniond(qw, qx, qy, qz);
-    const std::uint64_t num_channels = r.Count(6);
+    const std::uint64_t num_channels = r.Count(9);
     for (std::uint64_t c = 0; c < num_channels; ++c) {
       const auto v = r.Pod<std::uint8_t>();
-      if (v > 5) r.Fail("channel type");
+      if (v > static_cast<std::uint8_t>(ChannelType::kZscale)) r.Fail("channel type");
       joint.channels.push_back(static_cast<ChannelType>(v));
     }
+    const auto inheritance = r.Pod<std::uint8_t>();
+    if (inheritance > static_cast<std::uint8_t>(ScaleInheritance::kCompensate)) {
+      r.Fail("scale inheritance");
+    }
+    joint.scale_inheritance = static_cast<ScaleInheritance>(inheritance);
   }
   const std::uint64_t num_end_sites = r.Count(1u << 20);
   for (std::uint64_t i = 0; i < num_end_sites; ++i) {

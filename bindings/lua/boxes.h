@@ -263,11 +263,15 @@ void PushStrings(lua_State* L, const Strings& strings) {
 
 // Channel `c` of `skeleton` as Lua sees it: degrees for rotations, file units for positions.
 inline double ChannelToLua(const Skeleton& skeleton, int c, double value) {
-  return IsRotation(skeleton.channels()[c]) ? value * kDegPerRad : value;
+  const ChannelType type = skeleton.channels()[c];
+  if (IsScale(type)) return 1.0 + value;  // the scale factor (1 at rest)
+  return IsRotation(type) ? value * kDegPerRad : value;
 }
 // A Lua value of channel `c` as rigel stores it (radians for rotations).
 inline double ChannelFromLua(const Skeleton& skeleton, int c, double value) {
-  return IsRotation(skeleton.channels()[c]) ? value * kRadPerDeg : value;
+  const ChannelType type = skeleton.channels()[c];
+  if (IsScale(type)) return value - 1.0;
+  return IsRotation(type) ? value * kRadPerDeg : value;
 }
 
 }  // namespace rigel::lua

@@ -430,12 +430,13 @@ int CheckJoint(lua_State* L, int arg, const Skeleton& skeleton) {
 int CheckJointChannel(lua_State* L, int arg, const Skeleton& skeleton, int joint) {
   if (lua_type(L, arg) != LUA_TSTRING) TypeError(L, arg, "channel name");
   const char* given = lua_tostring(L, arg);
-  const std::optional<ChannelType> type = ParseChannelName(given);
+  const std::optional<ChannelType> type = ParseAnyChannelName(given);
   if (!type) {
     luaL_argerror(L, arg,
                   lua_pushfstring(L,
                                   "invalid channel '%s', expected one of: Xposition, Yposition, "
-                                  "Zposition, Xrotation, Yrotation, Zrotation",
+                                  "Zposition, Xrotation, Yrotation, Zrotation, Xscale, Yscale, "
+                                  "Zscale",
                                   given));
   }
   const int begin = skeleton.channel_begin(joint);

@@ -416,6 +416,18 @@ void ReadLimitLocation(lua_State* L, int opt, const Skeleton& s, constraints::En
   entry.constraint = c;
 }
 
+void ReadCopyScale(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry) {
+  entry.constraint =
+      ReadModeAxes(L, opt, ReadCommon<constraints::CopyScaleConstraint>(L, opt, s, true));
+}
+
+void ReadLimitScale(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry) {
+  auto c = ReadCommon<constraints::LimitScaleConstraint>(L, opt, s, false);
+  c.min = BoundsField(L, opt, "min", -std::numeric_limits<double>::infinity());
+  c.max = BoundsField(L, opt, "max", std::numeric_limits<double>::infinity());
+  entry.constraint = c;
+}
+
 void ReadSplineIk(lua_State* L, int opt, const Skeleton& s, constraints::Entry& entry) {
   int n = 0, m = 0;
   entry.constraint = PushSplineIk(L, opt, s, &n, &m);
@@ -451,6 +463,8 @@ constexpr std::array<KindReaderRow, kConstraintKinds.size()> kReaders{{
     {"twist", ReadTwist},
     {"limit_location", ReadLimitLocation},
     {"spline_ik", ReadSplineIk},
+    {"copy_scale", ReadCopyScale},
+    {"limit_scale", ReadLimitScale},
 }};
 static_assert(
     [] {

@@ -1,10 +1,12 @@
 // rigel.Pose: one frame's channel values and world transforms. Rotation channels are read and
 // written in degrees, position channels in file units. World transforms refresh lazily.
 #include <cmath>
+#include <vector>
 
 #include "bindings/lua/boxes.h"
 #include "core/channel.h"
 #include "core/euler.h"
+#include "core/pose.h"
 #include "core/pose_edit.h"
 
 namespace rigel::lua {
@@ -92,6 +94,60 @@ int w_Pose_set_angles(lua_State* L) {
     box->state->pose.channels[c] = xyz[ChannelAxis(s.channels()[c])] * kRadPerDeg;
   }
   return Changed(L, box, j);
+}
+
+int w_Pose_scale(lua_State* L) {
+  // pose:scale(joint) -> vec3: the joint's own scale per axis (1 where it has no scale channel).
+  PoseBox* box = CheckPose(L, 1);
+  const Skeleton& s = *box->skeleton;
+  const int j = CheckJoint(L, 2, s);
+  CheckMaxArgs(L, 2);
+  PushVec3(L, LocalScale(s, j, box->state->pose.channels));
+  return 1;
+}
+
+int w_Pose_set_scale(lua_State* L) {
+  // pose:set_scale(joint, vec3 | number) -> pose: the joint's own scale (a number: uniform);
+  // axes without a scale channel must stay 1.
+  PoseBox* box = CheckPose(L, 1);
+  const Skeleton& s = *box->skeleton;
+  const int j = CheckJoint(L, 2, s);
+  const Eigen::Vector3d xyz = lua_type(L, 3) == LUA_TNUMBER
+                                  ? Eigen::Vector3d::Constant(CheckFinite(L, 3))
+                                  : CheckVec3(L, 3);
+  CheckMaxArgs(L, 3);
+  for (int a = 0; a < 3; ++a) {
+    if (!std::isfinite(xyz[a]) || xyz[a] <= 0) {
+      return luaL_error(L, "scale of joint '%s' must be positive and finite", s.name(j).c_str());
+    }
+    if (s.scale_channel(j, a) < 0 && xyz[a] != 1.0) {
+      return luaL_error(L, "joint '%s' has no %c scale channel", s.name(j).c_str(), 'X' + a);
+    }
+  }
+  for (int a = 0; a < 3; ++a) {
+    const int c = s.scale_channel(j, a);
+    if (c >= 0) box->state->pose.channels[c] = xyz[a] - 1.0;
+  }
+  return Changed(L, box, j);
+}
+
+int w_Pose_world_scale(lua_State* L) {
+  // pose:world_scale(joint) -> vec3: the lengths of the joint's world axes (its own scale times
+  // what it inherits; 1 1 1 on a skeleton without scale).
+  PoseBox* box = CheckPose(L, 1);
+  const Skeleton& s = *box->skeleton;
+  const int j = CheckJoint(L, 2, s);
+  CheckMaxArgs(L, 2);
+  if (!s.has_scale()) {
+    PushVec3(L, Eigen::Vector3d::Ones());
+    return 1;
+  }
+  std::vector<Eigen::Isometry3d> world(s.num_joints());
+  std::vector<Eigen::Matrix3d> linear(s.num_joints());
+  ForwardKinematicsScaled(s, box->state->pose.channels, world, linear);
+  PushVec3(L, Eigen::Vector3d(linear[j].col(0).norm(), linear[j].col(1).norm(),
+                              linear[j].col(2).norm()));
+  return 1;
 }
 
 int w_Pose_world_position(lua_State* L) {
@@ -196,7 +252,14 @@ int w_Pose_set_world_position(lua_State* L) {
   const Eigen::Vector3d v = CheckVec3(L, 3);
   CheckMaxArgs(L, 3);
   const int p = s.parent(j);
-  const Eigen::Vector3d local = p >= 0 ? Eigen::Vector3d(World(box, p).inverse() * v) : v;
+  Eigen::Vector3d local = p >= 0 ? Eigen::Vector3d(World(box, p).inverse() * v) : v;
+  if (p >= 0 && s.has_scale()) {
+    // The offset is in the parent's scaled space.
+    std::vector<Eigen::Isometry3d> world(s.num_joints());
+    std::vector<Eigen::Matrix3d> linear(s.num_joints());
+    ForwardKinematicsScaled(s, box->state->pose.channels, world, linear);
+    local = linear[p].inverse() * (v - world[p].translation());
+  }
   return SetLocalPosition(L, box, j, local);
 }
 
@@ -322,6 +385,9 @@ const luaL_Reg kMethods[] = {{"get", w_Pose_get},
                              {"set", w_Pose_set},
                              {"angles", w_Pose_angles},
                              {"set_angles", w_Pose_set_angles},
+                             {"scale", w_Pose_scale},
+                             {"set_scale", w_Pose_set_scale},
+                             {"world_scale", w_Pose_world_scale},
                              {"world_position", w_Pose_world_position},
                              {"world_xyz", w_Pose_world_xyz},
                              {"world_rotation", w_Pose_world_rotation},

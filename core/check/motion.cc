@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/pose.h"
 #include "core/retarget/humanoid.h"
 
 namespace rigel::check {
@@ -21,10 +22,25 @@ Motion TrackClip(const Skeleton& skeleton, const Clip* clip, int stride, int cou
   const std::vector<double> rest_row(skeleton.num_channels(), 0.0);
   const std::span<const ChannelType> layout = skeleton.channels();
   std::vector<Eigen::Matrix3d> rotation(joints);
+  // Skeletons with scale: positions from FK with scale (core/pose.h); end sites scale with their
+  // joint.
+  std::vector<Eigen::Isometry3d> world;
+  std::vector<Eigen::Matrix3d> linear;
   for (int i = 0; i < m.frames; ++i) {
     const std::span<const double> row =
         clip == nullptr ? std::span<const double>(rest_row) : clip->frame(m.frame[i]);
     Eigen::Vector3d* out = m.position.data() + static_cast<size_t>(i) * m.points;
+    if (skeleton.has_scale()) {
+      world.resize(joints);
+      linear.resize(joints);
+      ForwardKinematicsScaled(skeleton, row, world, linear);
+      for (int j = 0; j < joints; ++j) out[j] = world[j].translation();
+      for (size_t e = 0; e < ends.size(); ++e) {
+        const int p = ends[e].parent;
+        out[joints + e] = world[p].translation() + linear[p] * ends[e].offset;
+      }
+      continue;
+    }
     for (int j = 0; j < joints; ++j) {
       if (tracked != nullptr && !(*tracked)[j]) continue;
       Eigen::Vector3d t = skeleton.rest_translation(j);

@@ -2,6 +2,7 @@
 #include "core/constraints/constraint.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "core/euler.h"
 #include "core/pose.h"
@@ -31,8 +32,15 @@ bool ApplyWorld(const Skeleton& skeleton, Pose& pose, int joint, const Eigen::Is
     }
   }
   if (write_position) {
-    if (!SetJointLocalPosition(skeleton, joint, world_from_parent.inverse() * position,
-                               pose.channels)) {
+    // The joint's offset is in its parent's scaled space (skeletons with scale).
+    Eigen::Vector3d local = world_from_parent.inverse() * position;
+    if (skeleton.has_scale() && parent >= 0) {
+      std::vector<Eigen::Isometry3d> world(skeleton.num_joints());
+      std::vector<Eigen::Matrix3d> linear(skeleton.num_joints());
+      ForwardKinematicsScaled(skeleton, pose.channels, world, linear);
+      local = linear[parent].inverse() * (position - world[parent].translation());
+    }
+    if (!SetJointLocalPosition(skeleton, joint, local, pose.channels)) {
       if (error != nullptr) *error = "joint '" + skeleton.name(joint) + "' lacks position channels";
       return false;
     }

@@ -102,10 +102,17 @@ inline constexpr std::array<KindOption, 12> kSplineIk{
      kInfluence,
      kAfterStage}};
 
+inline constexpr std::array<KindOption, 5> kLimitScale{
+    kJoint,
+    kInfluence,
+    kAfterStage,
+    {"min", "{x, y, z} bounds (scale factors > 0)", "unbounded"},
+    {"max", "{x, y, z} bounds (scale factors > 0)", "unbounded"}};
+
 }  // namespace kinds
 
 // Every kind, in Constraint variant order: name, options, has_target.
-inline constexpr std::array<ConstraintKind, 11> kConstraintKinds{{
+inline constexpr std::array<ConstraintKind, 13> kConstraintKinds{{
     {"parent", kinds::kParent, true},
     {"point", kinds::kPoint, true},
     {"orient", kinds::kPoint, true},
@@ -117,6 +124,8 @@ inline constexpr std::array<ConstraintKind, 11> kConstraintKinds{{
     {"twist", kinds::kTwist, false},
     {"limit_location", kinds::kLimitLocation, false},
     {"spline_ik", kinds::kSplineIk, false},
+    {"copy_scale", kinds::kCopy, true},
+    {"limit_scale", kinds::kLimitScale, false},
 }};
 static_assert(kConstraintKinds.size() == std::variant_size_v<Constraint>,
               "one row per Constraint alternative");

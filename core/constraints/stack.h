@@ -13,9 +13,11 @@
 #include "core/constraints/constraint.h"
 #include "core/constraints/copy_location.h"
 #include "core/constraints/copy_rotation.h"
+#include "core/constraints/copy_scale.h"
 #include "core/constraints/limit_distance.h"
 #include "core/constraints/limit_location.h"
 #include "core/constraints/limit_rotation.h"
+#include "core/constraints/limit_scale.h"
 #include "core/constraints/orient.h"
 #include "core/constraints/parent.h"
 #include "core/constraints/point.h"
@@ -25,10 +27,11 @@
 namespace rigel::constraints {
 
 // Any constraint job.
-using Constraint = std::variant<ParentConstraint, PointConstraint, OrientConstraint, AimConstraint,
-                                CopyLocationConstraint, CopyRotationConstraint,
-                                LimitRotationConstraint, LimitDistanceConstraint, TwistConstraint,
-                                LimitLocationConstraint, SplineIkConstraint>;
+using Constraint =
+    std::variant<ParentConstraint, PointConstraint, OrientConstraint, AimConstraint,
+                 CopyLocationConstraint, CopyRotationConstraint, LimitRotationConstraint,
+                 LimitDistanceConstraint, TwistConstraint, LimitLocationConstraint,
+                 SplineIkConstraint, CopyScaleConstraint, LimitScaleConstraint>;
 
 // "parent", "point", "orient", "aim", "copy_location", "copy_rotation", "limit_rotation",
 // "limit_distance", "twist", "limit_location", "spline_ik": the kind of `constraint` (the names

@@ -72,6 +72,7 @@ void PlanWorkspace(const Rig& rig, Workspace::Impl& w) {
   for (int j = 0; j < nj; ++j) w.relaxed[j] = rig.strength[j] == 0.0 ? 1 : 0;
   w.rot.assign(nj, Eigen::Matrix3d::Identity());
   w.pos.assign(nj, Vector3d::Zero());
+  w.world_scale.assign(nj, 1.0);
   w.rest_rot.resize(nj);
   w.rest_identity.resize(nj);
   for (int j = 0; j < nj; ++j) {
@@ -102,7 +103,7 @@ void PlanColumns(const Rig& rig, const Stage& stage, const Workspace::Impl& w, S
   st.channel_col.assign(nc, -1);
   for (int c = 0; c < nc; ++c) {
     const int j = s.channel_joint(c);
-    if (!needed[j] || rig.locked[c] || w.relaxed[j]) continue;
+    if (!needed[j] || rig.locked[c] || w.relaxed[j] || IsScale(s.channels()[c])) continue;
     if (stage.chain_root >= 0 && !IsAncestorOrSelf(s, stage.chain_root, j)) continue;
     st.channel_col[c] = static_cast<int>(st.col_channel.size());
     st.col_channel.push_back(c);
@@ -121,6 +122,8 @@ void PlanColumns(const Rig& rig, const Stage& stage, const Workspace::Impl& w, S
     f.parent = s.parent(j) == Skeleton::kNoParent ? -1 : s.parent(j);
     f.rest_identity = w.rest_identity[j] != 0;
     f.rest_t = s.rest_translation(j);
+    for (int axis = 0; axis < 3; ++axis) f.scale_c[axis] = s.scale_channel(j, axis);
+    f.compensate = s.scale_inheritance(j) == ScaleInheritance::kCompensate;
     f.t_begin = static_cast<int>(st.fk_channels.size());
     for (int axis = 0; axis < 3; ++axis) {
       const int c = s.translation_channel(j, axis);

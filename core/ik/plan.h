@@ -12,6 +12,7 @@
 #define RIGEL_CORE_IK_PLAN_H_
 
 #include <Eigen/Core>
+#include <array>
 #include <cstdint>
 #include <tuple>
 #include <vector>
@@ -33,6 +34,11 @@ struct FkJoint {
   bool rest_identity = true;
   Eigen::Vector3d rest_t = Eigen::Vector3d::Zero();
   int t_begin = 0, t_end = 0, r_end = 0;
+  // Skeletons with scale: the joint's scale channels (-1: none) and whether it compensates its
+  // parent's scale. Scale is never a column (solvers leave it alone); the stage FK places the
+  // joint at its parent's world scale (as a uniform factor: exact for uniform scale).
+  std::array<int, 3> scale_c = {-1, -1, -1};
+  bool compensate = false;
 };
 // One channel of the stage FK program: its skeleton channel, axis (0-2) and stage column (-1 when
 // it does not move in this stage).
@@ -140,6 +146,8 @@ struct Workspace::Impl {
   // Joint frames (world), valid for the joints a stage updated.
   std::vector<Eigen::Matrix3d> rot;
   std::vector<Eigen::Vector3d> pos;
+  // Skeletons with scale: each joint's world scale (a uniform factor).
+  std::vector<double> world_scale;
   std::vector<Eigen::Matrix3d> rest_rot;
   std::vector<std::uint8_t> rest_identity;
   std::vector<internal::StageWork> stages;

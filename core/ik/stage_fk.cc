@@ -11,7 +11,7 @@ using Eigen::Vector3d;
 using rigel::internal::RotateColumns;
 
 void ChainFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double* theta) {
-  (void)s;
+  const bool scaled = s.has_scale();
   // Every rotation's sine and cosine first, in one vectorized pass (bit for bit SinCos).
   const int nrot = static_cast<int>(st.fk_rotation_channels.size());
   for (int k = 0; k < nrot; ++k) st.fk_angle[k] = theta[st.fk_rotation_channels[k]];
@@ -26,6 +26,16 @@ void ChainFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double*
     }
     Eigen::Matrix3d r;
     Vector3d pos;
+    // The parent's world scale: a uniform factor on the joint's offset (1 without scale).
+    double ps = 1.0;
+    if (scaled) {
+      double own = 0;
+      for (int axis = 0; axis < 3; ++axis)
+        own += f.scale_c[axis] >= 0 ? 1 + theta[f.scale_c[axis]] : 1;
+      own /= 3;
+      ps = f.parent < 0 ? 1.0 : w.world_scale[f.parent];
+      w.world_scale[f.joint] = f.compensate ? own : ps * own;
+    }
     if (f.parent < 0) {
       pos = local_t;
       r = f.rest_identity ? Eigen::Matrix3d::Identity() : w.rest_rot[f.joint];
@@ -35,11 +45,15 @@ void ChainFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double*
       }
     } else {
       const Eigen::Matrix3d& pr = w.rot[f.parent];
-      pos = w.pos[f.parent] + pr * local_t;
+      if (scaled) {
+        pos = w.pos[f.parent] + ps * (pr * local_t);
+      } else {
+        pos = w.pos[f.parent] + pr * local_t;
+      }
       r = f.rest_identity ? pr : Eigen::Matrix3d(pr * w.rest_rot[f.joint]);
       for (int i = f.t_begin; i < f.t_end; ++i) {
         const FkChannel& t = st.fk_channels[i];
-        if (t.col >= 0) st.axis[t.col] = pr.col(t.axis);
+        if (t.col >= 0) st.axis[t.col] = ps * pr.col(t.axis);
       }
     }
     w.pos[f.joint] = pos;
@@ -75,7 +89,7 @@ void StartFk(const Skeleton& s, Workspace::Impl& w, StageWork& st, const double*
 
 void UpdateWorldAfterSolve(const Skeleton& s, Workspace::Impl& w, Pose& pose) {
   const StageWork& last = w.stages.back();
-  if (!last.frames_valid) {
+  if (!last.frames_valid || s.has_scale()) {
     pose.UpdateWorld(s);
     return;
   }

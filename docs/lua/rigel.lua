@@ -379,6 +379,19 @@ function Pose:angles(joint) end
 ---@param xyz rigel.Vec3Like degrees
 ---@return rigel.Pose self
 function Pose:set_angles(joint, xyz) end
+---The joint's own scale per axis (1 where it has no scale channel; 1 1 1 at rest).
+---@param joint rigel.JointRef
+---@return rigel.vec3
+function Pose:scale(joint) end
+---Keys the joint's own scale (a number: uniform); axes without a scale channel must stay 1.
+---@param joint rigel.JointRef
+---@param xyz rigel.Vec3Like|number scale factors > 0
+---@return rigel.Pose self
+function Pose:set_scale(joint, xyz) end
+---The lengths of the joint's world axes: its own scale times what it inherits.
+---@param joint rigel.JointRef
+---@return rigel.vec3
+function Pose:world_scale(joint) end
 ---@param joint rigel.JointRef
 ---@return rigel.vec3
 function Pose:world_position(joint) end
@@ -516,7 +529,7 @@ function BakeSummary:records() end
 
 ---@class rigel.ConstraintOptions
 ---@field joint? rigel.JointRef the constrained joint (every kind but twist and spline_ik)
----@field target? rigel.JointRef required except for limit_rotation, limit_location, twist, spline_ik
+---@field target? rigel.JointRef required except for limit_rotation, limit_location, limit_scale, twist, spline_ik
 ---@field influence? number 0..1, default 1
 ---@field after_stage? integer 1-based stage the constraint follows; 0 = before any stage
 ---@field maintain_offset? boolean parent (default true), point, orient (default false)
@@ -527,9 +540,9 @@ function BakeSummary:records() end
 ---@field up_type? "world"|"object"|"object_rotation" aim (default "world")
 ---@field up_target? rigel.JointRef aim: for "object" and "object_rotation"
 ---@field up? rigel.Vec3Like aim: world up ("world") or up in up_target's space (default +Y)
----@field mode? "replace"|"add" copy_location, copy_rotation (default "replace")
----@field min? rigel.Vec3Like limit_rotation: degrees per axis (x, y, z); limit_location: {x=, y=, z=} bounds (absent axis: unbounded)
----@field max? rigel.Vec3Like limit_rotation: degrees per axis; limit_location: as min
+---@field mode? "replace"|"add" copy_location, copy_rotation, copy_scale (default "replace")
+---@field min? rigel.Vec3Like limit_rotation: degrees per axis (x, y, z); limit_location, limit_scale: {x=, y=, z=} bounds (absent axis: unbounded)
+---@field max? rigel.Vec3Like limit_rotation: degrees per axis; limit_location, limit_scale: as min
 ---@field space? "world"|"local" limit_location (default "world")
 ---@field distance? number limit_distance: radius (default: the first frame's distance)
 ---@field limit? "inside"|"outside"|"surface" limit_distance (default "inside")
@@ -665,7 +678,7 @@ function Rig:effectors() end
 function Rig:solve(pose, frame) end
 ---Declares a constraint (docs/constraints.md); returns its handle (1-based index). It runs after
 ---the stages declared so far (before any stage when none), or after options.after_stage.
----@param kind "parent"|"point"|"orient"|"aim"|"copy_location"|"copy_rotation"|"limit_rotation"|"limit_distance"|"limit_location"|"twist"|"spline_ik"
+---@param kind "parent"|"point"|"orient"|"aim"|"copy_location"|"copy_rotation"|"limit_rotation"|"limit_distance"|"limit_location"|"twist"|"spline_ik"|"copy_scale"|"limit_scale"
 ---@param options rigel.ConstraintOptions
 ---@return integer
 function Rig:constraint(kind, options) end

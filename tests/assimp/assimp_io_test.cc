@@ -431,8 +431,10 @@ TEST(AssimpImport, ChannelForAMissingNodeNamesFileAndNode) {
 }
 
 // glTF: Root scales from 1 to 2 (uniform), Arm (its child, 1 up) is keyed with one constant
-// rotation, Hand (1 above Arm) turns. Arm's offset from Root doubles with Root's scale, so Arm
-// needs position channels and the world positions scale, although Arm's own keys never change.
+// rotation, Hand (1 above Arm) turns. Root gets scale channels (issue 28: the scale is no longer
+// folded into Arm's translation, which needed position channels); Arm's offset from Root doubles
+// with Root's scale through FK, so the world positions and world scale grow, although Arm's own
+// keys never change.
 TEST(AssimpImport, AnimatedUniformScaleMovesAConstantlyKeyedChild) {
   TempDir dir;
   const float data[] = {0.0f, 1.0f / 30,                            // times
@@ -474,8 +476,17 @@ TEST(AssimpImport, AnimatedUniformScaleMovesAConstantlyKeyedChild) {
   const int arm = sk.FindJoint("Arm"), hand = sk.FindJoint("Hand");
   ASSERT_GE(arm, 0);
   ASSERT_GE(hand, 0);
-  EXPECT_GE(sk.translation_channel(arm, 1), 0);
+  const int root = sk.FindJoint("Root");
+  ASSERT_GE(root, 0);
+  EXPECT_TRUE(sk.has_scale(root));
+  EXPECT_LT(sk.translation_channel(arm, 1), 0) << "the scale is not folded into Arm's offset";
   ASSERT_EQ(scene.clips.size(), 1u);
+  {
+    Pose pose(sk);
+    pose.SetFromRow(sk, scene.clips[0].frame(1));
+    ASSERT_EQ(pose.linear.size(), 3u);
+    EXPECT_NEAR(pose.linear[hand].col(1).norm(), 2.0, 1e-6) << "Hand's world scale";
+  }
   ASSERT_EQ(scene.clips[0].num_frames(), 2);
   for (int f = 0; f < 2; ++f) {
     SCOPED_TRACE(fmt::format("frame {}", f));

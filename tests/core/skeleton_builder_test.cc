@@ -44,10 +44,10 @@ TEST(SkeletonBuilder, ValidityMatrix) {
     raw.roots.push_back(Make("Hips", {C::kXrotation, C::kYrotation, C::kXrotation}));
     ExpectInvalid(raw, "joint 'Hips': channel Xrotation listed twice");
   }
-  {  // More than 6 channels.
+  {  // More than 9 channels (six BVH ones and three scale channels).
     RawSkeleton raw;
-    raw.roots.push_back(Make("Hips", std::vector<C>(7, C::kXrotation)));
-    ExpectInvalid(raw, "7 channels, at most 6");
+    raw.roots.push_back(Make("Hips", std::vector<C>(10, C::kXrotation)));
+    ExpectInvalid(raw, "10 channels, at most 9");
   }
   {  // Non-finite offset.
     RawSkeleton raw;

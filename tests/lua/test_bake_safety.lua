@@ -49,6 +49,8 @@ local mutators = {
       assert(ok or tostring(err):find("no blend shape 'Smile'", 1, true), err)
     end,
     set_angles = function(o) return o.pose:set_angles("Upper", rigel.vec3(1, 2, 3)) end,
+    -- The fixture has no scale channels: a scale of 1 is valid on any joint.
+    set_scale = function(o) return o.pose:set_scale("Upper", 1) end,
     set_local_rotation = function(o)
       return o.pose:set_local_rotation("Upper", rigel.quat(1, 0, 0, 0))
     end,
@@ -110,7 +112,7 @@ local readers = {
            reduce = true, filter = true, mirror = true, loop = true, trim = true },
   Pose = { get = true, weight = true, angles = true, world_position = true, world_xyz = true,
            world_rotation = true, local_position = true, local_rotation = true,
-           end_position = true, values = true, copy = true },
+           end_position = true, values = true, copy = true, scale = true, world_scale = true },
   Rig = { get_target = true, get_limit = true, is_locked = true, effectors = true,
           constraints = true, get_bone_limit = true },
   Scene = { clip = true, save = true },
