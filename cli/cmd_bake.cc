@@ -397,10 +397,12 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     }
   }
   // Bone scale a format cannot hold (BVH: animated or non-uniform scale), named per joint.
-  if (results.front().skeleton->has_scale()) {
+  {
     std::vector<Clip> clips;
-    for (const TakeResult& r : results) clips.push_back(*r.clip);
-    for (std::string& w : ScaleDroppedBy(output, *results.front().skeleton, clips)) {
+    if (results.front().skeleton->has_scale()) {
+      for (const TakeResult& r : results) clips.push_back(*r.clip);
+    }
+    for (std::string& w : SkeletonDroppedBy(output, *results.front().skeleton, clips)) {
       notes.push_back(std::move(w));
     }
   }

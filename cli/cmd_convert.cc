@@ -144,7 +144,7 @@ Runner AddConvertCommand(CLI::App& app) {
            DroppedBy(*out, scene.meshes.size(), 1, CountMorphTargets(scene.meshes))) {
         fmt::print(stderr, "rigel: warning: {}\n", w);
       }
-      for (const std::string& w : ScaleDroppedBy(*out, *scene.skeleton, scene.clips)) {
+      for (const std::string& w : SkeletonDroppedBy(*out, *scene.skeleton, scene.clips)) {
         fmt::print(stderr, "rigel: warning: {}\n", w);
       }
       if (reduce->enabled) {

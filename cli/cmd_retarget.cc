@@ -423,10 +423,12 @@ int Run(const RetargetArgs& a) {
                                  source.warnings.end());
     std::vector<std::string> dropped =
         DroppedBy(out_path, out.meshes.size(), 1, CountMorphTargets(out.meshes));
-    if (out.skeleton->has_scale()) {
+    {
       std::vector<Clip> clips;
-      for (const retarget::RetargetResult& r : results) clips.push_back(r.clip);
-      for (std::string& w : ScaleDroppedBy(out_path, *out.skeleton, clips)) {
+      if (out.skeleton->has_scale()) {
+        for (const retarget::RetargetResult& r : results) clips.push_back(r.clip);
+      }
+      for (std::string& w : SkeletonDroppedBy(out_path, *out.skeleton, clips)) {
         dropped.push_back(std::move(w));
       }
     }

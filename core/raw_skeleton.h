@@ -29,6 +29,8 @@ struct RawSkeleton {
     ScaleInheritance scale_inheritance = ScaleInheritance::kInherit;
     // BVH "End Site" offsets (joint space) following this joint; kept so exporters write them back.
     std::vector<Eigen::Vector3d> end_sites;
+    // Their names (EndSite::name), parallel to end_sites; empty when none is named.
+    std::vector<std::string> end_site_names;
     std::vector<Joint> children;
   };
 

@@ -23,6 +23,9 @@ class SkeletonBuilder;
 struct EndSite {
   int parent = -1;
   Eigen::Vector3d offset = Eigen::Vector3d::Zero();
+  // The leaf node's name where the file names it (an FBX or glTF leaf bone such as 3ds Max's
+  // "Bip01 HeadNub"); empty for BVH's unnamed End Sites. Writers that name end sites use it.
+  std::string name;
 };
 
 class Skeleton {

@@ -109,12 +109,18 @@ std::unique_ptr<Skeleton> SkeletonBuilder::Build(const RawSkeleton& raw, std::st
         rotation[rotation_count++] = row;
       }
     }
-    for (const Eigen::Vector3d& e : j.end_sites) {
+    if (!j.end_site_names.empty() && j.end_site_names.size() != j.end_sites.size()) {
+      Fail(error, where + ": End Site names do not match its End Sites");
+      return nullptr;
+    }
+    for (std::size_t k = 0; k < j.end_sites.size(); ++k) {
+      const Eigen::Vector3d& e = j.end_sites[k];
       if (!e.allFinite()) {
         Fail(error, where + ": End Site offset is not finite");
         return nullptr;
       }
-      s->end_sites_.push_back({index, e});
+      s->end_sites_.push_back(
+          {index, e, j.end_site_names.empty() ? std::string() : j.end_site_names[k]});
     }
     s->parents_.push_back(item.parent);
     s->children_.emplace_back();
@@ -144,7 +150,13 @@ std::unique_ptr<Skeleton> SkeletonBuilder::Build(const RawSkeleton& raw, std::st
 RawSkeleton ToRawSkeleton(const Skeleton& skeleton) {
   const int n = skeleton.num_joints();
   std::vector<std::vector<Eigen::Vector3d>> end_sites(n);
-  for (const EndSite& e : skeleton.end_sites()) end_sites[e.parent].push_back(e.offset);
+  std::vector<std::vector<std::string>> end_site_names(n);
+  bool named = false;
+  for (const EndSite& e : skeleton.end_sites()) {
+    end_sites[e.parent].push_back(e.offset);
+    end_site_names[e.parent].push_back(e.name);
+    named = named || !e.name.empty();
+  }
   std::function<RawSkeleton::Joint(int)> make = [&](int j) {
     RawSkeleton::Joint joint;
     joint.name = skeleton.name(j);
@@ -155,6 +167,7 @@ RawSkeleton ToRawSkeleton(const Skeleton& skeleton) {
     const auto channels = skeleton.joint_channels(j);
     joint.channels.assign(channels.begin(), channels.end());
     joint.end_sites = end_sites[j];
+    if (named) joint.end_site_names = end_site_names[j];
     for (const int c : skeleton.children(j)) joint.children.push_back(make(c));
     return joint;
   };

@@ -1,5 +1,6 @@
 #include "exporters/bvh_writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -297,6 +298,45 @@ std::vector<std::string> UnfoldableScaleJoints(const Skeleton& skeleton, const C
   return names;
 }
 
+namespace {
+
+// Joints whose translation in their parent's rotation frame the static fold cannot give: the
+// parent's world linear part is not its rotation frame times one constant on every frame (an
+// animated or non-uniform scale above it). `factor` holds the static fold's factors.
+std::vector<bool> ScaleMovedJoints(const Skeleton& skeleton, const Clip& clip,
+                                   const std::vector<double>& factor) {
+  const int n = skeleton.num_joints();
+  std::vector<bool> moved(n, false);
+  std::vector<Eigen::Isometry3d> world(n);
+  std::vector<Eigen::Matrix3d> linear(n);
+  for (int f = 0; f < clip.num_frames(); ++f) {
+    ForwardKinematicsScaled(skeleton, clip.frame(f), world, linear);
+    for (int j = 0; j < n; ++j) {
+      const int p = skeleton.parent(j);
+      if (p < 0 || moved[j]) continue;
+      const Eigen::Matrix3d m = world[p].linear().transpose() * linear[p];
+      moved[j] = !m.isApprox(factor[p] * Eigen::Matrix3d::Identity(), 1e-12);
+    }
+  }
+  return moved;
+}
+
+// The static fold's world scale factor per joint (static uniform scales only): what its
+// children's offsets grow by.
+std::vector<double> StaticFoldFactors(const Skeleton& skeleton, const Clip& clip) {
+  std::vector<double> factor(skeleton.num_joints(), 1.0);
+  for (int j = 0; j < skeleton.num_joints(); ++j) {
+    const double own = StaticUniformScale(skeleton, clip, j);
+    const int p = skeleton.parent(j);
+    const double inherited =
+        p < 0 || skeleton.scale_inheritance(j) == ScaleInheritance::kCompensate ? 1.0 : factor[p];
+    factor[j] = inherited * (own > 0 ? own : 1.0);
+  }
+  return factor;
+}
+
+}  // namespace
+
 void FoldScale(const Skeleton& skeleton, const Clip& clip,
                std::unique_ptr<Skeleton>* folded_skeleton, Clip* folded_clip) {
   const int n = skeleton.num_joints();
@@ -310,37 +350,50 @@ void FoldScale(const Skeleton& skeleton, const Clip& clip,
     joints.push_back(j);
     for (auto it = j->children.rbegin(); it != j->children.rend(); ++it) stack.push_back(&*it);
   }
-  // World scale factor per joint (folded scales only): what its children's offsets grow by.
-  std::vector<double> factor(n, 1.0);
+  const std::vector<double> factor = StaticFoldFactors(skeleton, clip);
+  const std::vector<bool> moved = ScaleMovedJoints(skeleton, clip, factor);
   for (int j = 0; j < n; ++j) {
-    const double own = StaticUniformScale(skeleton, clip, j);
-    const int p = skeleton.parent(j);
-    const double inherited =
-        p < 0 || skeleton.scale_inheritance(j) == ScaleInheritance::kCompensate ? 1.0 : factor[p];
-    factor[j] = inherited * (own > 0 ? own : 1.0);
     RawSkeleton::Joint& joint = *joints[j];
-    const double by = p < 0 ? 1.0 : factor[p];
-    joint.rest_translation *= by;
+    const int p = skeleton.parent(j);
+    joint.rest_translation *= p < 0 ? 1.0 : factor[p];
     for (Eigen::Vector3d& e : joint.end_sites) e *= factor[j];
     std::erase_if(joint.channels, [](ChannelType c) { return IsScale(c); });
     joint.scale_inheritance = ScaleInheritance::kInherit;
+    if (moved[j]) {
+      // Position channels on the three axes (BVH's order: positions first) keep the joint's
+      // world position on every frame.
+      std::erase_if(joint.channels, [](ChannelType c) { return IsTranslation(c); });
+      joint.channels.insert(
+          joint.channels.begin(),
+          {ChannelType::kXposition, ChannelType::kYposition, ChannelType::kZposition});
+    }
   }
   std::string error;
   std::unique_ptr<Skeleton> out = SkeletonBuilder().Build(raw, &error);
   if (!out) throw ExportError("BVH: folding scale: " + error);
   Clip result(clip.num_frames(), out->num_channels(), clip.frame_time());
   result.set_name(clip.name());
+  const bool any_moved = std::ranges::find(moved, true) != moved.end();
+  std::vector<Eigen::Isometry3d> world(any_moved ? n : 0);
+  std::vector<Eigen::Matrix3d> linear(any_moved ? n : 0);
   for (int f = 0; f < clip.num_frames(); ++f) {
     const std::span<const double> in = clip.frame(f);
     const std::span<double> row = result.frame(f);
+    if (any_moved) ForwardKinematicsScaled(skeleton, in, world, linear);
     for (int j = 0; j < n; ++j) {
       const int p = skeleton.parent(j);
-      const double by = p < 0 ? 1.0 : factor[p];
       int k = out->channel_begin(j);
+      if (moved[j]) {
+        // The joint's offset from its parent in the parent's rotation frame, less the OFFSET.
+        const Eigen::Vector3d t =
+            world[p].linear().transpose() * (world[j].translation() - world[p].translation());
+        for (int a = 0; a < 3; ++a) row[k++] = t[a] - out->rest_translation(j)[a];
+      }
+      const double by = p < 0 ? 1.0 : factor[p];
       for (const int c : std::views::iota(skeleton.channel_begin(j),
                                           skeleton.channel_begin(j) + skeleton.channel_count(j))) {
         const ChannelType type = skeleton.channels()[c];
-        if (IsScale(type)) continue;
+        if (IsScale(type) || (moved[j] && IsTranslation(type))) continue;
         row[k++] = IsTranslation(type) ? in[c] * by : in[c];
       }
     }

@@ -35,10 +35,13 @@ void FoldRestOrientations(const Skeleton& skeleton, const Clip& clip,
 // offsets (FoldScale): animated, or not the same on the three axes; empty when every scale folds.
 std::vector<std::string> UnfoldableScaleJoints(const Skeleton& skeleton, const Clip& clip);
 
-// A skeleton without scale channels and a clip on it: a joint whose scale is static and uniform
-// (the same on every frame and axis) has it folded exactly into its descendants' offsets,
-// position channels and End Sites (every joint keeps its world position); other scale channels
-// are dropped (UnfoldableScaleJoints names them; the callers warn).
+// A skeleton without scale channels and a clip on it, every joint at its world position on every
+// frame: a joint whose scale is static and uniform (the same on every frame and axis) has it
+// folded exactly into its descendants' offsets, position channels and End Sites; below an
+// animated or non-uniform scale (UnfoldableScaleJoints names those; the callers warn) a joint
+// gets position channels on the three axes holding its offset from its parent in the parent's
+// rotation frame on each frame. Rotations are kept as they are; End Sites and skins cannot follow
+// an animated scale.
 void FoldScale(const Skeleton& skeleton, const Clip& clip,
                std::unique_ptr<Skeleton>* folded_skeleton, Clip* folded_clip);
 

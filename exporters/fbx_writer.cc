@@ -366,8 +366,8 @@ std::int64_t AddModel(const std::string& model_name, const Eigen::Vector3d& tran
   return id;
 }
 
-// The joints' models, then the end sites' ("<parent>_end", made unique). Returns each joint's
-// model uid.
+// The joints' models, then the end sites' (their names, else "<parent>_end"; made unique). Returns
+// each joint's model uid.
 std::vector<std::int64_t> AddSkeletonModels(const Skeleton& skeleton,
                                             const std::vector<JointPlan>& plans,
                                             double length_scale, Build& build,
@@ -382,10 +382,9 @@ std::vector<std::int64_t> AddSkeletonModels(const Skeleton& skeleton,
                  parent == Skeleton::kNoParent ? 0 : model_uid[parent], build, counts);
   }
   for (const EndSite& site : skeleton.end_sites()) {
-    std::string end_name = skeleton.name(site.parent) + "_end";
-    for (int k = 1; names.count(end_name); ++k) {
-      end_name = fmt::format("{}_end.{}", skeleton.name(site.parent), k);
-    }
+    const std::string base = site.name.empty() ? skeleton.name(site.parent) + "_end" : site.name;
+    std::string end_name = base;
+    for (int k = 1; names.count(end_name); ++k) end_name = fmt::format("{}.{}", base, k);
     names.insert(end_name);
     AddModel(end_name, length_scale * site.offset, nullptr, model_uid[site.parent], build, counts);
   }

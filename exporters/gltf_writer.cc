@@ -423,7 +423,76 @@ std::vector<float> KeyedValues(const std::vector<float>& dense, int components,
   return out;
 }
 
+// Joints whose glTF scale must compensate their parent's (kCompensate under a scaled parent).
+std::vector<bool> CompensatingJoints(const Skeleton& skeleton) {
+  std::vector<bool> out(skeleton.num_joints(), false);
+  if (!skeleton.has_scale()) return out;
+  std::vector<bool> scaled(skeleton.num_joints(), false);  // the world linear part may hold scale
+  for (int j = 0; j < skeleton.num_joints(); ++j) {
+    const int p = skeleton.parent(j);
+    const bool compensate = skeleton.scale_inheritance(j) == ScaleInheritance::kCompensate;
+    out[j] = p >= 0 && compensate && scaled[p];
+    scaled[j] = skeleton.has_scale(j) || (p >= 0 && !compensate && scaled[p]);
+  }
+  return out;
+}
+
+// The parent's world scale in its own rotation frame, K = W_p^T L_p, on one frame (FK done).
+Eigen::Matrix3d ParentScale(const Skeleton& skeleton, int joint,
+                            std::span<const Eigen::Isometry3d> world,
+                            std::span<const Eigen::Matrix3d> linear) {
+  const int p = skeleton.parent(joint);
+  return world[p].linear().transpose() * linear[p];
+}
+
+// The uniform factor glTF divides a compensating joint's scale by: K's when uniform, else the
+// cube root of its determinant (the mean scale).
+double CompensationFactor(const Eigen::Matrix3d& k) {
+  const double det = k.determinant();
+  return det > 0 ? std::cbrt(det) : 1.0;
+}
+
+bool IsUniform(const Eigen::Matrix3d& k) {
+  return k.isApprox(CompensationFactor(k) * Eigen::Matrix3d::Identity(), 1e-9);
+}
+
 }  // namespace
+
+namespace {
+
+// Per joint: compensating (CompensatingJoints) under a parent whose scale is not uniform on some
+// frame of `clips`.
+std::vector<bool> UncompensatedMask(const Skeleton& skeleton, std::span<const Clip> clips) {
+  const std::vector<bool> compensating = CompensatingJoints(skeleton);
+  const int n = skeleton.num_joints();
+  std::vector<bool> seen(n, false);
+  if (std::ranges::find(compensating, true) == compensating.end()) return seen;
+  std::vector<Eigen::Isometry3d> world(n);
+  std::vector<Eigen::Matrix3d> linear(n);
+  for (const Clip& clip : clips) {
+    for (int f = 0; f < clip.num_frames(); ++f) {
+      ForwardKinematicsScaled(skeleton, clip.frame(f), world, linear);
+      for (int j = 0; j < n; ++j) {
+        if (compensating[j] && !seen[j] && !IsUniform(ParentScale(skeleton, j, world, linear))) {
+          seen[j] = true;
+        }
+      }
+    }
+  }
+  return seen;
+}
+
+}  // namespace
+
+std::vector<std::string> UncompensatedJoints(const Skeleton& skeleton,
+                                             std::span<const Clip> clips) {
+  std::vector<std::string> names;
+  const std::vector<bool> seen = UncompensatedMask(skeleton, clips);
+  for (int j = 0; j < skeleton.num_joints(); ++j) {
+    if (seen[j]) names.push_back(skeleton.name(j));
+  }
+  return names;
+}
 
 std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
                        const GltfOptions& options, const std::string& name) {
@@ -461,10 +530,9 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
   const Pose rest(skeleton);
   for (std::size_t e = 0; e < skeleton.end_sites().size(); ++e) {
     const EndSite& site = skeleton.end_sites()[e];
-    std::string end_name = skeleton.name(site.parent) + "_end";
-    for (int k = 1; names.count(end_name); ++k) {
-      end_name = fmt::format("{}_end.{}", skeleton.name(site.parent), k);
-    }
+    const std::string base = site.name.empty() ? skeleton.name(site.parent) + "_end" : site.name;
+    std::string end_name = base;
+    for (int k = 1; names.count(end_name); ++k) end_name = fmt::format("{}.{}", base, k);
     names.insert(end_name);
     const int index = static_cast<int>(gltf["nodes"].size());
     gltf["nodes"].push_back({{"name", end_name}, {"translation", vec3(site.offset)}});
@@ -523,6 +591,13 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
       if (skeleton.translation_channel(j, axis) >= 0) has_translation[j] = true;
     }
   }
+  // Joints under a non-uniform parent scale are written inheriting it (UncompensatedJoints).
+  std::vector<bool> compensating = CompensatingJoints(skeleton);
+  const std::vector<bool> uncompensated = UncompensatedMask(skeleton, clips);
+  for (int j = 0; j < n; ++j) compensating[j] = compensating[j] && !uncompensated[j];
+  const bool any_compensating = std::ranges::find(compensating, true) != compensating.end();
+  std::vector<bool> has_scale(n);
+  for (int j = 0; j < n; ++j) has_scale[j] = skeleton.has_scale(j) || compensating[j];
   if (!options.keys.empty() && options.keys.size() != clips.size()) {
     throw ExportError(
         fmt::format("{}: {} key sets for {} clips", name, options.keys.size(), clips.size()));
@@ -561,10 +636,26 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
     nlohmann::json anim = {{"name", clip.name().empty() ? fmt::format("clip{}", ci) : clip.name()},
                            {"samplers", nlohmann::json::array()},
                            {"channels", nlohmann::json::array()}};
+    // Joints compensating their parent's scale get it divided out (UncompensatedJoints).
+    std::vector<std::vector<double>> compensation(n);
+    if (any_compensating) {
+      std::vector<Eigen::Isometry3d> world(n);
+      std::vector<Eigen::Matrix3d> linear(n);
+      for (int f = 0; f < frames; ++f) {
+        ForwardKinematicsScaled(skeleton, clip.frame(f), world, linear);
+        for (int j = 0; j < n; ++j) {
+          if (compensating[j]) {
+            compensation[j].push_back(CompensationFactor(ParentScale(skeleton, j, world, linear)));
+          }
+        }
+      }
+    }
     for (int j = 0; j < n; ++j) {
       std::vector<float> rotations;
       std::vector<float> translations;
-      std::vector<float> scales;  // joints with scale channels: 1 + value per axis (T * R * S)
+      // Joints with scale channels: 1 + value per axis (T * R * S), over the compensated parent
+      // scale.
+      std::vector<float> scales;
       rotations.reserve(static_cast<std::size_t>(frames) * 4);
       Eigen::Quaterniond previous = Eigen::Quaterniond::Identity();
       for (int f = 0; f < frames; ++f) {
@@ -581,8 +672,9 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
             translations.push_back(static_cast<float>(local.translation()[a] * scale));
           }
         }
-        if (skeleton.has_scale(j)) {
-          const Eigen::Vector3d s = LocalScale(skeleton, j, clip.frame(f));
+        if (has_scale[j]) {
+          const Eigen::Vector3d s =
+              LocalScale(skeleton, j, clip.frame(f)) / (compensating[j] ? compensation[j][f] : 1.0);
           for (int a = 0; a < 3; ++a) scales.push_back(static_cast<float>(s[a]));
         }
       }
@@ -603,12 +695,11 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
         anim["channels"].push_back({{"sampler", anim["samplers"].size() - 1},
                                     {"target", {{"node", j}, {"path", "translation"}}}});
       }
-      if (skeleton.has_scale(j)) {
+      if (has_scale[j]) {
         // Scale channels are keyed on every frame (key reduction covers rotation and translation).
         const int scale_output = buffer.Add(scales, "VEC3", 3, false, gltf);
-        anim["samplers"].push_back({{"input", input_of(nullptr)},
-                                    {"output", scale_output},
-                                    {"interpolation", "LINEAR"}});
+        anim["samplers"].push_back(
+            {{"input", input_of(nullptr)}, {"output", scale_output}, {"interpolation", "LINEAR"}});
         anim["channels"].push_back({{"sampler", anim["samplers"].size() - 1},
                                     {"target", {{"node", j}, {"path", "scale"}}}});
       }

@@ -46,6 +46,15 @@ struct GltfOptions {
 std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
                        const GltfOptions& options, const std::string& name);
 
+// glTF has no segment scale compensation (FBX inherit type Rrs, ScaleInheritance::kCompensate):
+// every node inherits its parent's scale. The writer divides such a joint's scale by its parent's
+// scale, which gives it exactly the world transform it has when the parent's world scale is
+// uniform (the same on the three axes) on every frame. The joints of `skeleton` that compensate a
+// non-uniform parent scale on some frame of `clips`, which glTF's TRS cannot reproduce: they are
+// written inheriting their parent's scale (as Blender 3.4 reads such FBX joints); empty when the
+// file holds every joint exactly.
+std::vector<std::string> UncompensatedJoints(const Skeleton& skeleton, std::span<const Clip> clips);
+
 // Writes FormatGltf() to `path` atomically. Throws ExportError.
 void WriteGltf(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,
                const GltfOptions& options);

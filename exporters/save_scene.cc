@@ -108,35 +108,45 @@ std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, 
   return dropped;
 }
 
-std::vector<std::string> ScaleDroppedBy(const std::string& path, const Skeleton& skeleton,
-                                        std::span<const Clip> clips) {
+std::vector<std::string> SkeletonDroppedBy(const std::string& path, const Skeleton& skeleton,
+                                           std::span<const Clip> clips) {
   std::vector<std::string> dropped;
   const FileFormat* format = FormatOfPath(path);
-  if (format == nullptr || !skeleton.has_scale()) return dropped;
+  if (format == nullptr) return dropped;
+  if (format->name == "bvh") {
+    std::vector<std::string> named;
+    for (const EndSite& e : skeleton.end_sites()) {
+      if (!e.name.empty()) named.push_back(e.name);
+    }
+    if (!named.empty()) {
+      dropped.push_back(fmt::format(
+          "{}: BVH End Sites have no names: {} leaf joint{} written as End Sites without {} "
+          "name{} ({}) (write .glb or .fbx to keep them)",
+          path, named.size(), named.size() == 1 ? "" : "s", named.size() == 1 ? "its" : "their",
+          named.size() == 1 ? "" : "s", fmt::join(named, ", ")));
+    }
+  }
+  if (!skeleton.has_scale()) return dropped;
   if (format->name == "bvh") {
     for (const Clip& clip : clips) {
       const std::vector<std::string> joints = UnfoldableScaleJoints(skeleton, clip);
       if (joints.empty()) continue;
       dropped.push_back(fmt::format(
           "{}: BVH holds no scale: the animated or non-uniform scale of {} joint{} ({}){} not "
-          "written (a static uniform scale is folded into the offsets; write .glb or .fbx to "
-          "keep it)",
+          "written; every joint keeps its world position (the joints below get position "
+          "channels), End Sites keep the rest pose's, and a skin loses the scale (write .glb or "
+          ".fbx to keep it)",
           path, joints.size(), joints.size() == 1 ? "" : "s", fmt::join(joints, ", "),
           clip.name().empty() ? "" : fmt::format(" in take '{}'", clip.name())));
     }
     return dropped;
   }
   if (format->name == "glb" || format->name == "gltf") {
-    std::vector<std::string> joints;
-    for (int j = 0; j < skeleton.num_joints(); ++j) {
-      if (skeleton.scale_inheritance(j) == ScaleInheritance::kCompensate) {
-        joints.push_back(skeleton.name(j));
-      }
-    }
+    const std::vector<std::string> joints = UncompensatedJoints(skeleton, clips);
     if (!joints.empty()) {
       dropped.push_back(fmt::format(
           "{}: glTF has no segment scale compensation (FBX inherit type Rrs): {} joint{} ({}) "
-          "written inheriting their parent's scale (write .fbx to keep it)",
+          "under a non-uniform parent scale written inheriting it (write .fbx to keep it)",
           path, joints.size(), joints.size() == 1 ? "" : "s", fmt::join(joints, ", ")));
     }
   }

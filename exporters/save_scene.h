@@ -44,12 +44,13 @@ std::string ReductionDroppedBy(const std::string& path);
 std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, std::size_t takes,
                                    std::size_t blend_shapes = 0);
 
-// What writing the bone scale of `clips` on `skeleton` to `path` loses, one line per clip, empty
-// when nothing: glTF and FBX hold scale (glTF not FBX's kCompensate inheritance: those joints
-// are named); BVH folds a static uniform scale into the offsets and drops the rest, naming the
-// joints. Callers print it as a warning and put it in their report, like DroppedBy.
-std::vector<std::string> ScaleDroppedBy(const std::string& path, const Skeleton& skeleton,
-                                        std::span<const Clip> clips);
+// What writing `skeleton` and the bone scale of `clips` to `path` loses, one line each, empty
+// when nothing: glTF and FBX hold scale (glTF not FBX's kCompensate inheritance under a
+// non-uniform parent scale: those joints are named); BVH folds a static uniform scale into the
+// offsets and drops the rest, naming the joints, and its End Sites have no names (the named
+// ones are listed). Callers print it as a warning and put it in their report, like DroppedBy.
+std::vector<std::string> SkeletonDroppedBy(const std::string& path, const Skeleton& skeleton,
+                                           std::span<const Clip> clips);
 
 // Writes one clip of `skeleton` to `path` (atomically), in the format its extension selects.
 // Throws ExportError naming the file.

@@ -414,8 +414,14 @@ void Converter::BuildSkeleton(Scene& out) {
     }
     if (nodes_[j].inherit_rrs) joint.scale_inheritance = ScaleInheritance::kCompensate;
   }
-  for (const auto& [j, world] : end_sites_) {
+  for (std::size_t k = 0; k < end_sites_.size(); ++k) {
+    const auto& [j, world] = end_sites_[k];
     raw[j].end_sites.push_back(rest[j].rotation.transpose() * (world - rest[j].origin));
+    // The leaf's own name is kept (3ds Max's "Bip01 HeadNub"); "<parent>_end", the name
+    // Blender's and rigel's writers give an end site, carries nothing and is left unnamed.
+    const std::string& name = nodes_[end_site_nodes_[k]].name;
+    raw[j].end_site_names.push_back(name == names_[j] + "_end" || !IsValidUtf8(name) ? std::string()
+                                                                                     : name);
   }
   RawSkeleton skeleton;
   for (auto it = joints_.rbegin(); it != joints_.rend(); ++it) {

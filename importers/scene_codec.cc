@@ -17,7 +17,8 @@ namespace rigel {
 namespace {
 
 constexpr char kMagic[4] = {'R', 'G', 'S', 'C'};
-constexpr std::uint32_t kVersion = 5;  // 2: meshes; 3: axes; 4: blend shapes; 5: bone scale
+constexpr std::uint32_t kVersion =
+    6;  // 2: meshes; 3: axes; 4: blend shapes; 5: bone scale; 6: end site names
 
 class Writer {
  public:
@@ -196,6 +197,7 @@ std::string EncodeScene(const Scene& scene, std::string prefix) {
   for (const EndSite& e : sk.end_sites()) {
     w.Pod(static_cast<std::int32_t>(e.parent));
     w.Vec3(e.offset);
+    w.String(e.name);
   }
   w.Pod(static_cast<std::uint64_t>(scene.clips.size()));
   for (const Clip& clip : scene.clips) {
@@ -297,6 +299,7 @@ Scene DecodeScene(std::string_view bytes, const std::string& context) {
     const int parent = r.Pod<std::int32_t>();
     if (parent < 0 || parent >= num_joints) r.Fail("end site parent");
     joints[parent].end_sites.push_back(r.Vec3());
+    joints[parent].end_site_names.push_back(r.String());
   }
   // Assemble the tree bottom-up: children follow their parent, so moving from the last joint
   // back keeps each joint's children complete (in order) before the joint itself moves.

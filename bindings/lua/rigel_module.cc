@@ -1,6 +1,7 @@
 // The `rigel` Lua module and the script runner. See rigel_module.h.
 #include "bindings/lua/rigel_module.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -286,6 +287,13 @@ int RunScript(const RunOptions& options, std::FILE* err) {
   const int handler = lua_gettop(L);
   if (luaL_loadfilex(L, options.script.c_str(), "t") != LUA_OK) {
     std::fprintf(err, "%s\n", lua_tostring(L, -1));
+    return 1;
+  }
+  // One stack slot per argument: a long file list needs the stack grown first (Lua guarantees
+  // only LUA_MINSTACK free slots).
+  if (!lua_checkstack(L, static_cast<int>(std::min<size_t>(options.args.size(), 1u << 24)) + 1)) {
+    std::fprintf(err, "rigel run: %zu arguments are more than a Lua call takes\n",
+                 options.args.size());
     return 1;
   }
   for (const std::string& a : options.args) lua_pushstring(L, a.c_str());

@@ -170,15 +170,19 @@ int w_Skeleton_rotation_order(lua_State* L) {
 }
 
 int w_Skeleton_end_sites(lua_State* L) {
-  // skel:end_sites() -> { {parent = name, offset = vec3}, ... }
+  // skel:end_sites() -> { {parent = name, offset = vec3, name = leaf name or nil}, ... }
   const Skeleton& s = Skel(L, 1);
   const std::span<const EndSite> sites = s.end_sites();
   PushList(L, sites.size(), [&](size_t i) {
-    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 3);
     lua_pushstring(L, s.name(sites[i].parent).c_str());
     lua_setfield(L, -2, "parent");
     PushVec3(L, sites[i].offset);
     lua_setfield(L, -2, "offset");
+    if (!sites[i].name.empty()) {
+      lua_pushlstring(L, sites[i].name.data(), sites[i].name.size());
+      lua_setfield(L, -2, "name");
+    }
   });
   return 1;
 }

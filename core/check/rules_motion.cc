@@ -2,9 +2,11 @@
 // foot slide on the source's contacts, pops and pole flips.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "core/check/rules.h"
 #include "core/clip_ops.h"
+#include "core/pose.h"
 #include "core/retarget/contacts.h"
 #include "core/retarget/evidence.h"
 
@@ -12,15 +14,32 @@ namespace rigel::check::internal {
 
 namespace {
 
-// A bone's length in frame f: its joint's translation in its parent's space (rest translation plus
-// position channels; rotations do not change it).
-double BoneLength(const Skeleton& s, const Clip& clip, int f, int joint) {
-  Eigen::Vector3d t = s.rest_translation(joint);
-  for (int axis = 0; axis < 3; ++axis) {
-    const int ch = s.translation_channel(joint, axis);
-    if (ch >= 0) t[axis] += clip.at(f, ch);
+// Every bone's length in frame f: the distance from its joint to its parent's joint, the joint's
+// translation in its parent's space (rest translation plus position channels; rotations do not
+// change it), times the parent's scale when `with_scale` and the skeleton has scale channels (FK
+// with scale).
+std::vector<double> BoneLengths(const Skeleton& s, const Clip& clip, int f, bool with_scale) {
+  const int n = s.num_joints();
+  std::vector<double> lengths(n, 0.0);
+  std::vector<Eigen::Isometry3d> world;
+  std::vector<Eigen::Matrix3d> linear;
+  const bool scaled = with_scale && s.has_scale();
+  if (scaled) {
+    world.resize(n);
+    linear.resize(n);
+    ForwardKinematicsScaled(s, clip.frame(f), world, linear);
   }
-  return t.norm();
+  for (int j = 0; j < n; ++j) {
+    const int p = s.parent(j);
+    if (p < 0) continue;
+    Eigen::Vector3d t = s.rest_translation(j);
+    for (int axis = 0; axis < 3; ++axis) {
+      const int ch = s.translation_channel(j, axis);
+      if (ch >= 0) t[axis] += clip.at(f, ch);
+    }
+    lengths[j] = scaled ? (linear[p] * t).norm() : t.norm();
+  }
+  return lengths;
 }
 
 bool Moves(const Skeleton& s, int joint) {
@@ -43,17 +62,28 @@ void CheckBoneLengths(const Comparison& c, CheckReport* report) {
   double worst = 0;
   int frame = 0, joint = -1;
   double got_at = 0, want_at = 0;
+  // Without position channels (or scale, which moves the joints below it) a bone keeps its rest
+  // length: only one rig's against the source's (a retarget's is its own by construction). Paired,
+  // the lengths are world distances (scale included: BVH, which holds none, gives a scaled
+  // source's joints position channels); alone, a rig's scale is its own intent and the check
+  // reads the translations only.
+  const bool scaled = paired && (so.has_scale() || ss.has_scale());
+  std::vector<char> moves(so.num_joints(), 0);
+  bool any = false;
   for (int j = 0; j < so.num_joints(); ++j) {
-    if (so.parent(j) < 0) continue;
-    // Without position channels a bone keeps its rest length: only one rig's against the
-    // source's (a retarget's is its own by construction).
-    const bool moves = Moves(so, j) || (paired && Moves(ss, j));
-    if (!moves && !paired) continue;
-    const double rest = so.rest_translation(j).norm();
-    for (int i = 0; i < (moves ? c.frames : 1); ++i) {
-      const int f = ClipFrame(c, i);
-      const double got = BoneLength(so, co, f, j);
-      const double want = paired ? c.scale * BoneLength(ss, cs, f, j) : rest;
+    moves[j] = scaled || Moves(so, j) || (paired && Moves(ss, j));
+    any = any || moves[j];
+  }
+  const int frames = any ? c.frames : 1;
+  for (int i = 0; i < frames; ++i) {
+    const int f = ClipFrame(c, i);
+    const std::vector<double> got_lengths = BoneLengths(so, co, f, scaled);
+    const std::vector<double> want_lengths =
+        paired ? BoneLengths(ss, cs, f, scaled) : std::vector<double>();
+    for (int j = 0; j < so.num_joints(); ++j) {
+      if (so.parent(j) < 0 || (i > 0 && !moves[j]) || (!moves[j] && !paired)) continue;
+      const double got = got_lengths[j];
+      const double want = paired ? c.scale * want_lengths[j] : so.rest_translation(j).norm();
       const double off = std::abs(got - want);
       if (off <= std::max(kBoneRatio * want, slack)) continue;
       const double relative = off / std::max(want, slack);

@@ -90,6 +90,10 @@ Clip MirrorClip(const Skeleton& skeleton, const Clip& clip, const std::vector<in
   const Pose rest(skeleton);
   Clip out = clip;
   std::vector<Eigen::Isometry3d> world(n), mirrored(n);
+  // With scale channels: the mirrored joints' world linear parts (core/pose.h), in which their
+  // children's translations are stated; each joint takes its counterpart's scale on each axis.
+  const bool scaled = skeleton.has_scale();
+  std::vector<Eigen::Matrix3d> mirrored_linear(scaled ? n : 0);
   // Which Euler solution each joint takes: the one nearest its counterpart's angles with those
   // about the axes in the plane negated (what a reflection does to a joint whose axes are the
   // world's), so the angles stay continuous with the input and mirroring twice gives them back.
@@ -130,9 +134,19 @@ Clip MirrorClip(const Skeleton& skeleton, const Clip& clip, const std::vector<in
       // Position channels: the reflection of the counterpart's position.
       bool has_translation = false;
       for (int a = 0; a < 3; ++a) has_translation |= skeleton.translation_channel(j, a) >= 0;
+      if (scaled) {
+        for (int a = 0; a < 3; ++a) {
+          const int c = skeleton.scale_channel(j, a), ck = skeleton.scale_channel(k, a);
+          if (c >= 0) row[c] = ck >= 0 ? in[ck] : 0.0;
+        }
+      }
       if (has_translation) {
         const Eigen::Vector3d position = plane.point + m * (world[k].translation() - plane.point);
-        const Eigen::Vector3d local = parent.inverse() * position - skeleton.rest_translation(j);
+        const Eigen::Vector3d local =
+            (scaled && p != Skeleton::kNoParent
+                 ? Eigen::Vector3d(mirrored_linear[p].inverse() * (position - parent.translation()))
+                 : Eigen::Vector3d(parent.inverse() * position)) -
+            skeleton.rest_translation(j);
         for (int a = 0; a < 3; ++a) {
           const int c = skeleton.translation_channel(j, a);
           if (c >= 0) row[c] = local[a];
@@ -143,6 +157,15 @@ Clip MirrorClip(const Skeleton& skeleton, const Clip& clip, const std::vector<in
           skeleton.rest_orientation(j).toRotationMatrix().transpose() * local_rotation;
       SetRotationChannels(skeleton, j, channel_rotation, row, near);
       UpdateJointWorld(skeleton, row, mirrored, j);
+      if (scaled) {
+        const Eigen::Matrix3d base =
+            p == Skeleton::kNoParent ? Eigen::Matrix3d::Identity()
+            : skeleton.scale_inheritance(j) == ScaleInheritance::kCompensate
+                ? Eigen::Matrix3d(mirrored[p].linear())
+                : mirrored_linear[p];
+        mirrored_linear[j] =
+            base * LocalRotation(skeleton, j, row) * LocalScale(skeleton, j, row).asDiagonal();
+      }
     }
   }
   return out;

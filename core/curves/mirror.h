@@ -38,7 +38,9 @@ MirrorPlane CharacterPlane(const Skeleton& skeleton, const std::vector<int>& cou
 // images of each other are handled; the position of every joint with position channels is the
 // reflection of its counterpart's. Mirroring twice gives the clip back (world transforms to
 // rounding). A joint with fewer than three rotation channels keeps the nearest rotation its
-// channels hold. Blend-shape weights are kept as they are.
+// channels hold. A joint with scale channels takes its counterpart's scale on each of its axes
+// (positions are then stated in the mirrored parent's scaled space). Blend-shape weights are kept
+// as they are.
 Clip MirrorClip(const Skeleton& skeleton, const Clip& clip, const std::vector<int>& counterparts,
                 const MirrorPlane& plane);
 

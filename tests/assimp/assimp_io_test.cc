@@ -1,6 +1,7 @@
 // Assimp import (FBX/glTF through the isolated loader), glTF and FBX export round trips, the scene
 // codec, unit conversion and isolation from crashing importers.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -747,6 +748,49 @@ TEST(Export, FbxIsDeterministic) {
   const Scene scene = TinyScene();
   const std::span<const Clip> clips(scene.clips);
   EXPECT_EQ(FormatFbx(*scene.skeleton, clips, {}, "a"), FormatFbx(*scene.skeleton, clips, {}, "a"));
+}
+
+}  // namespace
+}  // namespace rigel
+
+namespace rigel {
+namespace {
+
+std::vector<std::string> EndSiteNames(const Skeleton& skeleton) {
+  std::vector<std::string> names;
+  for (const EndSite& e : skeleton.end_sites()) names.push_back(e.name);
+  std::ranges::sort(names);
+  return names;
+}
+
+// Leaf bones that end a skinned or animated skeleton are end sites that keep their own names
+// through glb and FBX (issue 28 item 3; they came out as "<parent>_end" before), and through the
+// isolated reader's scene codec: Maya's last joint of the sausage, "joint4". Leaves named
+// "<parent>_end" (Blender's and rigel's own) stay unnamed: the writers give that name back.
+TEST(EndSiteNames, LeafBonesKeepTheirNamesThroughGlbAndFbx) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const Scene scene =
+      LoadScene(testing::SharedData() + "/ufbx/maya_scale_no_inherit_7700_ascii.fbx");
+  const std::vector<std::string> names = EndSiteNames(*scene.skeleton);
+  EXPECT_EQ(names, std::vector<std::string>{"joint4"});
+  const Scene cmu = LoadScene(testing::SharedData() + "/fbx/cmu_isaacgym/01_01_cmu.fbx");
+  ASSERT_FALSE(cmu.skeleton->end_sites().empty());
+  for (const EndSite& e : cmu.skeleton->end_sites()) {
+    EXPECT_EQ(e.name, "") << "Blender's '" << cmu.skeleton->name(e.parent) << "_end' leaf";
+  }
+  EXPECT_EQ(EndSiteNames(*DecodeScene(EncodeScene(scene), "codec").skeleton), names);
+  const std::vector<std::string> bvh =
+      SkeletonDroppedBy("character.bvh", *scene.skeleton, scene.clips);
+  const auto named = std::ranges::find_if(
+      bvh, [](const std::string& w) { return w.find("End Sites have no names") != w.npos; });
+  ASSERT_NE(named, bvh.end()) << "BVH End Sites have no names: a warning says so";
+  EXPECT_NE(named->find("joint4"), std::string::npos) << *named;
+  const testing::TempDir dir;
+  for (const char* ext : {"glb", "fbx"}) {
+    const std::string out = dir.file(std::string("character.") + ext);
+    SaveScene(scene, out);
+    EXPECT_EQ(EndSiteNames(*LoadScene(out).skeleton), names) << ext;
+  }
 }
 
 }  // namespace

@@ -9,6 +9,8 @@ bvh:          every BVH of SHARED_DATA, samples/ and tests/ cut to its hierarchy
 bone_map:     every .xml under samples/ and SHARED_DATA.
 report_merge: the committed seeds (tests/fuzz/seeds/report_merge).
 lua_api:      the committed seeds and 16 fixed pseudo-random byte strings.
+fbx_scan:     every .fbx under 200 KB of SHARED_DATA, samples/ and tests/, plus the first 4000
+              bytes of each (truncated files).
 The committed seeds of tests/fuzz/seeds/<harness>/ are always included.
 """
 import os
@@ -45,7 +47,7 @@ def bvh_head(data, rows=2):
 def main():
     build, shared, source = sys.argv[1:4]
     seeds = os.path.join(build, "seeds")
-    for harness in ("bvh", "bone_map", "report_merge", "lua_api"):
+    for harness in ("bvh", "bone_map", "report_merge", "lua_api", "fbx_scan"):
         d = os.path.join(seeds, harness)
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
@@ -73,6 +75,19 @@ def main():
     for i, path in enumerate(maps):
         shutil.copy(path, os.path.join(seeds, "bone_map", "%02d.xml" % i))
         n += 1
+
+    fbxs = files(shared, ".fbx") + files(os.path.join(source, "samples"), ".fbx") + \
+        files(os.path.join(source, "tests"), ".fbx")
+    for i, path in enumerate(fbxs):
+        if os.path.getsize(path) > 200 * 1024:
+            continue
+        with open(path, "rb") as f:
+            data = f.read()
+        with open(os.path.join(seeds, "fbx_scan", "%03d.fbx" % i), "wb") as f:
+            f.write(data)
+        with open(os.path.join(seeds, "fbx_scan", "%03d_cut.fbx" % i), "wb") as f:
+            f.write(data[:4000])
+        n += 2
 
     rng = random.Random(18)
     for i in range(16):
