@@ -42,5 +42,6 @@ PYBIND11_MODULE(_rigel, m) {
   });
   rigel::python::DefineScene(m);
   rigel::python::DefineForwardKinematics(m);
+  rigel::python::DefineCheck(m);
   rigel::python::DefineCommands(m);
 }

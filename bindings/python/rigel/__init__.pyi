@@ -2,7 +2,8 @@
 import os
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
-from ._rigel import (Clip as Clip, Error as Error, Mesh as Mesh, MorphTarget as MorphTarget,
+from ._rigel import (CheckReport as CheckReport, Finding as Finding, check as check,
+                     Clip as Clip, Error as Error, Mesh as Mesh, MorphTarget as MorphTarget,
                      Scene as Scene, Skeleton as Skeleton, __version__ as __version__,
                      forward_kinematics as forward_kinematics, load as load,
                      run_command as run_command, save as save, scene_with as scene_with)

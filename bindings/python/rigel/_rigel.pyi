@@ -135,3 +135,23 @@ def forward_kinematics(skeleton: Skeleton, clip: Clip, *, rotations: Rotations =
 def run_command(args: Sequence[str]) -> tuple[int, str, str]: ...
 def info_json(path: Union[str, os.PathLike[str]], *, unit: str = "file", bvh_translation: str = "auto", unit_in: str = "",
               up: str = "", forward: str = "") -> str: ...
+
+class Finding:
+    check: str
+    reason: str
+    frame: int
+    value: float
+    limit: float
+
+class CheckReport:
+    findings: list[Finding]
+    ran: list[str]
+    scale: float
+    humanoid: bool
+    frames: int
+    @property
+    def suspect(self) -> bool: ...
+
+def check(source: Scene, output: Scene, *, kind: Literal["convert", "bake", "retarget"] = "convert",
+          source_take: int = 0, output_take: int = 0, scale: float = 1.0,
+          travel: Literal["scaled", "kept", "none"] = "scaled") -> CheckReport: ...
