@@ -42,6 +42,7 @@ PYBIND11_MODULE(_rigel, m) {
   });
   rigel::python::DefineScene(m);
   rigel::python::DefineForwardKinematics(m);
+  rigel::python::DefineRig(m);
   rigel::python::DefineCheck(m);
   rigel::python::DefineCommands(m);
 }

@@ -25,6 +25,8 @@ LoadOptions LoadOptionsOf(const std::string& unit, const std::string& bvh_transl
                           const std::string& forward, bool isolate);
 // forward_kinematics in bulk (py_fk.cc).
 void DefineForwardKinematics(py::module_& m);
+// rigel.Rig: effectors, limits, stages, bake with targets as arrays (py_rig.cc).
+void DefineRig(py::module_& m);
 // The plausibility checks: rigel.check, Finding, CheckReport (py_check.cc).
 void DefineCheck(py::module_& m);
 // The CLI's subcommands run in process (info, convert, bake, retarget, ...) (py_commands.cc).

@@ -17,11 +17,11 @@ import os as _os
 import sys as _sys
 import tempfile as _tempfile
 
-from ._rigel import (CheckReport, Clip, Error, Finding, Mesh, MorphTarget, Scene, Skeleton,
+from ._rigel import (CheckReport, Clip, Error, Finding, Mesh, MorphTarget, Rig, Scene, Skeleton,
                      __version__, check, forward_kinematics, load, run_command, save, scene_with)
 
 __all__ = [
-    "CheckReport", "Finding", "check", "Clip", "Error", "Mesh", "MorphTarget", "Scene", "Skeleton", "__version__", "bake",
+    "CheckReport", "Finding", "check", "Clip", "Error", "Rig", "Mesh", "MorphTarget", "Scene", "Skeleton", "__version__", "bake",
     "convert", "forward_kinematics", "info", "load", "retarget", "run", "run_command", "save",
     "scene_with", "suggest_map", "command_args",
 ]

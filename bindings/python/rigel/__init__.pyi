@@ -2,7 +2,7 @@
 import os
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
-from ._rigel import (CheckReport as CheckReport, Finding as Finding, check as check,
+from ._rigel import (CheckReport as CheckReport, Rig as Rig, Finding as Finding, check as check,
                      Clip as Clip, Error as Error, Mesh as Mesh, MorphTarget as MorphTarget,
                      Scene as Scene, Skeleton as Skeleton, __version__ as __version__,
                      forward_kinematics as forward_kinematics, load as load,
