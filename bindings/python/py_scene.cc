@@ -31,53 +31,16 @@ SkeletonPtr Mutable(const std::shared_ptr<const Skeleton>& s) {
 
 py::ssize_t Ssize(std::size_t n) { return static_cast<py::ssize_t>(n); }
 
-// The lengths of a skeleton's per-joint and per-channel facts, as lists and arrays.
-void DefineSkeleton(py::module_& m) {
-  py::class_<Skeleton, SkeletonPtr> c(
-      m, "Skeleton",
-      "An immutable joint hierarchy: joints in parent-before-child order (parents[i] < i, roots "
-      "-1), rest offsets and orientations, and each joint's channel layout as the file has it.");
-  c.def_property_readonly("num_joints", &Skeleton::num_joints)
-      .def_property_readonly("num_channels", &Skeleton::num_channels)
-      .def_property_readonly(
-          "names",
-          [](const Skeleton& s) {
-            return std::vector<std::string>(s.names().begin(), s.names().end());
-          },
-          "Joint names, in joint order.")
-      .def_property_readonly(
-          "parents",
-          [](py::object self) {
-            const auto& s = self.cast<const Skeleton&>();
-            return ViewOf(s.parents().data(), {s.num_joints()}, self);
-          },
-          "Parent index of each joint (int32, read-only view), -1 for roots.")
-      .def_property_readonly(
-          "offsets",
-          [](py::object self) {
-            const auto& s = self.cast<const Skeleton&>();
-            return ViewOf(s.num_joints() ? s.rest_translation(0).data() : nullptr,
-                          {s.num_joints(), 3}, self);
-          },
-          "Rest translation of each joint in its parent's space (BVH OFFSET), J x 3, scene "
-          "units (read-only view).")
-      .def_property_readonly(
-          "rest_orientations",
-          [](py::object self) {
-            const auto& s = self.cast<const Skeleton&>();
-            return ViewOf(s.num_joints() ? s.rest_orientation(0).coeffs().data() : nullptr,
-                          {s.num_joints(), 4}, self);
-          },
-          "Rest orientation of each joint in its parent's space as quaternions x, y, z, w "
-          "(scipy's order), J x 4 (read-only view); identity for BVH.")
-      .def_property_readonly(
-          "channel_types",
-          [](const Skeleton& s) {
-            std::vector<std::string> out;
-            for (ChannelType t : s.channels()) out.emplace_back(ChannelName(t));
-            return out;
-          },
-          "Each channel's type ('Xposition', 'Zrotation', 'Xscale', ...), in clip column order.")
+// The channel layout and per-joint facts of the Skeleton class (lists: names are copies).
+void DefineSkeletonLayout(py::class_<Skeleton, SkeletonPtr>& c) {
+  c.def_property_readonly(
+       "channel_types",
+       [](const Skeleton& s) {
+         std::vector<std::string> out;
+         for (ChannelType t : s.channels()) out.emplace_back(ChannelName(t));
+         return out;
+       },
+       "Each channel's type ('Xposition', 'Zrotation', 'Xscale', ...), in clip column order.")
       .def_property_readonly(
           "channel_joints",
           [](const Skeleton& s) {
@@ -155,6 +118,48 @@ void DefineSkeleton(py::module_& m) {
         return "<rigel.Skeleton " + std::to_string(s.num_joints()) + " joints, " +
                std::to_string(s.num_channels()) + " channels>";
       });
+}
+
+// The Skeleton class: counts, names, parents, offsets and rest orientations (read-only views).
+void DefineSkeleton(py::module_& m) {
+  py::class_<Skeleton, SkeletonPtr> c(
+      m, "Skeleton",
+      "An immutable joint hierarchy: joints in parent-before-child order (parents[i] < i, roots "
+      "-1), rest offsets and orientations, and each joint's channel layout as the file has it.");
+  c.def_property_readonly("num_joints", &Skeleton::num_joints)
+      .def_property_readonly("num_channels", &Skeleton::num_channels)
+      .def_property_readonly(
+          "names",
+          [](const Skeleton& s) {
+            return std::vector<std::string>(s.names().begin(), s.names().end());
+          },
+          "Joint names, in joint order.")
+      .def_property_readonly(
+          "parents",
+          [](py::object self) {
+            const auto& s = self.cast<const Skeleton&>();
+            return ViewOf(s.parents().data(), {s.num_joints()}, self);
+          },
+          "Parent index of each joint (int32, read-only view), -1 for roots.")
+      .def_property_readonly(
+          "offsets",
+          [](py::object self) {
+            const auto& s = self.cast<const Skeleton&>();
+            return ViewOf(s.num_joints() ? s.rest_translation(0).data() : nullptr,
+                          {s.num_joints(), 3}, self);
+          },
+          "Rest translation of each joint in its parent's space (BVH OFFSET), J x 3, scene "
+          "units (read-only view).")
+      .def_property_readonly(
+          "rest_orientations",
+          [](py::object self) {
+            const auto& s = self.cast<const Skeleton&>();
+            return ViewOf(s.num_joints() ? s.rest_orientation(0).coeffs().data() : nullptr,
+                          {s.num_joints(), 4}, self);
+          },
+          "Rest orientation of each joint in its parent's space as quaternions x, y, z, w "
+          "(scipy's order), J x 4 (read-only view); identity for BVH.");
+  DefineSkeletonLayout(c);
 }
 
 void DefineClip(py::module_& m) {
