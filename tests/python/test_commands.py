@@ -77,6 +77,26 @@ def test_bake_follows_the_rig(tmp_path):
     assert np.median(np.linalg.norm(src_pos[:, s.find("RightHand")] - target, axis=1)) > 1
 
 
+def test_bake_per_frame_records(tmp_path):
+    report = rigel.bake(WALK, rig=BAKE_RIG, out=tmp_path, frames_report=tmp_path / "frames",
+                        jobs=1, quiet=True)
+    row = report["clips"][0]
+    records = row["records"]
+    assert len(records) == rigel.load(WALK).clip.num_frames == row["frames"]
+    names = [e["name"] for e in row["records_header"]["effectors"]]
+    assert "RightHand" in names
+    # The records' hand targets are the rig's: the test recomputes them from the baked chest.
+    baked = rigel.load(tmp_path / "walk.bvh")
+    s = baked.skeleton
+    pos, _ = rigel.forward_kinematics(s, baked.clip)
+    t = np.arange(len(records)) * baked.clip.frame_time
+    want = pos[:, s.find("Spine1")] + np.stack(
+        [-3 + 1.5 * np.cos(2 * np.pi * t), 1.5 * np.sin(2 * np.pi * t), np.full_like(t, 6)], 1)
+    got = np.array([next(e["target"] for e in r["effectors"] if e["name"] == "RightHand")
+                    for r in records])
+    np.testing.assert_allclose(got, want, atol=1e-6)
+
+
 def test_bake_failure_is_an_error_with_the_report(tmp_path):
     rig = tmp_path / "broken.lua"
     rig.write_text("return function(scene, clip, ctx)\n  error('no rig here')\nend\n")

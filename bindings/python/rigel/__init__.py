@@ -100,10 +100,24 @@ def _with_report(command, positional, options, quiet):
             if data is not None:
                 e.report = data
             raise
-        return _read_report(report)
+        return _with_records(_read_report(report))
     finally:
         if temporary is not None:
             _os.unlink(temporary)
+
+
+def _with_records(report):
+    """Each row written with frames_report=DIR gets its per-frame records: row["records"] is the
+    list of that JSON-lines file's frame objects (its header is row["records_header"])."""
+    for row in (report or {}).get("clips", []):
+        path = row.get("frames_report")
+        if not path:
+            continue
+        with open(path, encoding="utf-8") as f:
+            lines = [_json.loads(line) for line in f if line.strip()]
+        if lines:
+            row["records_header"], row["records"] = lines[0], lines[1:]
+    return report
 
 
 def _read_report(path):
@@ -119,8 +133,9 @@ def bake(clips, rig, *, out=None, quiet=False, **options):
     rig script, sandboxed as the CLI runs it, in worker processes. Keywords are the CLI's options
     (out, format="glb", jobs=2, take=..., frames_report=DIR, strict=True, reduce_keys=True, ...).
     Returns the JSON report as a dict (one row per clip with its solve statistics and the
-    plausibility checks of the output); raises rigel.Error when a clip fails (its .report has
-    the report)."""
+    plausibility checks of the output; with frames_report=DIR each row's "records" holds the
+    per-frame solve records: effectors' targets and errors, iterations, limit hits); raises
+    rigel.Error when a clip fails (its .report has the report)."""
     if out is not None:
         options["out"] = out
     options["rig"] = rig
