@@ -606,24 +606,28 @@ Runner AddBakeCommand(CLI::App& app) {
           run.worker_setup = [rules = BakeRules(config, inputs)] { ConfineCurrentThread(rules); };
         }
       }
-      const std::vector<batch::ClipReport> reports =
-          batch::Run(inputs, run, [&config](const batch::Input& input, const std::string& output) {
+      // The rows go to a temporary file as clips finish (batch::ReportSpill): the coordinator's
+      // memory does not grow with the batch.
+      batch::ReportSpill spill(inputs.size());
+      batch::Run(
+          inputs, run,
+          [&config](const batch::Input& input, const std::string& output) {
             return BakeOne(input, output, config);
-          });
-      int failed = 0;
-      for (const batch::ClipReport& r : reports) {
-        if (r.status == "failed") {
-          ++failed;
-          // Reasons from importers already start with the file name.
-          if (r.reason.rfind(r.input, 0) == 0) {
-            fmt::print(stderr, "rigel bake: failed: {}\n", r.reason);
-          } else {
-            fmt::print(stderr, "rigel bake: failed: {}: {}\n", r.input, r.reason);
-          }
-        }
-      }
-      if (!o->preview.empty()) failed += preview::WritePreviewPages(o->preview, reports, "bake");
-      if (!o->report.empty()) batch::WriteReport(o->report, reports, run);
+          },
+          &spill);
+      int failed = spill.failed();
+      spill.ForEachRow(
+          [](const batch::ClipReport& r) {
+            // Reasons from importers already start with the file name.
+            if (r.reason.rfind(r.input, 0) == 0) {
+              fmt::print(stderr, "rigel bake: failed: {}\n", r.reason);
+            } else {
+              fmt::print(stderr, "rigel bake: failed: {}: {}\n", r.input, r.reason);
+            }
+          },
+          /*failed_only=*/true);
+      if (!o->preview.empty()) failed += preview::WritePreviewPages(o->preview, spill, "bake");
+      if (!o->report.empty()) spill.Write(o->report, run);
       return failed ? kExitBadInput : kExitOk;
     } catch (const batch::UsageError& e) {
       fmt::print(stderr, "rigel bake: error: {}\n", e.what());
