@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <utility>
@@ -174,25 +175,49 @@ void CheckInputsNotOverwritten(const WritePlan& plan) {
   for (const auto& [folder, option] : plan.folders) {
     if (!folder.empty()) CheckFolder(plan.inputs, folder, option);
   }
-  if (plan.files.empty()) return;
-  std::map<std::pair<dev_t, ino_t>, const std::string*> by_id;
-  std::map<fs::path, const std::string*> by_path;
-  for (const std::string& input : plan.inputs) {
-    if (input.empty()) continue;
-    if (const auto id = FileId(input)) by_id.emplace(*id, &input);
-    by_path.emplace(Resolved(input), &input);
+  if (std::all_of(plan.files.begin(), plan.files.end(),
+                  [](const std::string& f) { return f.empty(); })) {
+    return;
   }
+  // Each input's id and the hash of its resolved path, with its index, sorted (stable: the first
+  // input of a key first): 24 and 16 bytes an input, where maps of ids and fs::paths took about
+  // 500 bytes (the coordinator's peak memory at 100,000 clips).
+  const std::vector<std::string>& inputs = plan.inputs;
+  std::vector<std::pair<std::pair<dev_t, ino_t>, std::size_t>> by_id;
+  std::vector<std::pair<std::size_t, std::size_t>> by_path;
+  by_id.reserve(inputs.size());
+  by_path.reserve(inputs.size());
+  const std::hash<std::string> hash;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].empty()) continue;
+    if (const auto id = FileId(inputs[i])) by_id.emplace_back(*id, i);
+    by_path.emplace_back(hash(Resolved(inputs[i]).native()), i);
+  }
+  const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+  std::stable_sort(by_id.begin(), by_id.end(), by_key);
+  std::stable_sort(by_path.begin(), by_path.end(), by_key);
   for (const std::string& output : plan.files) {
     if (output.empty()) continue;
     const auto id = FileId(output);
     const fs::path resolved = Resolved(output);
-    const auto same_path = by_path.find(resolved);
-    const auto same_id = id ? by_id.find(*id) : by_id.end();
-    if (same_path == by_path.end() && same_id == by_id.end()) continue;
-    const std::string& input = same_path != by_path.end() ? *same_path->second : *same_id->second;
+    const std::string* same_path = nullptr;  // the first input of the same resolved path
+    for (auto it =
+             std::lower_bound(by_path.begin(), by_path.end(),
+                              std::make_pair(hash(resolved.native()), std::size_t{0}), by_key);
+         it != by_path.end() && it->first == hash(resolved.native()) && !same_path; ++it) {
+      if (Resolved(inputs[it->second]) == resolved) same_path = &inputs[it->second];
+    }
+    const std::string* same_id = nullptr;  // the first input of the same id
+    if (id) {
+      const auto it =
+          std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(*id, std::size_t{0}), by_key);
+      if (it != by_id.end() && it->first == *id) same_id = &inputs[it->second];
+    }
+    if (!same_path && !same_id) continue;
+    const std::string& input = same_path ? *same_path : *same_id;
     std::error_code ec;
     const char* how = fs::is_symlink(fs::symlink_status(output, ec)) ? "a symlink to"
-                      : same_path != by_path.end()                   ? "the same file as"
+                      : same_path                                    ? "the same file as"
                                                                      : "a hard link to";
     throw UsageError(
         fmt::format("the output '{}' is {} the input '{}': it would overwrite the input ({})",
