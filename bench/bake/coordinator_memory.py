@@ -5,10 +5,12 @@ Writes N copies of a 2-joint, 2-frame BVH into a temporary folder (copies, not h
 `rigel bake` takes hard links to one file as one input), bakes them with a rig script that returns
 the clip unchanged, at -j2 with worker processes, and reports for each N:
   - the coordinator's own peak resident memory, two ways: VmHWM of its /proc/PID/status, polled
-    every 50 ms until it exits (the last sample is taken a few ms before the exit), and the
-    report's summary.peak_rss_mb.coordinator (getrusage(RUSAGE_SELF) when the report is
-    written). Neither counts the worker processes (wait4's ru_maxrss, as /usr/bin/time -v
-    reports it, would: it includes the reaped descendants);
+    every 50 ms until it exits (the last sample is taken a few ms before the exit): the figure to
+    read; and the report's summary.peak_rss_mb.coordinator (getrusage(RUSAGE_SELF) when the
+    report is written), which also counts the peak of the process that started rigel (Linux
+    keeps ru_maxrss across vfork + exec), so it is never below this script's own memory. Neither
+    counts the worker processes (wait4's ru_maxrss, as /usr/bin/time -v reports it, would: it
+    includes the reaped descendants);
   - the wall time.
 Flat coordinator memory: the figures at 10,000 and 100,000 clips differ by under 5 MB.
 
@@ -95,8 +97,12 @@ def bake(rigel, root, lib, jobs, clips):
     err_file.close()
     if proc.returncode != 0:
         raise SystemExit("rigel bake failed (%d): %s" % (proc.returncode, err[-2000:]))
-    with open(report) as f:
-        summary = json.load(f)["summary"]
+    # The summary ends the report: read its tail only (loading a 100,000-row report would grow
+    # this process, whose peak the next rigel inherits through vfork + exec in ru_maxrss).
+    with open(report, "rb") as f:
+        f.seek(max(0, os.path.getsize(report) - 4096))
+        tail = f.read().decode("utf-8", "replace")
+    summary = json.loads("{" + tail[tail.rindex('"summary"'):])["summary"]
     shutil.rmtree(out, ignore_errors=True)
     return {"clips": clips, "ok": summary["ok"], "seconds": round(seconds, 1),
             "coordinator_vmhwm_mb": round(hwm / 1024.0, 2),
