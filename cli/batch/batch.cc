@@ -55,11 +55,7 @@ void RunEach(const std::vector<Input>& inputs, const RunOptions& options, const 
              const std::function<void(size_t, ClipReport)>& completed) {
   std::vector<std::string> outputs;
   for (const Input& input : inputs) outputs.push_back(OutputPath(options, input));
-  {
-    std::vector<std::string> input_paths;
-    for (const Input& input : inputs) input_paths.push_back(input.path);
-    CheckInputsNotOverwritten(input_paths, options.out_dir, outputs);  // before any write
-  }
+  CheckInputsNotOverwritten(inputs, options.out_dir, outputs);  // before any write
   std::error_code folder_ec;
   fs::create_directories(options.out_dir, folder_ec);
   SetDurableWritesByDefault(false);

@@ -50,6 +50,9 @@ std::vector<Input> CollectInputs(const std::vector<std::string>& args,
 // anything is written (Run does, first thing).
 void CheckInputsNotOverwritten(const std::vector<std::string>& inputs, const std::string& out_dir,
                                const std::vector<std::string>& outputs);
+// The same over a batch's inputs, without a copy of their paths.
+void CheckInputsNotOverwritten(const std::vector<Input>& inputs, const std::string& out_dir,
+                               const std::vector<std::string>& outputs);
 
 // Everything a command reads and writes, for the one inputs-are-never-written check: inputs are
 // the clips, the rig script, the retarget target and map; folders are written into (--out,

@@ -138,8 +138,8 @@ constexpr const char* kNever = "inputs are never written";
 
 // Throws when output folder `folder` (`option` names it in the message) is an input's folder or
 // contains one, compared by st_dev/st_ino (through symlinks and bind mounts) and by path.
-void CheckFolder(const std::vector<std::string>& inputs, const std::string& folder,
-                 const std::string& option) {
+template <typename Paths>
+void CheckFolder(const Paths& inputs, const std::string& folder, const std::string& option) {
   const auto out_id = FileId(folder);
   const fs::path out = Resolved(folder);
   std::map<fs::path, bool> inside;  // folder -> is `folder` or under it (cache)
@@ -154,7 +154,8 @@ void CheckFolder(const std::vector<std::string>& inputs, const std::string& fold
     it->second = hit;
     return hit;
   };
-  for (const std::string& input : inputs) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& input = inputs[i];
     if (input.empty()) continue;
     std::error_code ec;
     const fs::path given = fs::absolute(input, ec).lexically_normal();
@@ -179,20 +180,15 @@ void CheckFolder(const std::vector<std::string>& inputs, const std::string& fold
   }
 }
 
-}  // namespace
-
-void CheckInputsNotOverwritten(const WritePlan& plan) {
-  for (const auto& [folder, option] : plan.folders) {
-    if (!folder.empty()) CheckFolder(plan.inputs, folder, option);
-  }
-  if (std::all_of(plan.files.begin(), plan.files.end(),
-                  [](const std::string& f) { return f.empty(); })) {
+// Throws when one of `files` is an input, a hard link or a symlink to one.
+template <typename Paths>
+void CheckFiles(const Paths& inputs, const std::vector<std::string>& files) {
+  if (std::all_of(files.begin(), files.end(), [](const std::string& f) { return f.empty(); })) {
     return;
   }
   // Each input's id and the hash of its resolved path, with its index, sorted (stable: the first
   // input of a key first): 24 and 16 bytes an input, where maps of ids and fs::paths took about
   // 500 bytes (the coordinator's peak memory at 100,000 clips).
-  const std::vector<std::string>& inputs = plan.inputs;
   std::vector<std::pair<std::pair<dev_t, ino_t>, std::size_t>> by_id;
   std::vector<std::pair<std::size_t, std::size_t>> by_path;
   by_id.reserve(inputs.size());
@@ -206,7 +202,7 @@ void CheckInputsNotOverwritten(const WritePlan& plan) {
   const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
   std::stable_sort(by_id.begin(), by_id.end(), by_key);
   std::stable_sort(by_path.begin(), by_path.end(), by_key);
-  for (const std::string& output : plan.files) {
+  for (const std::string& output : files) {
     if (output.empty()) continue;
     const auto id = FileId(output);
     const fs::path resolved = Resolved(output);
@@ -235,13 +231,33 @@ void CheckInputsNotOverwritten(const WritePlan& plan) {
   }
 }
 
+// The paths of a batch's inputs, read in place (no copy of a path per input).
+struct InputPaths {
+  const std::vector<Input>& inputs;
+  std::size_t size() const { return inputs.size(); }
+  const std::string& operator[](std::size_t i) const { return inputs[i].path; }
+};
+
+}  // namespace
+
+void CheckInputsNotOverwritten(const WritePlan& plan) {
+  for (const auto& [folder, option] : plan.folders) {
+    if (!folder.empty()) CheckFolder(plan.inputs, folder, option);
+  }
+  CheckFiles(plan.inputs, plan.files);
+}
+
 void CheckInputsNotOverwritten(const std::vector<std::string>& inputs, const std::string& out_dir,
                                const std::vector<std::string>& outputs) {
-  WritePlan plan;
-  plan.inputs = inputs;
-  plan.folders = {{out_dir, "--out"}};
-  plan.files = outputs;
-  CheckInputsNotOverwritten(plan);
+  if (!out_dir.empty()) CheckFolder(inputs, out_dir, "--out");
+  CheckFiles(inputs, outputs);
+}
+
+void CheckInputsNotOverwritten(const std::vector<Input>& inputs, const std::string& out_dir,
+                               const std::vector<std::string>& outputs) {
+  const InputPaths paths{inputs};
+  if (!out_dir.empty()) CheckFolder(paths, out_dir, "--out");
+  CheckFiles(paths, outputs);
 }
 
 Shard ParseShard(std::string_view text) {
