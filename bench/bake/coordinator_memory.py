@@ -92,11 +92,11 @@ def bake(rigel, root, lib, jobs, clips):
             hwm = max(hwm, kb)
         time.sleep(0.05)
     seconds = time.monotonic() - start
-    err_file.seek(0)
+    err_file.seek(max(0, os.path.getsize(err_file.name) - 2000))  # a warning per clip: the tail
     err = err_file.read()
     err_file.close()
     if proc.returncode != 0:
-        raise SystemExit("rigel bake failed (%d): %s" % (proc.returncode, err[-2000:]))
+        raise SystemExit("rigel bake failed (%d): %s" % (proc.returncode, err))
     # The summary ends the report: read its tail only (loading a 100,000-row report would grow
     # this process, whose peak the next rigel inherits through vfork + exec in ru_maxrss).
     with open(report, "rb") as f:
