@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -68,9 +69,11 @@ struct BakeConfig {
   std::string take;                       // --take NAME, or empty: every take
   bool strict = false;                    // --strict: a suspect output is a failed clip
   ReduceArgs reduce;                      // --reduce-keys (cli/reduce_keys.h)
-  // st_dev/st_ino of each input when the batch started: a worker's Landlock rule is bound to
-  // that file, so one replaced since (a new inode) is named as changed, not "Permission denied".
-  std::map<std::string, std::pair<dev_t, ino_t>> input_ids;
+  // st_dev/st_ino of each of `inputs` (sorted by path) when the batch started: a worker's
+  // Landlock rule is bound to that file, so one replaced since (a new inode) is named as changed,
+  // not "Permission denied". 16 bytes an input (a map by path took about 150).
+  const std::vector<batch::Input>* inputs = nullptr;
+  std::vector<std::pair<dev_t, ino_t>> input_ids;
 };
 
 // The input's id (st_dev, st_ino), or {0, 0} when it cannot be stat'ed.
@@ -85,8 +88,13 @@ Scene LoadInput(const batch::Input& input, const BakeConfig& config) {
   try {
     return LoadScene(input.path, config.load);
   } catch (const std::exception&) {
-    const auto it = config.input_ids.find(input.path);
-    if (it != config.input_ids.end() && it->second != FileIdentity(input.path)) {
+    const std::vector<batch::Input>& all = *config.inputs;
+    const auto it = std::lower_bound(
+        all.begin(), all.end(), input.path,
+        [](const batch::Input& a, const std::string& path) { return a.path < path; });
+    const auto k = static_cast<std::size_t>(it - all.begin());
+    if (it != all.end() && it->path == input.path && k < config.input_ids.size() &&
+        config.input_ids[k] != FileIdentity(input.path)) {
       throw std::runtime_error(input.path +
                                ": the file was replaced during the batch (it is another file "
                                "now); bake it again to read its new content");
@@ -542,13 +550,15 @@ Runner AddBakeCommand(CLI::App& app) {
       if (!o->shard.empty()) inputs = batch::SelectShard(inputs, batch::ParseShard(o->shard));
       // Inputs are never written: no output folder or file may be an input or the rig script
       // (checked again with every output by batch::Run).
-      batch::WritePlan plan;
-      for (const batch::Input& i : inputs) plan.inputs.push_back(i.path);
-      plan.inputs.push_back(o->rig);
-      plan.folders = {
-          {o->out, "--out"}, {o->frames_report, "--frames-report"}, {o->preview, "--preview"}};
-      plan.files = {o->report};
-      batch::CheckInputsNotOverwritten(plan);
+      {
+        batch::WritePlan plan;  // freed before the batch: a path per input
+        for (const batch::Input& i : inputs) plan.inputs.push_back(i.path);
+        plan.inputs.push_back(o->rig);
+        plan.folders = {
+            {o->out, "--out"}, {o->frames_report, "--frames-report"}, {o->preview, "--preview"}};
+        plan.files = {o->report};
+        batch::CheckInputsNotOverwritten(plan);
+      }
 
       BakeConfig config;
       config.rig = o->rig;
@@ -572,7 +582,9 @@ Runner AddBakeCommand(CLI::App& app) {
       config.take = o->take;
       config.strict = o->strict;
       config.reduce = o->reduce;
-      for (const batch::Input& i : inputs) config.input_ids[i.path] = FileIdentity(i.path);
+      config.inputs = &inputs;
+      config.input_ids.reserve(inputs.size());
+      for (const batch::Input& i : inputs) config.input_ids.push_back(FileIdentity(i.path));
 
       batch::RunOptions run;
       run.out_dir = o->out;
@@ -605,27 +617,34 @@ Runner AddBakeCommand(CLI::App& app) {
             fmt::print(stderr, "rigel bake: warning: confinement: {}\n", DescribeConfinement());
           }
           // The workers start after batch::Run has created --out (a rule needs the folder).
-          run.worker_setup = [rules = BakeRules(config, inputs)] { ConfineCurrentThread(rules); };
+          // The rules (a path per input) are made in the worker, not kept by the coordinator.
+          run.worker_setup = [&config, &inputs] {
+            ConfineCurrentThread(BakeRules(config, inputs));
+          };
         }
       }
-      const std::vector<batch::ClipReport> reports =
-          batch::Run(inputs, run, [&config](const batch::Input& input, const std::string& output) {
+      // The rows go to a temporary file as clips finish (batch::ReportSpill): the coordinator's
+      // memory does not grow with the batch.
+      batch::ReportSpill spill(inputs.size());
+      batch::Run(
+          inputs, run,
+          [&config](const batch::Input& input, const std::string& output) {
             return BakeOne(input, output, config);
-          });
-      int failed = 0;
-      for (const batch::ClipReport& r : reports) {
-        if (r.status == "failed") {
-          ++failed;
-          // Reasons from importers already start with the file name.
-          if (r.reason.rfind(r.input, 0) == 0) {
-            fmt::print(stderr, "rigel bake: failed: {}\n", r.reason);
-          } else {
-            fmt::print(stderr, "rigel bake: failed: {}: {}\n", r.input, r.reason);
-          }
-        }
-      }
-      if (!o->preview.empty()) failed += preview::WritePreviewPages(o->preview, reports, "bake");
-      if (!o->report.empty()) batch::WriteReport(o->report, reports, run);
+          },
+          &spill);
+      int failed = spill.failed();
+      spill.ForEachRow(
+          [](const batch::ClipReport& r) {
+            // Reasons from importers already start with the file name.
+            if (r.reason.rfind(r.input, 0) == 0) {
+              fmt::print(stderr, "rigel bake: failed: {}\n", r.reason);
+            } else {
+              fmt::print(stderr, "rigel bake: failed: {}: {}\n", r.input, r.reason);
+            }
+          },
+          /*failed_only=*/true);
+      if (!o->preview.empty()) failed += preview::WritePreviewPages(o->preview, spill, "bake");
+      if (!o->report.empty()) spill.Write(o->report, run);
       return failed ? kExitBadInput : kExitOk;
     } catch (const batch::UsageError& e) {
       fmt::print(stderr, "rigel bake: error: {}\n", e.what());

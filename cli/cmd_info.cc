@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "cli/read_options.h"
+#include "cli/scene_info.h"
 #include "core/body.h"
 #include "core/pose.h"
 #include "core/skeleton_utils.h"
@@ -29,7 +30,9 @@ nlohmann::json DescribeAxesJson(const SceneAxes& axes) {
   return out;
 }
 
-nlohmann::json Describe(const Scene& scene) {
+}  // namespace
+
+nlohmann::json DescribeScene(const Scene& scene) {
   const Skeleton& skeleton = *scene.skeleton;
   nlohmann::json info;
   info["file"] = scene.source;
@@ -112,6 +115,8 @@ nlohmann::json Describe(const Scene& scene) {
   info["confinement"] = DescribeConfinement();
   return info;
 }
+
+namespace {
 
 // Up to 6 names, then "...".
 std::string Short(const std::vector<std::string>& names) {
@@ -213,7 +218,7 @@ Runner AddInfoCommand(CLI::App& app) {
       options.unit = ParseLengthUnit(*unit).value_or(LengthUnit::kFile);
       const Scene scene = LoadScene(*file, options);
       for (const std::string& w : scene.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
-      const nlohmann::json info = Describe(scene);
+      const nlohmann::json info = DescribeScene(scene);
       if (*json) {
         fmt::print("{}\n", info.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
       } else {

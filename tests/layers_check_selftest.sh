@@ -5,7 +5,7 @@
 set -uo pipefail
 check="$(cd "$1" && pwd)/tests/layers_check.sh"
 work="$2"
-rm -rf "$work" && mkdir -p "$work"/{core,io,importers,exporters,bindings/lua,cli,tests/ik}
+rm -rf "$work" && mkdir -p "$work"/{core,io,importers,exporters,bindings/lua,bindings/python,cli,tests/ik}
 cd "$work" || exit 1
 work=$(pwd -P)
 printf '#include "core/clip.h"\n#include "importers/load_scene.h"\n' >core/a.cc
@@ -17,6 +17,7 @@ printf '#include "bindings/lua/rigel_module.h"\n#include "importers/load_scene.h
 printf '#include "bindings/lua/sandbox.h"\n' >cli/g.cc
 printf '#include "bench/ik/x.h"\n' >core/h.cc
 printf '#include "bench/ik/bench_skeletons.h"\n' >tests/ik/i.cc
+printf '#include "cli/command_line.h"\n#include "tests/test_util.h"\n' >bindings/python/j.cc
 out=$(bash "$check" "$work")
 rc=$?
 echo "$out"
@@ -35,7 +36,8 @@ expect 'bindings/lua/e.cc:1: #include "cli/command.h" (bindings/ may not include
 expect 'cli/g.cc:1: #include "bindings/lua/sandbox.h" (cli/ may include only bindings/lua/rigel_module.h)'
 expect 'core/h.cc:1: #include "bench/ik/x.h" (core/ may not include bench/)'
 expect 'tests/ik/i.cc:1: #include "bench/ik/bench_skeletons.h" (tests/ may not include bench/)'
-expect '8 include(s) against the layering'
+expect 'bindings/python/j.cc:2: #include "tests/test_util.h" (bindings/python/ may not include tests/)'
+expect '9 include(s) against the layering'
 [ "$rc" -ne 0 ] || { echo "layers_check.sh exited 0 on a bad tree"; fail=1; }
 rm -rf "$work"
 exit $fail

@@ -47,13 +47,15 @@ std::vector<std::string> WrittenFiles(const ClipReport& report, const std::strin
   return files;
 }
 
-std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& options,
-                            const Processor& process) {
+namespace {
+
+// Run's work: each input's report handed to `done` as it completes (from the worker threads,
+// several at once, or from this thread with worker processes).
+void RunEach(const std::vector<Input>& inputs, const RunOptions& options, const Processor& process,
+             const std::function<void(size_t, ClipReport)>& completed) {
   std::vector<std::string> outputs;
   for (const Input& input : inputs) outputs.push_back(OutputPath(options, input));
-  std::vector<std::string> input_paths;
-  for (const Input& input : inputs) input_paths.push_back(input.path);
-  CheckInputsNotOverwritten(input_paths, options.out_dir, outputs);  // before any write
+  CheckInputsNotOverwritten(inputs, options.out_dir, outputs);  // before any write
   std::error_code folder_ec;
   fs::create_directories(options.out_dir, folder_ec);
   SetDurableWritesByDefault(false);
@@ -61,9 +63,6 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
     std::fprintf(stderr, "rigel %s: removed %d partial file(s) left by an interrupted run\n",
                  options.command.c_str(), stale);
   }
-  // Worker processes are forked first and would inherit (and count in their resident memory) a
-  // report per clip allocated before: then the reports come with the first finished clip.
-  std::vector<ClipReport> reports(options.processes ? 0 : inputs.size());
   std::atomic<size_t> next{0};
   std::atomic<int> done{0}, failed{0}, suspect{0};
   std::atomic<long long> frames{0};
@@ -115,8 +114,7 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
     if (report.status == "failed") ++failed;
     if (report.status == "suspect") ++suspect;
     frames += report.frames;
-    if (reports.size() != inputs.size()) reports.resize(inputs.size());  // processes: one thread
-    reports[i] = std::move(report);
+    completed(i, std::move(report));
     ++done;
     if (options.progress) {
       std::lock_guard<std::mutex> lock(progress_mutex);
@@ -158,7 +156,26 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
     for (std::thread& t : threads) t.join();
   }
   draw(true);
+}
+
+}  // namespace
+
+std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& options,
+                            const Processor& process) {
+  // Worker processes are forked first and would inherit (and count in their resident memory) a
+  // report per clip allocated before: then the reports come with the first finished clip.
+  std::vector<ClipReport> reports(options.processes ? 0 : inputs.size());
+  RunEach(inputs, options, process, [&](size_t i, ClipReport report) {
+    if (reports.size() != inputs.size()) reports.resize(inputs.size());  // processes: one thread
+    reports[i] = std::move(report);
+  });
   return reports;
+}
+
+void Run(const std::vector<Input>& inputs, const RunOptions& options, const Processor& process,
+         ReportSpill* spill) {
+  RunEach(inputs, options, process,
+          [spill](size_t i, ClipReport report) { spill->Add(i, report); });
 }
 
 }  // namespace rigel::batch

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -47,6 +49,9 @@ std::vector<Input> CollectInputs(const std::vector<std::string>& args,
 // st_dev/st_ino, through symlinks and bind mounts, and by their resolved paths. Call it before
 // anything is written (Run does, first thing).
 void CheckInputsNotOverwritten(const std::vector<std::string>& inputs, const std::string& out_dir,
+                               const std::vector<std::string>& outputs);
+// The same over a batch's inputs, without a copy of their paths.
+void CheckInputsNotOverwritten(const std::vector<Input>& inputs, const std::string& out_dir,
                                const std::vector<std::string>& outputs);
 
 // Everything a command reads and writes, for the one inputs-are-never-written check: inputs are
@@ -184,6 +189,54 @@ struct RunOptions {
   std::function<void()> worker_setup;
 };
 
+// The rows of a batch report kept on disk as their clips finish, not in memory: each input's rows
+// are dumped (the text --report holds) into an unnamed temporary file (O_TMPFILE in $TMPDIR, or
+// /tmp: nothing to remove, even when the process is killed), and this keeps 12 bytes per input
+// (where its text is). The summary is summed in input order as inputs complete (a few finished
+// out of order wait for the ones before them), so the report is the one ReportText makes of the
+// same reports, byte for byte. Add is thread-safe. The file is written with pwrite from a buffer
+// of this process (no stdio stream a forked worker could flush twice).
+class ReportSpill {
+ public:
+  // `inputs`: how many inputs the batch has. Throws std::runtime_error when no temporary file can
+  // be made.
+  explicit ReportSpill(std::size_t inputs);
+  ~ReportSpill();
+  ReportSpill(const ReportSpill&) = delete;
+  ReportSpill& operator=(const ReportSpill&) = delete;
+
+  // Input `index`'s report (once per input). A write error is kept and thrown by Emit.
+  void Add(std::size_t index, const ClipReport& report);
+  // Inputs added whose status is "failed".
+  int failed() const { return static_cast<int>(failed_.size()); }
+  // The report's rows in input order (failed ones only with `failed_only`), read back from the
+  // file with the fields a row shows (input, output, status, reason, frames, warnings, frames
+  // report, take; not the solver statistics or metrics).
+  void ForEachRow(const std::function<void(const ClipReport&)>& fn, bool failed_only) const;
+  // The report's text to `sink` (see ReportText).
+  void Emit(const RunOptions& options, const nlohmann::json& extra,
+            const std::function<void(std::string_view)>& sink) const;
+  // Emit to `path`, atomically (AtomicFile). Throws ExportError.
+  void Write(const std::string& path, const RunOptions& options,
+             const nlohmann::json& extra = nlohmann::json::object()) const;
+
+ private:
+  void Flush() const;
+  std::string Read(std::size_t index) const;
+
+  int fd_ = -1;
+  std::size_t inputs_;
+  std::vector<std::uint64_t> offset_;  // per input, allocated with the first Add (after forks)
+  std::vector<std::uint32_t> length_;  // bytes of its rows' text, 0: not added
+  std::vector<std::uint32_t> failed_;  // inputs whose status is "failed"
+  mutable std::string buffer_;         // text not yet written, starting at file offset `written_`
+  mutable std::uint64_t written_ = 0;
+  std::uint64_t end_ = 0;  // file offset after the buffered text
+  std::string error_;      // the first write error, thrown by Emit and ForEachRow
+  std::unique_ptr<struct SummaryState> summary_;
+  mutable std::mutex mutex_;
+};
+
 // Runs `process` over `inputs` on `options.jobs` threads. Reports come back in input order.
 // First it refuses (UsageError) outputs that could overwrite an input
 // (CheckInputsNotOverwritten), then it prepares the output folder: creates it, removes the
@@ -191,6 +244,10 @@ struct RunOptions {
 // atomic writes (the manifests record each output's hash, see exporters/atomic_file.h).
 std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& options,
                             const Processor& process);
+// The same, each input's report handed to `spill` as it completes instead of kept: what `rigel
+// bake` runs, so that the coordinator's memory does not grow with the batch.
+void Run(const std::vector<Input>& inputs, const RunOptions& options, const Processor& process,
+         ReportSpill* spill);
 
 // DIR/<stem><extension>: where Run writes an input's output.
 std::string OutputPath(const RunOptions& options, const Input& input);

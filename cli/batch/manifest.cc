@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "cli/batch/batch.h"
 #include "exporters/atomic_file.h"
@@ -156,27 +158,39 @@ bool RemoveUnlessInUse(const fs::path& path) {
 }  // namespace
 
 int RemoveStaleTemporaries(const std::vector<std::string>& outputs) {
-  // Temporaries AtomicFile makes for an output and for its manifest, per folder.
-  std::map<fs::path, std::vector<std::string>> prefixes;
+  // The outputs' file names per folder, as views into `outputs`, sorted: 16 bytes an output
+  // (two prefix strings an output were most of a 100,000-clip batch's peak memory).
+  std::map<fs::path, std::vector<std::string_view>> names;
   for (const std::string& output : outputs) {
-    const fs::path p(output);
-    for (const fs::path& target : {p, fs::path(ManifestPath(output))}) {
-      prefixes[p.parent_path()].push_back("." + target.filename().string() + ".tmp.");
-    }
+    const std::size_t slash = output.rfind('/');
+    names[fs::path(output).parent_path()].push_back(
+        slash == std::string::npos ? std::string_view(output)
+                                   : std::string_view(output).substr(slash + 1));
   }
+  // A temporary AtomicFile makes for NAME is ".NAME.tmp.XXXXXX"; an output's manifest is
+  // ".OUTPUT.rigel-manifest".
+  constexpr std::string_view kTmp = ".tmp.", kManifest = ".rigel-manifest";
   int removed = 0;
   std::error_code ec;
-  for (const auto& [folder, names] : prefixes) {
+  for (auto& [folder, list] : names) {
+    std::sort(list.begin(), list.end());
+    const auto is_output = [&list](std::string_view name) {
+      return std::binary_search(list.begin(), list.end(), name);
+    };
     std::vector<fs::path> stale;
     for (fs::directory_iterator it(folder.empty() ? fs::path(".") : folder, ec), end;
          !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      for (const std::string& prefix : names) {
-        if (name.size() == prefix.size() + 6 && name.compare(0, prefix.size(), prefix) == 0) {
-          stale.push_back(it->path());
-          break;
-        }
+      const std::string file = it->path().filename().string();
+      const std::string_view name(file);
+      if (name.size() < 1 + kTmp.size() + 6 || name[0] != '.' ||
+          name.substr(name.size() - 6 - kTmp.size(), kTmp.size()) != kTmp) {
+        continue;
       }
+      const std::string_view target = name.substr(1, name.size() - 1 - kTmp.size() - 6);
+      const bool manifest = target.size() > 1 + kManifest.size() && target[0] == '.' &&
+                            target.substr(target.size() - kManifest.size()) == kManifest &&
+                            is_output(target.substr(1, target.size() - 1 - kManifest.size()));
+      if (manifest || is_output(target)) stale.push_back(it->path());
     }
     for (const fs::path& p : stale) removed += RemoveUnlessInUse(p) ? 1 : 0;
   }

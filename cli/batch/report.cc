@@ -1,11 +1,18 @@
 // The JSON report of a batch: one entry per clip, a summary, and the merging of shard reports.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <memory>
 #include <string_view>
 
 #include "cli/batch/batch.h"
@@ -137,27 +144,46 @@ void CheckClipEntry(const nlohmann::json& c) {
   }
 }
 
+}  // namespace
+
+// The figures the summary sums of one row.
+struct RowFigures {
+  std::string status;
+  int warnings = 0;
+  long long frames = 0;
+  double seconds = 0;
+  double phases[4] = {0, 0, 0, 0};  // read, script, write, report
+};
+
 // The summary of a report, accumulated clip row by clip row.
 class SummaryBuilder {
  public:
   void Add(const nlohmann::json& c) {
-    ++clips_;
-    const std::string s = c.at("status");
-    ok_ += s == "ok";
-    suspect_ += s == "suspect";
-    failed_ += s == "failed";
-    skipped_ += s == "skipped";
+    RowFigures f;
+    f.status = c.at("status");
     if (const auto w = c.find("warnings"); w != c.end() && w->is_array()) {
-      warnings_ += static_cast<int>(w->size());
+      f.warnings = static_cast<int>(w->size());
     }
-    frames_ += c.at("frames").get<long long>();
-    seconds_ += c.at("seconds").get<double>();
+    f.frames = c.at("frames").get<long long>();
+    f.seconds = c.at("seconds").get<double>();
     if (const auto p = c.find("phases_s"); p != c.end() && p->is_object()) {
       for (int k = 0; k < 4; ++k) {
         const auto v = p->find(kPhases[k]);
-        if (v != p->end() && v->is_number()) phases_[k] += v->get<double>();
+        if (v != p->end() && v->is_number()) f.phases[k] = v->get<double>();
       }
     }
+    Add(f);
+  }
+  void Add(const RowFigures& f) {
+    ++clips_;
+    ok_ += f.status == "ok";
+    suspect_ += f.status == "suspect";
+    failed_ += f.status == "failed";
+    skipped_ += f.status == "skipped";
+    warnings_ += f.warnings;
+    frames_ += f.frames;
+    seconds_ += f.seconds;
+    for (int k = 0; k < 4; ++k) phases_[k] += f.phases[k];
   }
   nlohmann::json Result() const {
     nlohmann::json phase_sums = nlohmann::json::object();
@@ -177,6 +203,8 @@ class SummaryBuilder {
   double seconds_ = 0;
   double phases_[4] = {0, 0, 0, 0};
 };
+
+namespace {
 
 nlohmann::json Summary(const nlohmann::json& clips) {
   SummaryBuilder summary;
@@ -207,26 +235,180 @@ nlohmann::json ReportJson(const std::vector<ClipReport>& reports, const RunOptio
           {"summary", summary}};
 }
 
+// The rows summed so far, in input order, and those that finished before the next to sum.
+struct SummaryState {
+  SummaryBuilder builder;
+  std::size_t next = 0;                                    // the first input not summed yet
+  std::map<std::size_t, std::vector<RowFigures>> waiting;  // finished before `next`
+};
+
 namespace {
 
-// The report's text, handed to `sink` piece by piece: the document without its clips (version,
-// command, the command's `extra` fields, the summary) is dumped with a placeholder where the clip
-// rows go; then comes the head, each row dumped on its own (with the indentation dump(2) gives an
-// array element), and the tail. No text of the whole batch is ever held: the memory of a
-// 10,000-clip report is that of its rows. Two passes over the rows: the summary follows them in
-// the text but belongs to the document dumped before them.
-void EmitReport(const std::vector<ClipReport>& reports, const RunOptions& options,
-                const nlohmann::json& extra, const std::function<void(std::string_view)>& sink) {
-  SummaryBuilder summary;
-  for (const ClipReport& report : reports) {
-    for (const ClipReport& row : ReportRows({report})) summary.Add(ClipReportJson(row));
+int OpenUnnamedTemporary() {
+  std::vector<std::string> folders;
+  if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0') {
+    folders.push_back(tmp);
+  }
+  folders.push_back("/tmp");
+  int error = 0;
+  for (const std::string& folder : folders) {
+    int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC | O_EXCL, 0600);
+    if (fd >= 0) return fd;
+    error = errno;
+    // No O_TMPFILE on this file system: a named file, unlinked at once.
+    std::string name = folder + "/.rigel-report.XXXXXX";
+    fd = ::mkostemp(name.data(), O_CLOEXEC);
+    if (fd >= 0) {
+      ::unlink(name.c_str());
+      return fd;
+    }
+  }
+  throw std::runtime_error(fmt::format("cannot create the report's temporary file in {}: {}",
+                                       folders.front(), std::strerror(error)));
+}
+
+// The text of a row in the report: its JSON dumped with indent 2, indented as an element of the
+// clips array (dump(2) of the whole document).
+void AppendRowText(const ClipReport& row, std::string* out) {
+  const std::string dumped =
+      ClipReportJson(row).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  for (const char ch : dumped) {
+    out->push_back(ch);
+    if (ch == '\n') out->append("    ");
+  }
+}
+
+constexpr std::size_t kSpillBuffer = 256 * 1024;
+
+}  // namespace
+
+ReportSpill::ReportSpill(std::size_t inputs)
+    : fd_(OpenUnnamedTemporary()), inputs_(inputs), summary_(std::make_unique<SummaryState>()) {}
+
+ReportSpill::~ReportSpill() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void ReportSpill::Flush() const {
+  std::size_t done = 0;
+  while (done < buffer_.size()) {
+    const ssize_t n = ::pwrite(fd_, buffer_.data() + done, buffer_.size() - done,
+                               static_cast<off_t>(written_ + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      throw std::runtime_error(
+          fmt::format("cannot write the report's temporary file: {}", std::strerror(errno)));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  written_ += done;
+  buffer_.clear();
+}
+
+void ReportSpill::Add(std::size_t index, const ClipReport& report) {
+  std::string text;
+  std::vector<RowFigures> figures;
+  for (const ClipReport& row : ReportRows({report})) {
+    if (!text.empty()) text += ",\n    ";
+    AppendRowText(row, &text);
+    RowFigures f;
+    f.status = row.status;
+    f.warnings = static_cast<int>(row.warnings.size());
+    f.frames = row.frames;
+    f.seconds = row.seconds;
+    f.phases[0] = row.phases.read;
+    f.phases[1] = row.phases.script;
+    f.phases[2] = row.phases.write;
+    f.phases[3] = row.phases.report;
+    figures.push_back(std::move(f));
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (index >= inputs_) throw std::logic_error("ReportSpill::Add: no such input");
+  if (offset_.empty()) {
+    offset_.assign(inputs_, 0);
+    length_.assign(inputs_, 0);
+  }
+  offset_[index] = end_;
+  length_[index] = static_cast<std::uint32_t>(text.size());
+  end_ += text.size();
+  buffer_ += text;
+  if (buffer_.size() >= kSpillBuffer && error_.empty()) {
+    try {
+      Flush();
+    } catch (const std::exception& e) {
+      error_ = e.what();  // thrown by Emit: Add runs on worker threads
+    }
+  }
+  if (!error_.empty()) buffer_.clear();
+  if (report.status == "failed") failed_.push_back(static_cast<std::uint32_t>(index));
+  SummaryState& s = *summary_;
+  s.waiting.emplace(index, std::move(figures));
+  for (auto it = s.waiting.begin(); it != s.waiting.end() && it->first == s.next;
+       it = s.waiting.erase(it), ++s.next) {
+    for (const RowFigures& f : it->second) s.builder.Add(f);
+  }
+}
+
+std::string ReportSpill::Read(std::size_t index) const {
+  std::string text(length_[index], '\0');
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::pread(fd_, text.data() + done, text.size() - done,
+                              static_cast<off_t>(offset_[index] + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      throw std::runtime_error(
+          fmt::format("cannot read the report's temporary file: {}", std::strerror(errno)));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return text;
+}
+
+void ReportSpill::ForEachRow(const std::function<void(const ClipReport&)>& fn,
+                             bool failed_only) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!error_.empty()) throw std::runtime_error(error_);
+  if (!buffer_.empty()) Flush();
+  std::vector<std::uint32_t> failed = failed_;
+  std::sort(failed.begin(), failed.end());
+  const std::size_t count = failed_only ? failed.size() : (length_.empty() ? 0 : inputs_);
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t i = failed_only ? failed[k] : k;
+    if (length_[i] == 0) continue;
+    const nlohmann::json rows = nlohmann::json::parse("[" + Read(i) + "]");
+    for (const nlohmann::json& j : rows) {
+      ClipReport r;
+      r.input = j.value("input", "");
+      r.output = j.value("output", "");
+      r.status = j.value("status", "");
+      r.reason = j.value("reason", "");
+      r.frames = j.value("frames", 0);
+      if (const auto w = j.find("warnings"); w != j.end() && w->is_array()) {
+        for (const nlohmann::json& s : *w)
+          r.warnings.push_back(s.is_string() ? s.get<std::string>() : s.dump());
+      }
+      r.frames_report = j.value("frames_report", "");
+      r.take = j.value("take", "");
+      fn(r);
+    }
+  }
+}
+
+void ReportSpill::Emit(const RunOptions& options, const nlohmann::json& extra,
+                       const std::function<void(std::string_view)>& sink) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!error_.empty()) throw std::runtime_error(error_);
+  if (!buffer_.empty()) Flush();
+  if (summary_->next < inputs_ || !summary_->waiting.empty()) {
+    throw std::logic_error("ReportSpill::Emit: an input has no report");
   }
   static const std::string kPlaceholder = "\x01rigel clips\x01";
   nlohmann::json document = extra.is_object() ? extra : nlohmann::json::object();
   document["rigel_version"] = options.recipe.version;
   document["command"] = options.command;
   document["clips"] = kPlaceholder;
-  nlohmann::json s = summary.Result();
+  nlohmann::json s = summary_->builder.Result();
   s["peak_rss_mb"] = PeakMemory();
   document["summary"] = s;
   const std::string text = document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -234,39 +416,38 @@ void EmitReport(const std::vector<ClipReport>& reports, const RunOptions& option
   const std::size_t at = text.find(quoted);
   sink(std::string_view(text).substr(0, at));
   bool first = true;
-  std::string indented;
-  for (const ClipReport& report : reports) {
-    for (const ClipReport& row : ReportRows({report})) {
-      const std::string dumped =
-          ClipReportJson(row).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-      indented.assign(first ? "[\n    " : ",\n    ");
-      for (const char ch : dumped) {
-        indented.push_back(ch);
-        if (ch == '\n') indented.append("    ");
-      }
-      sink(indented);
-      first = false;
-    }
+  for (std::size_t i = 0; i < length_.size(); ++i) {
+    if (length_[i] == 0) continue;
+    sink(first ? "[\n    " : ",\n    ");
+    sink(Read(i));
+    first = false;
   }
   sink(first ? "[]" : "\n  ]");
   sink(std::string_view(text).substr(at + quoted.size()));
   sink("\n");
 }
 
-}  // namespace
+void ReportSpill::Write(const std::string& path, const RunOptions& options,
+                        const nlohmann::json& extra) const {
+  AtomicFile file(path);
+  Emit(options, extra, [&file](std::string_view piece) { file.Write(piece); });
+  file.Commit();
+}
 
 std::string ReportText(const std::vector<ClipReport>& reports, const RunOptions& options,
                        const nlohmann::json& extra) {
+  ReportSpill spill(reports.size());
+  for (std::size_t i = 0; i < reports.size(); ++i) spill.Add(i, reports[i]);
   std::string text;
-  EmitReport(reports, options, extra, [&text](std::string_view piece) { text += piece; });
+  spill.Emit(options, extra, [&text](std::string_view piece) { text += piece; });
   return text;
 }
 
 void WriteReport(const std::string& path, const std::vector<ClipReport>& reports,
                  const RunOptions& options, const nlohmann::json& extra) {
-  AtomicFile file(path);
-  EmitReport(reports, options, extra, [&file](std::string_view piece) { file.Write(piece); });
-  file.Commit();
+  ReportSpill spill(reports.size());
+  for (std::size_t i = 0; i < reports.size(); ++i) spill.Add(i, reports[i]);
+  spill.Write(path, options, extra);
 }
 
 nlohmann::json MergeReports(const std::vector<std::string>& paths) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -527,16 +528,23 @@ std::string FramesReportPathFor(const std::string& output) {
   return fs::path(output).replace_extension(".frames.jsonl").string();
 }
 
-int WritePreviewPages(const std::string& dir, const std::vector<batch::ClipReport>& reports,
-                      const std::string& command) {
+namespace {
+
+// The report's rows, each handed to the function given (twice: WritePreviewRows reads them twice).
+using ForEachRow = std::function<void(const std::function<void(const batch::ClipReport&)>&)>;
+
+int WritePreviewRows(const std::string& dir, const ForEachRow& for_each_row,
+                     const std::string& command) {
   std::vector<PageSummary> pages;
   int failures = 0;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  const std::vector<batch::ClipReport> rows = batch::ReportRows(reports);
+  // Rows of takes that share an output (only those are looked up).
   std::map<std::string, int> rows_per_output;
-  for (const batch::ClipReport& r : rows) ++rows_per_output[r.output];
-  for (const batch::ClipReport& r : rows) {
+  for_each_row([&](const batch::ClipReport& r) {
+    if (!r.take.empty()) ++rows_per_output[r.output];
+  });
+  for_each_row([&](const batch::ClipReport& r) {
     PageSummary s;
     s.name = fs::path(r.output.empty() ? r.input : r.output).stem().string();
     // The takes of one multi-take output (glTF, FBX) share its file: a page each, named after
@@ -572,7 +580,7 @@ int WritePreviewPages(const std::string& dir, const std::vector<batch::ClipRepor
       }
     }
     pages.push_back(std::move(s));
-  }
+  });
   try {
     WritePreviewIndex(dir, std::move(pages), "rigel " + command + " preview");
   } catch (const std::exception& e) {
@@ -580,6 +588,29 @@ int WritePreviewPages(const std::string& dir, const std::vector<batch::ClipRepor
     fmt::print(stderr, "rigel {}: preview: {}\n", command, e.what());
   }
   return failures;
+}
+
+}  // namespace
+
+int WritePreviewPages(const std::string& dir, const std::vector<batch::ClipReport>& reports,
+                      const std::string& command) {
+  const std::vector<batch::ClipReport> rows = batch::ReportRows(reports);
+  return WritePreviewRows(
+      dir,
+      [&rows](const std::function<void(const batch::ClipReport&)>& fn) {
+        for (const batch::ClipReport& r : rows) fn(r);
+      },
+      command);
+}
+
+int WritePreviewPages(const std::string& dir, const batch::ReportSpill& spill,
+                      const std::string& command) {
+  return WritePreviewRows(
+      dir,
+      [&spill](const std::function<void(const batch::ClipReport&)>& fn) {
+        spill.ForEachRow(fn, /*failed_only=*/false);
+      },
+      command);
 }
 
 }  // namespace rigel::preview

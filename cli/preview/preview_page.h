@@ -82,6 +82,9 @@ std::string FramesReportPathFor(const std::string& output);
 // that could not be written.
 int WritePreviewPages(const std::string& dir, const std::vector<batch::ClipReport>& reports,
                       const std::string& command);
+// The same from the rows a batch spilled (batch::ReportSpill), read back from its file.
+int WritePreviewPages(const std::string& dir, const batch::ReportSpill& spill,
+                      const std::string& command);
 
 }  // namespace rigel::preview
 
