@@ -49,6 +49,9 @@ void CheckBoneLengths(const Comparison& c, CheckReport* report) {
     // source's (a retarget's is its own by construction).
     const bool moves = Moves(so, j) || (paired && Moves(ss, j));
     if (!moves && !paired) continue;
+    // A joint the rig added (core/skeleton_edit.h: a locator, a prop) with position channels of
+    // its own has no length to keep: the source has no such bone.
+    if (moves && !paired && ss.FindJoint(so.name(j)) < 0) continue;
     const double rest = so.rest_translation(j).norm();
     for (int i = 0; i < (moves ? c.frames : 1); ++i) {
       const int f = ClipFrame(c, i);
