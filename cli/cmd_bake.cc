@@ -306,7 +306,12 @@ check::CheckReport CheckBake(const Scene& input, const Clip& take, const TakeRes
   check::PlausibilityJob job;
   job.kind = check::OutputKind::kBake;
   job.source = CheckSideOf(input, *input.skeleton, take);
-  job.output = CheckSideOf(input, *result.skeleton, *result.clip);
+  // A clip on a skeleton the script edited (joints added or renamed) is checked on the input's
+  // joints, paired with the source joint for joint; the added joints are the script's own.
+  Clip on_source;
+  const bool projected = ClipOnSource(result.skeleton, *result.clip, *input.skeleton, &on_source);
+  job.output = projected ? CheckSideOf(input, *input.skeleton, on_source)
+                         : CheckSideOf(input, *result.skeleton, *result.clip);
   job.output.metres_per_unit = metres_per_unit;
   const double a = job.source.metres_per_unit;
   job.scale = a > 0 && metres_per_unit > 0 ? a / metres_per_unit : 1.0;

@@ -402,6 +402,42 @@ int SourceJoint(const std::shared_ptr<const Skeleton>& edited, const Skeleton& s
   return s != nullptr ? joint : -1;
 }
 
+bool ClipOnSource(const std::shared_ptr<const Skeleton>& edited, const Clip& clip,
+                  const Skeleton& source, Clip* out) {
+  if (!EditedFrom(edited, source) || !clip.matches(*edited)) return false;
+  const Skeleton& e = *edited;
+  std::vector<int> in_edited(source.num_joints(), -1);
+  for (int k = 0; k < e.num_joints(); ++k) {
+    const int j = SourceJoint(edited, source, k);
+    if (j >= 0) in_edited[j] = k;
+  }
+  for (int j = 0; j < source.num_joints(); ++j) {
+    const int k = in_edited[j];
+    if (k < 0) return false;
+    const int p = source.parent(j);
+    if ((p < 0 ? -1 : in_edited[p]) != e.parent(k)) return false;
+    const auto a = source.joint_channels(j);
+    const auto b = e.joint_channels(k);
+    if (!std::equal(a.begin(), a.end(), b.begin(), b.end()) ||
+        source.rest_translation(j) != e.rest_translation(k) ||
+        source.rest_orientation(j).coeffs() != e.rest_orientation(k).coeffs()) {
+      return false;
+    }
+  }
+  Clip result(clip.num_frames(), source.num_channels(), clip.frame_time());
+  result.set_name(clip.name());
+  result.CopyWeightsFrom(clip);
+  for (int j = 0; j < source.num_joints(); ++j) {
+    const int from = e.channel_begin(in_edited[j]);
+    const int to = source.channel_begin(j);
+    for (int f = 0; f < clip.num_frames(); ++f) {
+      for (int c = 0; c < source.channel_count(j); ++c) result.at(f, to + c) = clip.at(f, from + c);
+    }
+  }
+  *out = std::move(result);
+  return true;
+}
+
 bool MeshesOnEdit(std::span<const Mesh> meshes, const Skeleton& source,
                   const std::shared_ptr<const Skeleton>& edited, std::vector<Mesh>* out,
                   std::string* error) {

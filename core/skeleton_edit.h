@@ -91,6 +91,13 @@ bool ReparentJoint(const std::shared_ptr<const Skeleton>& skeleton, const Clip& 
 bool RemoveJoint(const std::shared_ptr<const Skeleton>& skeleton, const Clip& clip,
                  std::string_view name, EditedClip* out, std::string* error);
 
+// The motion of `source`'s own joints in `clip` (on `edited`, EditedFrom `source`), as a clip on
+// `source`: possible (true) when every joint of `source` is in `edited` with the same parent, rest
+// transform and channel layout (edits that only added or renamed joints), so that checks of a
+// bake can pair the output with its source joint for joint. False otherwise (`*out` untouched).
+bool ClipOnSource(const std::shared_ptr<const Skeleton>& edited, const Clip& clip,
+                  const Skeleton& source, Clip* out);
+
 // `meshes` of a scene on `source`, carried onto `edited` (EditedFrom): each joint index a mesh
 // names is mapped to the same joint in `edited`. Bind transforms are world transforms, so they
 // hold as they are. Fails (naming the joint) when an edit removed a joint a mesh uses.
