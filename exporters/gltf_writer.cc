@@ -606,9 +606,8 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
       if (skeleton.has_scale(j)) {
         // Scale channels are keyed on every frame (key reduction covers rotation and translation).
         const int scale_output = buffer.Add(scales, "VEC3", 3, false, gltf);
-        anim["samplers"].push_back({{"input", input_of(nullptr)},
-                                    {"output", scale_output},
-                                    {"interpolation", "LINEAR"}});
+        anim["samplers"].push_back(
+            {{"input", input_of(nullptr)}, {"output", scale_output}, {"interpolation", "LINEAR"}});
         anim["channels"].push_back({{"sampler", anim["samplers"].size() - 1},
                                     {"target", {{"node", j}, {"path", "scale"}}}});
       }
