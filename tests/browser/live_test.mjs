@@ -158,20 +158,23 @@ const w2 = await watch(rig2, long);
 try {
   await browser.open(w2.url, ready, 120000);
   const times = [];
-  for (let k = 0; k < 3; ++k) {
+  for (let k = 0; k < 5; ++k) {
     const v = await browser.eval('window.rigelLive.version');
     save(rig2, rigText(3 + k).replace('feet = false, twist = false, props = false', 'feet = true'));
     const ms = await until(browser, `${ready} && window.rigelLive.version > ${v}`, 30000);
     const s = await (await fetch(w2.url + 'status')).json();
     const inPlace = await browser.eval('window.rigelLive.updates.inPlace');
-    console.log(`  1000 frames: save -> page updated ${ms} ms (bake ${s.bake_ms.toFixed(0)} ms, page ${s.page_ms.toFixed(0)} ms; ${inPlace} in place so far)`);
+    const tm = await browser.eval('window.rigelLive.timing') || {};
+    console.log(`  1000 frames: save -> page updated ${ms} ms (bake ${s.bake_ms.toFixed(0)} ms, page ${s.page_ms.toFixed(0)} ms; ` +
+                `in the page: fetch ${(tm.fetch || 0).toFixed(0)} ms, parse ${(tm.parse || 0).toFixed(0)} ms, update ${(tm.update || 0).toFixed(0)} ms, ` +
+                `${((tm.bytes || 0) / 1e6).toFixed(2)} MB; ${inPlace} in place so far)`);
     times.push(ms);
   }
   const frames = await browser.eval('window.rigelPreview.frameCount');
   check(frames === 1000, `the long clip has 1000 frames (${frames})`);
   times.sort((a, b) => a - b);
-  console.log(`MEASURE live re-bake + update, 1000 frames, humanoid template (feet, right hand): median ${times[1]} ms`);
-  check(times[1] < 5000, `the 1,000-frame update completes (median ${times[1]} ms; target < 1 s)`);
+  console.log(`MEASURE live re-bake + update, 1000 frames, humanoid template (feet, right hand): median ${times[2]} ms (of 5: ${times.join(', ')})`);
+  check(times[2] < 5000, `the 1,000-frame update completes (median ${times[2]} ms; target < 1 s)`);
 } finally {
   w2.child.kill('SIGTERM');
   await browser.close();
