@@ -32,6 +32,12 @@ local function add(a, b) return { a[1] + b[1], a[2] + b[2], a[3] + b[3] } end
 local function sub(a, b) return { a[1] - b[1], a[2] - b[2], a[3] - b[3] } end
 local function len(a) return math.sqrt(a[1] ^ 2 + a[2] ^ 2 + a[3] ^ 2) end
 local AXES = { X = 2, Y = 3, Z = 4 }
+local function qinv(q) return { q[1], -q[2], -q[3], -q[4] } end
+-- Twist angle of q about the unit axis a (swing-twist decomposition).
+local function twist_about(q, a)
+  return 2 * math.atan(q[2] * a[1] + q[3] * a[2] + q[4] * a[3], q[1])
+end
+local function wrap(x) return (x + math.pi) % (2 * math.pi) - math.pi end
 
 -- World positions and rotations of every joint of `clip` at `frame`, from the skeleton's rest
 -- offsets and orientations and the clip's channel values (degrees).
@@ -174,6 +180,34 @@ local function run_character(c)
     local cos = (dir[1] * axis[1] + dir[2] * axis[2] + dir[3] * axis[3]) / len(dir) / len(axis)
     result.aim = math.max(result.aim, math.deg(math.acos(math.min(1, cos))))
   end
+  -- Twist shares (BVH: rest orientations are identity, so rotations relative to the reference
+  -- joint are relative to the rest pose): each roll bone's twist about the bone axis, measured
+  -- from the reference joint, is its weight times the driver's (forearm: the hand's from the
+  -- forearm; upper arm: the arm's from the shoulder).
+  result.twist, result.twist_max = 0, 0
+  for _, side in ipairs({ "left", "right" }) do
+    for _, limb in ipairs({ { ref = sk:parent(map[side .. "_arm"]), driver = map[side .. "_arm"],
+                              bone = map[side .. "_arm"], tip = map[side .. "_forearm"] },
+                            { ref = map[side .. "_forearm"], driver = map[side .. "_hand"],
+                              bone = map[side .. "_forearm"], tip = map[side .. "_hand"] } }) do
+      local o = sk:rest_offset(limb.tip)
+      local n = len({ o.x, o.y, o.z })
+      local a = { o.x / n, o.y / n, o.z / n }
+      local prev
+      for f = 1, #written do
+        local ref = qinv(wrot[f][limb.ref])
+        -- Unwrapped from frame to frame, as a twist past 180 degrees keeps turning.
+        local d = wrap(twist_about(qmul(ref, wrot[f][limb.driver]), a))
+        if prev then d = prev + wrap(d - prev) end
+        prev = d
+        result.twist_max = math.max(result.twist_max, math.abs(d))
+        for i, w in ipairs({ 1 / 3, 2 / 3 }) do
+          local b = twist_about(qmul(ref, wrot[f][limb.bone .. "Twist" .. i]), a)
+          result.twist = math.max(result.twist, math.abs(wrap(b - w * d)))
+        end
+      end
+    end
+  end
   -- The plausibility checks (core/check) of the bake against its source, on the source's joints
   -- (the bake is on the edited skeleton: rigel.check pairs it with the source joint for joint).
   local findings = rigel.check(source, baked)
@@ -206,9 +240,9 @@ for _, c in ipairs(CHARACTERS) do
     local r = run_character(c)
     print(("%s: %d frames in %.2f s; %d contacts, foot slide %.4f -> %.4f (%.2f %% of height); " ..
       "target reachable on %.1f %% of frames, there reach worst %.2g (%.1f %% within 0.1 %% of the " ..
-      "height); prop %.2g; aim worst %.2g deg; %d plausibility findings (%s)"):format(c.name, r.frames,
+      "height); prop %.2g; aim worst %.2g deg; twist shares within %.2g rad (twists up to %.0f deg); %d plausibility findings (%s)"):format(c.name, r.frames,
       r.seconds, r.contacts, r.slide_source, r.slide_baked, 100 * r.slide_baked / r.height,
-      100 * r.reachable, r.reach, 100 * r.reached, r.prop, r.aim, r.findings, r.finding_names))
+      100 * r.reachable, r.reach, 100 * r.reached, r.prop, r.aim, r.twist, math.deg(r.twist_max), r.findings, r.finding_names))
     t.ok(r.contacts > 0, c.name .. ": contacts found")
     t.ok(r.slide_baked < 1e-3 * r.height, c.name .. ": planted feet do not slide")
     t.ok(r.slide_baked < r.slide_source, c.name .. ": less slide than the source")
@@ -216,6 +250,7 @@ for _, c in ipairs(CHARACTERS) do
     t.ok(r.reached > 0.99, c.name .. ": the hand reaches every reachable target")
     t.ok(r.prop < 1e-6 * r.height, c.name .. ": the props stay in the hands")
     t.ok(r.aim < 1e-3, c.name .. ": the head aims at the look-at point")
+    t.ok(r.twist < 1e-6, c.name .. ": roll bones carry 1/3 and 2/3 of the twists")
     t.eq(r.unintended, 0, c.name .. ": no plausibility finding beyond what the rig intends")
   end
 end
