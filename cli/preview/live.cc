@@ -313,19 +313,27 @@ int RunLivePreview(const LiveOptions& o) {
     return 2;
   }
   std::thread serve([&] { server.listen_after_bind(); });
-  std::printf("rigel preview: http://127.0.0.1:%d%s (watching %s and %s; Ctrl-C stops)\n", port,
-              base.c_str(), o.rig.c_str(), o.clip.c_str());
+  std::printf(
+      "rigel preview: http://127.0.0.1:%d%s (watching %s, the .lua files beside it and %s; Ctrl-C "
+      "stops)\n",
+      port, base.c_str(), o.rig.c_str(), o.clip.c_str());
   std::fflush(stdout);
-  std::string rig_stamp, clip_stamp;
+  // The rig, the modules beside it (what it requires from its folder) and the clip.
+  std::string stamps;
   for (;;) {
-    const std::string r = Stamp(o.rig), c = Stamp(o.clip);
-    if (r != rig_stamp || c != clip_stamp) {
-      if (!rig_stamp.empty()) {
-        std::fprintf(stderr, "rigel preview: %s changed\n",
-                     r != rig_stamp ? o.rig.c_str() : o.clip.c_str());
+    std::string now = Stamp(o.rig) + "|" + Stamp(o.clip);
+    try {
+      for (const auto& entry : fs::directory_iterator(fs::path(o.rig).parent_path())) {
+        if (entry.path().extension() == ".lua") now += "|" + Stamp(entry.path().string());
       }
-      rig_stamp = r;
-      clip_stamp = c;
+    } catch (const fs::filesystem_error&) {
+      // A file went away while listed (an editor's save): look again.
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      continue;
+    }
+    if (now != stamps) {
+      if (!stamps.empty()) std::fprintf(stderr, "rigel preview: a watched file changed\n");
+      stamps = now;
       Rebake(o, work, token, &state);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(25));

@@ -137,6 +137,18 @@ try {
   save(rig, rigText(3));
   const fixed = await until(browser, `${ready} && window.rigelLive.version > ${v2} && !window.rigelLive.error()`, 10000);
   check(fixed < 2000, `fixed: the page updates within 2 s (${fixed} ms)`);
+
+  // 4. A module beside the rig (required from its folder) is watched too.
+  const base = after[1] - 6;  // the hand without lift, at frame 12
+  const handY = `window.rigelPreview.jointWorldPositions(1, 12)[${hand}][1]`;
+  const mod = path.join(work, 'lift_mod.lua');
+  save(mod, 'return 5\n');
+  save(rig, rigText('require("lift_mod")'));
+  const at5 = await until(browser, `${ready} && Math.abs(${handY} - ${base + 5}) < 0.5`, 10000);
+  check(at5 < 10000, `the rig requiring the module bakes (lift 5 shown after ${at5} ms)`);
+  save(mod, 'return 8\n');
+  const modMs = await until(browser, `${ready} && Math.abs(${handY} - ${base + 8}) < 0.5`, 10000);
+  check(modMs < 2000, `editing a required module shows its new lift within 2 s (${modMs} ms)`);
 } finally {
   child.kill('SIGTERM');
 }
