@@ -13,6 +13,9 @@ local out = arg.out
 
 local CHARACTERS = {
   { name = "cmu", file = "cmu_cgspeed/01_01.bvh", frames = 600 },
+  -- The corpus has no Mixamo file: the same CMU clip renamed to Mixamo's names
+  -- ("mixamorig:LeftArm", ...) with clip:rename_joint, to show the template reads that naming.
+  { name = "mixamo_names", file = "cmu_cgspeed/01_01.bvh", frames = 600, rename = "mixamo" },
   { name = "mocapbank", file = "mocapbank/test_mocapbank.bvh" },
   { name = "daz", file = "wild/Sensor-Guided-Living_vr/pirouette.bvh" },
 }
@@ -91,6 +94,14 @@ end
 local function run_character(c)
   local source = rigel.load(data .. "/" .. c.file):clip()
   if c.frames and #source > c.frames then source = source:slice(1, c.frames) end
+  if c.rename then
+    local names = require("names")
+    for _, n in ipairs(source.skeleton:joints()) do
+      local to = names.translate(n, "cmu", c.rename)
+      if to then source = source:rename_joint(n, to) end
+    end
+    t.ok(source.skeleton:find("mixamorig:LeftForeArm"), "renamed to " .. c.rename .. " names")
+  end
   local _, height = rigel.up_axis(source)
   local up = up_index(rigel.up_axis(source))
   local map = require("names").resolve(source.skeleton)
