@@ -37,6 +37,7 @@
 #include "cli/reduce_keys.h"
 #include "core/clip_check.h"
 #include "core/pose.h"
+#include "core/skeleton_edit.h"
 #include "core/skeleton_utils.h"
 #include "exporters/save_scene.h"
 #include "importers/bvh_reader.h"
@@ -272,7 +273,8 @@ TakeResult RunRig(const batch::Input& input, const std::shared_ptr<Scene>& scene
 // glTF is written in metres and FBX states its unit from it (exporters/save_scene.h).
 double OutputUnit(const Scene& input, const TakeResult& result, const std::string& rig,
                   std::vector<std::string>* warnings) {
-  if (result.skeleton == input.skeleton) return MetresPerUnitOrEstimate(input);
+  // A skeleton the script edited (core/skeleton_edit.h) keeps the input's lengths.
+  if (EditedFrom(result.skeleton, *input.skeleton)) return MetresPerUnitOrEstimate(input);
   const Skeleton& skeleton = *result.skeleton;
   if (result.clip->num_frames() == 0) return 0.0;
   double height = 0.0;
@@ -312,7 +314,12 @@ check::CheckReport CheckBake(const Scene& input, const Clip& take, const TakeRes
   check::PlausibilityJob job;
   job.kind = check::OutputKind::kBake;
   job.source = CheckSideOf(input, *input.skeleton, take);
-  job.output = CheckSideOf(input, *result.skeleton, *result.clip);
+  // A clip on a skeleton the script edited (joints added or renamed) is checked on the input's
+  // joints, paired with the source joint for joint; the added joints are the script's own.
+  Clip on_source;
+  const bool projected = ClipOnSource(result.skeleton, *result.clip, *input.skeleton, &on_source);
+  job.output = projected ? CheckSideOf(input, *input.skeleton, on_source)
+                         : CheckSideOf(input, *result.skeleton, *result.clip);
   job.output.metres_per_unit = metres_per_unit;
   const double a = job.source.metres_per_unit;
   job.scale = a > 0 && metres_per_unit > 0 ? a / metres_per_unit : 1.0;
@@ -389,19 +396,26 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     if (std::string w = ReductionDroppedBy(output); !w.empty()) notes.push_back(std::move(w));
   }
   // A clip on the input's skeleton is in the input's axes (glTF is turned +Y up, FBX states them).
-  if (results.front().skeleton == scene->skeleton) save.axes = scene->axes;
-  // The input's meshes move with the baked clip when it is on the input's skeleton.
+  // So is a clip on a skeleton the script edited from it (core/skeleton_edit.h).
+  const bool edited = EditedFrom(results.front().skeleton, *scene->skeleton);
+  if (edited) save.axes = scene->axes;
+  // The input's meshes move with the baked clip when it is on the input's skeleton or an edit of
+  // it (joint indices mapped; a mesh on a removed joint is not written).
+  std::string mesh_error;
+  std::vector<Mesh> meshes;
   if (!scene->meshes.empty()) {
-    if (results.front().skeleton == scene->skeleton) {
-      save.meshes = scene->meshes;
+    if (edited && MeshesOnEdit(scene->meshes, *scene->skeleton, results.front().skeleton, &meshes,
+                               &mesh_error)) {
+      save.meshes = meshes;
       for (std::string& w :
            DroppedBy(output, scene->meshes.size(), 1, CountMorphTargets(scene->meshes))) {
         notes.push_back(std::move(w));
       }
     } else {
-      notes.push_back(fmt::format(
-          "{}: {} mesh{} of the input not written: the baked clip is on another skeleton",
-          input.path, scene->meshes.size(), scene->meshes.size() == 1 ? "" : "es"));
+      notes.push_back(
+          fmt::format("{}: {} mesh{} of the input not written: {}", input.path,
+                      scene->meshes.size(), scene->meshes.size() == 1 ? "" : "es",
+                      mesh_error.empty() ? "the baked clip is on another skeleton" : mesh_error));
     }
   }
   // Bone scale a format cannot hold (BVH: animated or non-uniform scale), named per joint.

@@ -32,6 +32,21 @@ void CheckExportable(const Skeleton& skeleton, const Clip& clip, const std::stri
   CheckClipsForExport(skeleton, std::span<const Clip>(&clip, 1), target);
 }
 
+// The joints of `raw` in the builder's joint order (depth first, as ToRawSkeleton gives it back),
+// so that index j is the skeleton's joint j.
+std::vector<RawSkeleton::Joint*> JointsInBuildOrder(RawSkeleton& raw) {
+  std::vector<RawSkeleton::Joint*> joints;
+  std::vector<RawSkeleton::Joint*> stack;
+  for (auto it = raw.roots.rbegin(); it != raw.roots.rend(); ++it) stack.push_back(&*it);
+  while (!stack.empty()) {
+    RawSkeleton::Joint* j = stack.back();
+    stack.pop_back();
+    joints.push_back(j);
+    for (auto it = j->children.rbegin(); it != j->children.rend(); ++it) stack.push_back(&*it);
+  }
+  return joints;
+}
+
 bool IsIdentity(const Eigen::Quaterniond& q) {
   return q.isApprox(Eigen::Quaterniond::Identity(), 1e-12);
 }
@@ -193,15 +208,7 @@ void FoldRestOrientations(const Skeleton& skeleton, const Clip& clip,
   }
   // New layout, in the builder's joint order (depth first, as ToRawSkeleton gives it back).
   RawSkeleton raw = ToRawSkeleton(skeleton);
-  std::vector<RawSkeleton::Joint*> joints;
-  std::vector<RawSkeleton::Joint*> stack;
-  for (auto it = raw.roots.rbegin(); it != raw.roots.rend(); ++it) stack.push_back(&*it);
-  while (!stack.empty()) {
-    RawSkeleton::Joint* j = stack.back();
-    stack.pop_back();
-    joints.push_back(j);
-    for (auto it = j->children.rbegin(); it != j->children.rend(); ++it) stack.push_back(&*it);
-  }
+  const std::vector<RawSkeleton::Joint*> joints = JointsInBuildOrder(raw);
   std::vector<bool> folded(n, false);
   // Joints with a position channel on every axis (roots, and the hips under an FBX root): their
   // OFFSET goes into the channels (OFFSET 0, absolute values), the one convention every BVH reader
@@ -341,15 +348,7 @@ void FoldScale(const Skeleton& skeleton, const Clip& clip,
                std::unique_ptr<Skeleton>* folded_skeleton, Clip* folded_clip) {
   const int n = skeleton.num_joints();
   RawSkeleton raw = ToRawSkeleton(skeleton);
-  std::vector<RawSkeleton::Joint*> joints;
-  std::vector<RawSkeleton::Joint*> stack;
-  for (auto it = raw.roots.rbegin(); it != raw.roots.rend(); ++it) stack.push_back(&*it);
-  while (!stack.empty()) {
-    RawSkeleton::Joint* j = stack.back();
-    stack.pop_back();
-    joints.push_back(j);
-    for (auto it = j->children.rbegin(); it != j->children.rend(); ++it) stack.push_back(&*it);
-  }
+  const std::vector<RawSkeleton::Joint*> joints = JointsInBuildOrder(raw);
   const std::vector<double> factor = StaticFoldFactors(skeleton, clip);
   const std::vector<bool> moved = ScaleMovedJoints(skeleton, clip, factor);
   for (int j = 0; j < n; ++j) {

@@ -7,6 +7,7 @@
 #include "bindings/lua/boxes.h"
 #include "bindings/lua/fields.h"
 #include "core/check/plausibility.h"
+#include "core/skeleton_edit.h"
 
 namespace rigel::lua {
 
@@ -126,7 +127,10 @@ int w_check(lua_State* L) {
   job.output = SideOf(L, result);
   // A result clip states no axes: the source's.
   if (result.clip != nullptr) job.output.up = job.source.up;
-  const bool same = job.source.skeleton == job.output.skeleton;
+  // A result on a skeleton edited from the source's (core/skeleton_edit.h) is a bake of it.
+  const bool edited =
+      result.clip != nullptr && EditedFrom(result.clip->skeleton, *job.source.skeleton);
+  const bool same = job.source.skeleton == job.output.skeleton || edited;
   job.kind = static_cast<check::OutputKind>(OptionField(L, opt, "kind", kKinds, same ? 1 : 2));
   job.travel = static_cast<check::TravelRule>(OptionField(L, opt, "travel", kTravels, 0));
   job.scale = NumberField(L, opt, "scale", 1.0);
@@ -147,6 +151,13 @@ int w_check(lua_State* L) {
     job.output_floor_clip = floor->clip.get();
   }
   catch_exceptions(L, [&] {
+    // Checked on the source's joints when the edits only added or renamed joints.
+    Clip on_source;
+    if (edited &&
+        ClipOnSource(result.clip->skeleton, *result.clip->clip, *job.source.skeleton, &on_source)) {
+      job.output.skeleton = job.source.skeleton;
+      job.output.clip = &on_source;
+    }
     const std::string error = job.Validate();
     if (!error.empty()) throw std::invalid_argument(error);
     PushReport(L, job.Run());

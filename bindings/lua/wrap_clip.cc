@@ -5,6 +5,7 @@
 #include "bindings/lua/boxes.h"
 #include "bindings/lua/sandbox.h"
 #include "bindings/lua/wrap_clip_curves.h"
+#include "bindings/lua/wrap_clip_edit.h"
 #include "core/channel.h"
 #include "core/clip_ops.h"
 #include "core/euler.h"
@@ -249,6 +250,11 @@ const luaL_Reg kMethods[] = {{"pose", w_Clip_pose},
                              {"mirror", w_Clip_mirror},
                              {"loop", w_Clip_loop},
                              {"trim", w_Clip_trim},
+                             {"add_joint", w_Clip_add_joint},
+                             {"add_locator", w_Clip_add_locator},
+                             {"rename_joint", w_Clip_rename_joint},
+                             {"reparent", w_Clip_reparent},
+                             {"remove_joint", w_Clip_remove_joint},
                              {nullptr, nullptr}};
 const luaL_Reg kGetters[] = {{"num_frames", GetClipField<&Clip::num_frames>},
                              {"num_channels", GetClipField<&Clip::num_channels>},

@@ -82,6 +82,9 @@ void CheckBoneLengths(const Comparison& c, CheckReport* report) {
         paired ? BoneLengths(ss, cs, f, scaled) : std::vector<double>();
     for (int j = 0; j < so.num_joints(); ++j) {
       if (so.parent(j) < 0 || (i > 0 && !moves[j]) || (!moves[j] && !paired)) continue;
+      // A joint the rig added (core/skeleton_edit.h: a locator, a prop) with position channels
+      // of its own has no length to keep: the source has no such bone.
+      if (moves[j] && !paired && ss.FindJoint(so.name(j)) < 0) continue;
       const double got = got_lengths[j];
       const double want = paired ? c.scale * want_lengths[j] : so.rest_translation(j).norm();
       const double off = std::abs(got - want);

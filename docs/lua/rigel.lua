@@ -345,6 +345,33 @@ function Clip:loop(options) end
 ---@param range {first?: integer, last?: integer, start?: number, stop?: number}
 ---@return rigel.Clip a new clip
 function Clip:trim(range) end
+
+---A new clip on a skeleton with one more joint (core/skeleton_edit.h); its channels are zero.
+---@param spec {name: string, parent?: string, offset?: rigel.vec3|number[], rotation?: rigel.quat|number[], order?: string, channels?: "rotation"|"position"|"all"|"none"|string[], length?: rigel.vec3|number[]}
+---@return rigel.Clip a new clip
+function Clip:add_joint(spec) end
+
+---A new clip with a locator: a joint with no bone length (channels default "all").
+---@param spec {name: string, parent?: string, offset?: rigel.vec3|number[], rotation?: rigel.quat|number[], order?: string, channels?: "rotation"|"position"|"all"|"none"|string[]}
+---@return rigel.Clip a new clip
+function Clip:add_locator(spec) end
+
+---A new clip with the joint renamed.
+---@param joint string|integer
+---@param name string
+---@return rigel.Clip a new clip
+function Clip:rename_joint(joint, name) end
+
+---A new clip with the joint (and its subtree) under `parent` (nil: a root), world motion kept.
+---@param joint string|integer
+---@param parent string|integer|nil
+---@return rigel.Clip a new clip
+function Clip:reparent(joint, parent) end
+
+---A new clip without the joint; its children keep their world motion.
+---@param joint string|integer
+---@return rigel.Clip a new clip
+function Clip:remove_joint(joint) end
 ---@param frame integer
 ---@param mesh string|nil nil: the first mesh with that target
 ---@param target string the blend shape's name

@@ -109,7 +109,10 @@ local mutators = {
 -- Methods that change nothing (checked so that a new method must be classified here).
 local readers = {
   Clip = { pose = true, get = true, slice = true, resample = true, copy = true, weight = true,
-           reduce = true, filter = true, mirror = true, loop = true, trim = true },
+           reduce = true, filter = true, mirror = true, loop = true, trim = true,
+           -- Skeleton edits return a new clip on a new skeleton; the clip stays as it was.
+           add_joint = true, add_locator = true, rename_joint = true, reparent = true,
+           remove_joint = true },
   Pose = { get = true, weight = true, angles = true, world_position = true, world_xyz = true,
            world_rotation = true, local_position = true, local_rotation = true,
            end_position = true, values = true, copy = true, scale = true, world_scale = true },

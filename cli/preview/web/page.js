@@ -502,6 +502,48 @@ window.rigelPreview = {
     frames: clips[p.report.clip].frames,
   })),
   selectJoint: (ci, j) => { selected = ci == null ? null : { clip: ci, joint: j }; setFrame(frame); },
+  selected: () => (selected ? { clip: selected.clip, joint: selected.joint } : null),
+  // Live preview: takes a new bake's data (the JSON of <script id="rigel-data">) in place when
+  // its layout is this page's (same clips, joints, frames, channels and which are constant):
+  // positions, end sites and channel values are swapped and the frame redrawn. Returns false
+  // (nothing changed) when the layout differs; the page must then reload.
+  updateData: (next) => {
+    const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+    const layout = (c) => [c.name, c.joints, c.parents, c.frames, c.end_parents, c.channel_names];
+    if (!next || !next.clips || next.clips.length !== clips.length) return false;
+    if (!next.clips.every((c, i) => same(layout(c), layout(data.clips[i])))) return false;
+    next.clips.forEach((n, i) => {
+      const c = clips[i];
+      c.pos = new Float64Array(bytesOf(n.positions));
+      c.ends = new Float32Array(bytesOf(n.end_positions));
+      c.values = new Float32Array(bytesOf(n.channel_values));
+      c.channel_constant = n.channel_constant;
+      c.col = [];
+      let stored = 0;
+      for (let j = 0; j < c.J; ++j) c.col.push(n.position_alias[j] >= 0 ? -1 : stored++);
+      for (let j = 0; j < c.J; ++j) if (n.position_alias[j] >= 0) c.col[j] = c.col[n.position_alias[j]];
+      c.S = stored;
+      c.chCol = [];
+      let animated = 0;
+      for (let k = 0; k < c.C; ++k) c.chCol.push(n.channel_constant[k] === null ? animated++ : -1);
+      c.A = animated;
+      data.clips[i] = n;
+    });
+    // The view stays where it is: the camera follows motion from here on, not the new bake.
+    lastFollow = rootCentre(frame);
+    setFrame(frame);
+    requestRender();
+    return true;
+  },
+  // The view (live preview keeps it across reloads): camera position and orbit target.
+  camera: () => ({ position: camera.position.toArray(), target: controls.target.toArray() }),
+  setCamera: (position, target) => {
+    camera.position.fromArray(position);
+    controls.target.fromArray(target);
+    controls.update();
+    lastFollow = rootCentre(frame);
+    requestRender();
+  },
   info: () => ($('info').hidden ? '' : $('info').textContent),
   status: (ri, f) => STATUS[reports[ri].status[f]] || null,
   // Where joint j of clip ci is drawn at the current frame, in CSS pixels of the page.
