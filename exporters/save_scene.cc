@@ -120,10 +120,12 @@ std::vector<std::string> SkeletonDroppedBy(const std::string& path, const Skelet
     }
     if (!named.empty()) {
       dropped.push_back(fmt::format(
-          "{}: BVH End Sites have no names: {} leaf joint{} written as End Sites without {} "
-          "name{} ({}) (write .glb or .fbx to keep them)",
-          path, named.size(), named.size() == 1 ? "" : "s", named.size() == 1 ? "its" : "their",
-          named.size() == 1 ? "" : "s", fmt::join(named, ", ")));
+          "{}: BVH End Sites have no names: {} leaf joint{} written as {} without {} ({}) "
+          "(write .glb or .fbx to keep {})",
+          path, named.size(), named.size() == 1 ? "" : "s",
+          named.size() == 1 ? "an End Site" : "End Sites",
+          named.size() == 1 ? "its name" : "their names", fmt::join(named, ", "),
+          named.size() == 1 ? "it" : "them"));
     }
   }
   if (!skeleton.has_scale()) return dropped;
