@@ -389,8 +389,9 @@ void FoldScale(const Skeleton& skeleton, const Clip& clip,
         for (int a = 0; a < 3; ++a) row[k++] = t[a] - out->rest_translation(j)[a];
       }
       const double by = p < 0 ? 1.0 : factor[p];
-      for (const int c : std::views::iota(skeleton.channel_begin(j),
-                                          skeleton.channel_begin(j) + skeleton.channel_count(j))) {
+      // A plain loop: clang 14 cannot compile libstdc++ 12's views::iota (the clang job).
+      const int first = skeleton.channel_begin(j);
+      for (int c = first; c < first + skeleton.channel_count(j); ++c) {
         const ChannelType type = skeleton.channels()[c];
         if (IsScale(type) || (moved[j] && IsTranslation(type))) continue;
         row[k++] = IsTranslation(type) ? in[c] * by : in[c];
