@@ -969,7 +969,15 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
           numbers.append(u);  // a continued array line
           numbers.push_back(',');
         }
+        const int before = depth;
         for (const char ch : u) depth += ch == '{' ? 1 : ch == '}' ? -1 : 0;
+        // A curve holds properties and arrays only: a block opened at its top level that is not
+        // an array ("KeyTime: *2 {"), or deeper nesting, is a file whose braces do not close
+        // where they should (the curve would swallow the objects after it): no copy.
+        if (j > i &&
+            (depth > 2 || (before == 1 && depth == 2 && colon == std::string_view::npos))) {
+          return std::nullopt;
+        }
         if (depth == 1 && !array.empty()) {
           if (array == "KeyTime") {
             std::vector<double> tmp;
@@ -987,7 +995,8 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
         }
         if (depth <= 0 && j > i) break;
       }
-      c.last_line = std::min(j, lines.size() - 1);
+      if (j >= lines.size()) return std::nullopt;  // the curve's block never closes
+      c.last_line = j;
       i = c.last_line;
       c.keys.times = std::move(times);
       c.keys.values.assign(values.begin(), values.end());

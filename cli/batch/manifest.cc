@@ -172,7 +172,10 @@ int RemoveStaleTemporaries(const std::vector<std::string>& outputs) {
   constexpr std::string_view kTmp = ".tmp.", kManifest = ".rigel-manifest";
   int removed = 0;
   std::error_code ec;
-  for (auto& [folder, list] : names) {
+  for (auto& entry : names) {
+    // Not a structured binding: clang 14 (the clang job) cannot capture one in a lambda.
+    const auto& folder = entry.first;
+    auto& list = entry.second;
     std::sort(list.begin(), list.end());
     const auto is_output = [&list](std::string_view name) {
       return std::binary_search(list.begin(), list.end(), name);
