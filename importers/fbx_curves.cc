@@ -881,7 +881,11 @@ bool Numbers(std::string_view text, std::vector<double>* out, std::vector<std::i
       double v = 0;
       const auto [dp, dec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
       if (dec != std::errc() || dp != tok.data() + tok.size()) return false;
-      if (ints) ints->push_back(static_cast<std::int64_t>(v));
+      if (ints) {
+        // An integer array (key times, float bits) holding a number no int64 holds: malformed.
+        if (!(std::abs(v) < 9.2e18)) return false;
+        ints->push_back(static_cast<std::int64_t>(v));
+      }
       out->push_back(v);
     }
     at = e;
