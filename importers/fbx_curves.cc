@@ -974,6 +974,17 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
           numbers.push_back(',');
         }
         const int before = depth;
+        // The rewrite keeps a curve's keys only (Default, KeyVer and the five key arrays): a
+        // curve holding anything else is not rewritten, so nothing of the file is dropped.
+        if (j > i && before == 1 && !u.empty() && u[0] != '}') {
+          static constexpr std::string_view kKept[] = {
+              "Default",      "KeyVer",           "KeyTime",        "KeyValueFloat",
+              "KeyAttrFlags", "KeyAttrDataFloat", "KeyAttrRefCount"};
+          const std::string_view name = u.substr(0, u.find(':'));
+          if (std::find(std::begin(kKept), std::end(kKept), name) == std::end(kKept)) {
+            return std::nullopt;
+          }
+        }
         for (const char ch : u) depth += ch == '{' ? 1 : ch == '}' ? -1 : 0;
         // A curve holds properties and arrays only: a block opened at its top level that is not
         // an array ("KeyTime: *2 {"), or deeper nesting, is a file whose braces do not close
