@@ -1015,6 +1015,17 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
       i = c.last_line;
       c.keys.times = std::move(times);
       c.keys.values.assign(values.begin(), values.end());
+      // Flags and reference counts are 32-bit integers: another number is a malformed curve.
+      const auto int32s = [](const std::vector<double>& v) {
+        return std::all_of(v.begin(), v.end(), [](double x) {
+          return x >= -2147483648.0 && x <= 2147483647.0 && x == std::floor(x);
+        });
+      };
+      if (!int32s(flags) || !int32s(refs)) {
+        good = false;
+        flags.clear();
+        refs.clear();
+      }
       c.keys.flags.assign(flags.begin(), flags.end());
       c.keys.refcount.assign(refs.begin(), refs.end());
       for (const std::int64_t b : data_bits) {
