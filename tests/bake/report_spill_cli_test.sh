@@ -52,7 +52,7 @@ for mode in workers threads; do
     --out "$work/out-$mode" --report "$work/$mode.json" "$work/lib" 2> "$work/$mode.err"
   check "$mode: exit 1 (3 clips fail)" test $? = 1
   check "$mode: the failures are printed in input order" test \
-    "$(grep -o 'failed: [^:]*c[0-9]*\.bvh' "$work/$mode.err" | grep -o 'c[0-9]*' | tr '\n' ' ')" = \
+    "$(grep -o 'failed: [^:]*/c[0-9]*\.bvh' "$work/$mode.err" | sed 's#.*/##; s#\.bvh$##' | tr '\n' ' ')" = \
     "c007 c150 c299 "
   check "$mode: no spill file left in TMPDIR" test -z "$(ls -A "$work/tmp")"
   check "$mode: no temporary beside the report" test -z "$(ls -A "$work" | grep '\.tmp\.')"
