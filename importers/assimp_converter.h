@@ -233,6 +233,28 @@ class Converter {
                     std::vector<Eigen::Matrix3d>& linear, std::vector<Eigen::Matrix3d>& frame,
                     const Eigen::Quaterniond& rest_inverse, Eigen::Vector3d& previous, double* v,
                     double* scale, char& moved, char& scaled, int& nonuniform, int j);
+  // How far rigel's reading of a file that warned of non-uniform scale (NoteNonuniform) is from
+  // the file: the largest distance between a joint's world position as the file composes it
+  // (Assimp's node transforms, shear included) and as rigel's skeleton and clips give it (forward
+  // kinematics), over every take, frame and joint, and the figure's size (the largest extent of
+  // its joints' rest positions). Re-samples each take with record_world_ set; `sampled` and
+  // `out.clips` are in the same order.
+  // Also the largest distance, from where the file puts it, of a point a bone's reach from its
+  // joint (its farthest child or end site at rest) that the joint carries (an end site, a
+  // skinned vertex) when rigel's joint axes cannot follow the file's (scale, shear).
+  struct Approximation {
+    struct Worst {
+      double distance = 0;
+      std::string joint, take;
+      int frame = 0;
+    };
+    Worst joint, carried;
+    double size = 0;
+  };
+  Approximation MeasureApproximation(const std::vector<Sampled>& sampled, const Scene& out);
+  // The warning for a file that NoteNonuniform marked, with MeasureApproximation's figures; none
+  // when the channels hold the file within double precision's noise.
+  void NoteApproximation(const std::vector<Sampled>& sampled, const Scene& out);
   // Sets has_position_ for animated joints whose local translation leaves the rest, and
   // has_scale_ for joints whose scale does.
   void MarkAnimatedTranslations(const Sampled& s);
@@ -268,6 +290,11 @@ class Converter {
   std::vector<std::vector<const aiNodeAnim*>> maps_;  // [0]: none, [a + 1]: animation a
   double translation_tolerance_ = 1e-9;
   bool nonuniform_scale_ = false;
+  bool pose_scales_rest_ = false;  // some skinned joint's pose scale is not its bind pose's
+  // While MeasureApproximation re-samples: SampleAnimation writes the file's world position of
+  // every joint on every frame here (frames x joints, joints_ order) and notes nothing.
+  std::vector<Eigen::Vector3d>* record_world_ = nullptr;
+  std::vector<Eigen::Matrix3d>* record_linear_ = nullptr;  // and its world linear part
   int legacy_shapes_ = 0;
   bool has_rrs_ = false;  // some node does not inherit its parent's scale
   std::string nonuniform_name_;

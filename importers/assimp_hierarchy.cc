@@ -325,6 +325,18 @@ void Converter::ComputeRest() {
       rest_world_[j] = rest_global[j];
     }
   }
+  // A skinned joint's rest is its bind pose; where the file's pose scales it otherwise (a joint
+  // scaled after binding: maya_dual_quaternion_scale), every take must sample scale, animated or
+  // not, or the pose's scale is lost.
+  const std::vector<Eigen::Affine3d> pose = StaticGlobals(false);
+  for (const int j : joints_) {
+    if (!is_bone_[j]) continue;
+    const Eigen::Matrix3d& bind = rest_world_[j].linear();
+    if (std::abs(bind.determinant()) < 1e-12 * std::pow(bind.norm(), 3)) continue;
+    const Eigen::Matrix3d m = bind.inverse() * pose[j].linear();
+    pose_scales_rest_ |=
+        (m.transpose() * m - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff() > 1e-6;
+  }
   // End sites: leaf nodes right below a joint (through helpers), without meshes.
   for (int i = 0; i < n; ++i) {
     const Node& node = nodes_[i];
@@ -388,7 +400,7 @@ void Converter::PrepareRest() {
 }
 
 void Converter::NoteNonuniform(int node) {
-  if (nonuniform_scale_) return;
+  if (nonuniform_scale_ || record_world_) return;
   nonuniform_scale_ = true;
   nonuniform_name_ = nodes_[node].name;
 }

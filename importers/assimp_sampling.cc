@@ -2,12 +2,15 @@
 // animation, every joint's channel values sampled on every frame, and the clips.
 #include <fmt/format.h>
 
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string_view>
 
+#include "core/pose.h"
+#include "core/scene.h"
 #include "importers/assimp_converter.h"
 #include "importers/assimp_keys.h"
 #include "importers/fast_euler.h"
@@ -188,13 +191,19 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
   const aiAnimation* anim = a >= 0 ? scene_.mAnimations[a] : nullptr;
   const std::vector<const aiNodeAnim*>& map = maps_[a + 1];
   const Timing timing = TimingOf(anim);
-  NoteRateSource(timing, name);
+  if (!record_world_) NoteRateSource(timing, name);
   const int n = static_cast<int>(nodes_.size());
   const int num_joints = static_cast<int>(joints_.size());
   const double values = static_cast<double>(timing.frames) * num_joints * 6;
   if (values > kMaxClipValues) {
     Fail(fmt::format("animation '{}' is too large ({} frames x {} joints)", name, timing.frames,
                      num_joints));
+  }
+  if (record_world_) {
+    record_world_->assign(static_cast<std::size_t>(timing.frames) * num_joints,
+                          Eigen::Vector3d::Zero());
+    record_linear_->assign(static_cast<std::size_t>(timing.frames) * num_joints,
+                           Eigen::Matrix3d::Zero());
   }
   // Nodes to evaluate: joints and their ancestors. Dynamic: animated, or below an animated node.
   std::vector<char> needed(n, 0), dynamic(n, 0);
@@ -221,7 +230,7 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
   // Inherit type Rrs acts at the top of a node's chain, or on the node when its channel holds the
   // whole chain (the helpers are then identities).
   std::vector<char> drop_on_owner(n, 0);
-  bool animated_scale = false;
+  bool animated_scale = pose_scales_rest_;
   for (int i = 0; i < n; ++i) {
     if (!needed[i]) continue;
     const Node& node = nodes_[i];
@@ -381,6 +390,11 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
       const Eigen::Quaterniond* const wp = p < 0 ? nullptr : &world[at(p, 0)];
       for (int b = 0; b < count; ++b) {
         const Xform& g = gj[b];
+        if (record_world_) {
+          const std::size_t at_frame = static_cast<std::size_t>(first + b) * num_joints + k;
+          (*record_world_)[at_frame] = g.o;
+          (*record_linear_)[at_frame] = g.Linear();
+        }
         if (animated_scale) {
           SampleScaled(
               k, p < 0 ? -1 : joint_slot[p], b, kBlock, g, gp ? &gp[b] : nullptr, to_rigel, linear,
@@ -549,6 +563,94 @@ Clip Converter::ToClip(const Sampled& s, const Skeleton& skeleton) {
     if (!std::isfinite(v)) Fail(fmt::format("animation '{}' has non-finite values", s.name));
   }
   return clip;
+}
+
+Converter::Approximation Converter::MeasureApproximation(const std::vector<Sampled>& sampled,
+                                                         const Scene& out) {
+  Approximation worst;
+  const Skeleton& skeleton = *out.skeleton;
+  const int num_joints = static_cast<int>(joints_.size());
+  Eigen::AlignedBox3d box;
+  for (const int j : joints_) box.extend(rest_[j].origin);
+  worst.size = num_joints > 0 ? box.sizes().maxCoeff() : 0.0;
+  // Per joint: its reach (farthest child, end site or vertex it moves at rest, world units) and
+  // the map from a
+  // rest world offset to the file's local coordinates (pseudo-inverse: a zero rest scale
+  // collapses the points it carries).
+  std::vector<double> reach(num_joints, 0.0);
+  std::vector<Eigen::Matrix3d> rest_inverse(num_joints);
+  std::vector<int> slot(nodes_.size(), -1);
+  for (int k = 0; k < num_joints; ++k) {
+    const int j = joints_[k];
+    slot[j] = k;
+    rest_inverse[k] = rest_world_[j].linear().completeOrthogonalDecomposition().pseudoInverse();
+  }
+  for (int k = 0; k < num_joints; ++k) {
+    const int p = joint_parent_[joints_[k]];
+    if (p >= 0 && slot[p] >= 0) {
+      reach[slot[p]] =
+          std::max(reach[slot[p]], (rest_[joints_[k]].origin - rest_[p].origin).norm());
+    }
+  }
+  for (const auto& [j, at] : end_sites_) {
+    if (slot[j] >= 0) reach[slot[j]] = std::max(reach[slot[j]], (at - rest_[j].origin).norm());
+  }
+  // And the mesh vertices it moves, at bind.
+  std::vector<int> slot_of_joint(skeleton.num_joints(), -1);
+  for (int k = 0; k < num_joints; ++k) slot_of_joint[frame_index_[joints_[k]]] = k;
+  auto carry = [&](int joint, const Eigen::Vector3d& origin, const Eigen::Vector3d& vertex) {
+    const int k = joint >= 0 ? slot_of_joint[joint] : -1;
+    if (k >= 0) reach[k] = std::max(reach[k], (vertex - origin).norm());
+  };
+  for (const Mesh& mesh : out.meshes) {
+    for (std::size_t v = 0; v < mesh.positions.size(); ++v) {
+      if (!mesh.skinned()) {
+        carry(mesh.attach_joint, mesh.attach_bind.translation(), mesh.positions[v]);
+        continue;
+      }
+      for (int i = 0; i < Mesh::kMaxInfluences; ++i) {
+        if (mesh.vertex_weights[v][i] <= 0) continue;
+        const int s = mesh.vertex_joints[v][i];
+        carry(mesh.skin_joints[s], mesh.bind_world[s].translation(), mesh.positions[v]);
+      }
+    }
+  }
+  std::vector<Eigen::Isometry3d> world(skeleton.num_joints());
+  std::vector<Eigen::Matrix3d> linear(skeleton.num_joints());
+  std::vector<Eigen::Vector3d> source;
+  std::vector<Eigen::Matrix3d> source_linear;
+  record_world_ = &source;
+  record_linear_ = &source_linear;
+  auto note = [](Approximation::Worst& w, double d, const std::string& joint, const Clip& clip,
+                 int f) {
+    if (d <= w.distance) return;  // a NaN is the worst of all
+    w = {d, joint, clip.name(), f};
+  };
+  for (std::size_t c = 0; c < sampled.size() && c < out.clips.size(); ++c) {
+    SampleAnimation(sampled[c].anim, sampled[c].name);
+    const Clip& clip = out.clips[c];
+    for (int f = 0; f < clip.num_frames(); ++f) {
+      ForwardKinematicsScaled(skeleton, clip.frame(f), world, linear);
+      for (int k = 0; k < num_joints; ++k) {
+        const int j = joints_[k], r = frame_index_[j];
+        const std::size_t at = static_cast<std::size_t>(f) * num_joints + k;
+        note(worst.joint, (world[r].translation() - source[at]).norm(), names_[j], clip, f);
+        // A point at rest offset y from the joint: rigel carries it in its rest frame
+        // (rest_[j].rotation), the file in its local coordinates (rest_inverse).
+        const Eigen::Matrix3d e =
+            linear[r] * rest_[j].rotation.transpose() - source_linear[at] * rest_inverse[k];
+        const double largest =
+            std::sqrt(std::max(0.0, Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>()
+                                        .computeDirect(e.transpose() * e, Eigen::EigenvaluesOnly)
+                                        .eigenvalues()
+                                        .maxCoeff()));
+        note(worst.carried, largest * reach[k], names_[j], clip, f);
+      }
+    }
+  }
+  record_world_ = nullptr;
+  record_linear_ = nullptr;
+  return worst;
 }
 
 }  // namespace rigel::assimp_internal

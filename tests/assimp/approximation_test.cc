@@ -1,0 +1,88 @@
+// What rigel's channels cannot hold of an FBX transform (a non-uniform scale under rotation,
+// shear) is measured on every frame and stated with its figure, and what they can hold is kept:
+// importers/assimp_reader.cc (NoteApproximation), assimp_sampling.cc (MeasureApproximation).
+#include <gtest/gtest.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/pose.h"
+#include "importers/load_scene.h"
+#include "test_util.h"
+
+namespace rigel {
+namespace {
+
+constexpr double kDegree = M_PI / 180.0;
+
+std::vector<std::string> Matching(const Scene& scene, const std::string& what) {
+  std::vector<std::string> out;
+  for (const std::string& w : scene.warnings) {
+    if (w.find(what) != std::string::npos) out.push_back(w);
+  }
+  return out;
+}
+
+// maya_dual_quaternion_scale binds its skin with joint2 unscaled, then scales joint2 by
+// (1, 0.5, 2) in the pose the file stores (Lcl Scaling; no animation). rigel read the bind as the
+// rest and sampled no scale, since no curve scales: the pose's scale was lost (measured: points
+// joint2 carries lay 2 units, the figure's size, from the file's). The pose's scale is now scale
+// channels: joint2's world linear part is the file's own, composed here from its properties:
+// joint1 PreRotation Z 90; joint2 Lcl Rotation X 170, Lcl Scaling (1, 0.5, 2).
+TEST(Approximation, AJointScaledAfterItsBindKeepsItsScale) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const Scene scene =
+      LoadScene(testing::SharedData() + "/ufbx/maya_dual_quaternion_scale_7500_ascii.fbx");
+  ASSERT_TRUE(scene.skeleton);
+  const Skeleton& skeleton = *scene.skeleton;
+  EXPECT_TRUE(skeleton.has_scale());
+  EXPECT_TRUE(Matching(scene, "approximated").empty());
+  const int j = skeleton.FindJoint("joint2");
+  ASSERT_GE(j, 0);
+  ASSERT_FALSE(scene.clips.empty());
+  std::vector<Eigen::Isometry3d> world(skeleton.num_joints());
+  std::vector<Eigen::Matrix3d> linear(skeleton.num_joints());
+  ForwardKinematicsScaled(skeleton, scene.clips[0].frame(0), world, linear);
+  const Eigen::Matrix3d file =
+      Eigen::AngleAxisd(90 * kDegree, Eigen::Vector3d::UnitZ()).toRotationMatrix() *
+      Eigen::AngleAxisd(170 * kDegree, Eigen::Vector3d::UnitX()).toRotationMatrix() *
+      Eigen::Vector3d(1, 0.5, 2).asDiagonal();
+  // Assimp keeps the file's bind matrices in single precision (cos 90 degrees reads -4.4e-8).
+  EXPECT_LT((linear[j] - file).cwiseAbs().maxCoeff(), 1e-6) << linear[j];
+  // joint3, the leaf (an end site), sits at (2, 0, 0) in joint2: unscaled along x, so (2 + 2, -1,
+  // 0) in joint1, which is at (0, -2, 0) turned 90 degrees about z.
+  int tip = -1;
+  for (std::size_t e = 0; e < skeleton.end_sites().size(); ++e) {
+    if (skeleton.end_sites()[e].name == "joint3") tip = static_cast<int>(e);
+  }
+  ASSERT_GE(tip, 0);
+  const EndSite& site = skeleton.end_sites()[tip];
+  const Eigen::Vector3d at = world[site.parent].translation() + linear[site.parent] * site.offset;
+  EXPECT_LT((at - Eigen::Vector3d(1, 2, 0)).norm(), 1e-6) << at.transpose();
+}
+
+// Files whose non-uniform scale the channels hold say nothing; one they cannot hold states how far
+// its joints and the points they carry are from the file, with the worst joint, take and frame.
+TEST(Approximation, TheWarningStatesTheLargestErrorOrIsNotGiven) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  for (const char* exact :
+       {"maya_pivot_offset_7700_binary.fbx", "maya_static_no_inherit_scale_7700_ascii.fbx"}) {
+    const Scene scene = LoadScene(testing::SharedData() + "/ufbx/" + exact);
+    EXPECT_TRUE(Matching(scene, "approximated").empty()) << exact;
+  }
+  const Scene scene =
+      LoadScene(testing::SharedData() + "/ufbx/maya_zero_scale_pivot_7700_binary.fbx");
+  const std::vector<std::string> warned = Matching(scene, "motion is approximated");
+  ASSERT_EQ(warned.size(), 1u);
+  const std::string& w = warned[0];
+  EXPECT_NE(w.find("joints lie within "), std::string::npos) << w;
+  EXPECT_NE(w.find("% of the figure's size, 10.01; worst 'Parallel_Parent', take 'Take 001', "
+                   "frame "),
+            std::string::npos)
+      << w;
+}
+
+}  // namespace
+}  // namespace rigel
