@@ -45,6 +45,59 @@ Eigen::Vector3d ContactPin(const Skeleton& tgt, const Limb& limb, const Clip& tr
   return sum / static_cast<double>(contact.last - contact.first + 1);
 }
 
+namespace {
+
+// A limb's middle joint within its normal hyperextension of straight (about 5 degrees: a bend
+// under 2 % of the limb's length) cannot tell a forward bend from a backward one; there the upper
+// joint's hinge decides (PoleDirection).
+constexpr double kHingeWeight = 0.02;
+
+// `v` without its component along `axis`.
+Eigen::Vector3d Perpendicular(const Eigen::Vector3d& v, const Eigen::Vector3d& axis) {
+  const double n = axis.squaredNorm();
+  return n > 0 ? Eigen::Vector3d(v - axis * (v.dot(axis) / n)) : v;
+}
+
+// The direction a limb's middle joint (knee, elbow) bends, in its upper joint's frame, from the
+// target's rest pose: the rest's own bend where it is bent that way (modelled knees and elbows
+// often are), else the body's forward for a knee and backward for an elbow. Zero when the rest
+// has no hips to tell forward from.
+Eigen::Vector3d RestHinge(const Skeleton& tgt, const Alignment& m, const Limb& l) {
+  if (m.left_upper_leg < 0 || m.right_upper_leg < 0) return Eigen::Vector3d::Zero();
+  const Pose rest(tgt);
+  const std::vector<Eigen::Isometry3d>& w = rest.world;
+  const int up = m.target_up;
+  const Eigen::Vector3d right =
+      Horizontal(w[m.right_upper_leg].translation() - w[m.left_upper_leg].translation(), up);
+  Eigen::Vector3d forward = Eigen::Vector3d::Unit(up).cross(right);
+  if (forward.norm() == 0) return Eigen::Vector3d::Zero();
+  forward = (l.foot ? 1.0 : -1.0) * forward.normalized();
+  const Eigen::Vector3d hip = w[l.upper].translation(), knee = w[l.lower].translation();
+  const Eigen::Vector3d axis = w[l.end].translation() - hip;
+  const Eigen::Vector3d bend = Perpendicular(knee - hip, axis);
+  const double length = (knee - hip).norm() + (w[l.end].translation() - knee).norm();
+  const Eigen::Vector3d hinge =
+      bend.norm() > kHingeWeight * length && bend.dot(forward) > 0 ? bend.normalized() : forward;
+  return w[l.upper].linear().transpose() * hinge;
+}
+
+// Where the pole of a limb points on a frame: the bend of the transferred pose, away from the
+// hip-ankle line, and near straight the upper joint's hinge (`hinge`: RestHinge turned with the
+// upper joint), blended continuously. `fallback` when neither gives a direction.
+Eigen::Vector3d PoleDirection(const Eigen::Vector3d& hip, const Eigen::Vector3d& knee,
+                              const Eigen::Vector3d& ankle, const Eigen::Vector3d& hinge,
+                              const Eigen::Vector3d& fallback) {
+  const Eigen::Vector3d axis = ankle - hip;
+  const double length = (knee - hip).norm() + (ankle - knee).norm();
+  if (length <= 0) return fallback;
+  Eigen::Vector3d dir = Perpendicular(knee - hip, axis) / length;
+  const Eigen::Vector3d h = Perpendicular(hinge, axis);
+  if (h.norm() > 1e-9) dir += kHingeWeight * h.normalized();
+  return dir.norm() > 1e-9 ? Eigen::Vector3d(dir.normalized()) : fallback;
+}
+
+}  // namespace
+
 CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetOptions& options,
                         std::span<const FootContact> contacts, TransferredMotion* motion,
                         std::vector<std::string>* warnings) {
@@ -82,6 +135,7 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
     ik::Rig rig(std::shared_ptr<const Skeleton>(std::shared_ptr<const Skeleton>(), &tgt));
     struct PinnedLimb {
       int limb, pose_task, pole_task;
+      Eigen::Vector3d hinge;  // RestHinge
     };
     std::vector<PinnedLimb> pinned;
     for (int li = 0; li < static_cast<int>(m.limbs.size()); ++li) {
@@ -95,7 +149,7 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
       pole_task.joint = l.end;
       pole_task.pole_root = l.upper;
       pole_task.pole_mid = l.lower;
-      const PinnedLimb p{li, rig.AddTask(pose_task), rig.AddTask(pole_task)};
+      const PinnedLimb p{li, rig.AddTask(pose_task), rig.AddTask(pole_task), RestHinge(tgt, m, l)};
       report.records.effector_names.push_back(tgt.name(l.end));
       report.records.effector_names.push_back(tgt.name(l.end) + ".pole");
       report.records.effector_joints.push_back(l.end);
@@ -174,17 +228,16 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
           }
         }
         goal_target.position = goal;
-        // The pole keeps the bend of the transferred pose (forward for a straight leg, backward
-        // for a straight arm).
+        // The pole keeps the bend of the transferred pose; near straight, the thigh's (upper
+        // arm's) hinge decides (forward for a straight leg, backward for a straight arm).
         const Eigen::Vector3d hip = wt[l.upper].translation();
         const Eigen::Vector3d knee = wt[l.lower].translation();
         const Eigen::Vector3d ankle = wt[l.end].translation();
         const double length = (knee - hip).norm() + (ankle - knee).norm();
-        const Eigen::Vector3d bend = knee - 0.5 * (hip + ankle);
         pole_target.position =
-            bend.norm() > 1e-3 * length
-                ? Eigen::Vector3d(knee + bend.normalized() * length)
-                : Eigen::Vector3d(knee + (l.foot ? 1.0 : -1.0) * forward * length);
+            knee + PoleDirection(hip, knee, ankle, wt[l.upper].linear() * p.hinge,
+                                 (l.foot ? 1.0 : -1.0) * forward) *
+                       length;
       }
       return any ? ik::FrameAction::kSolve : ik::FrameAction::kSkip;
     };

@@ -3,6 +3,7 @@
 // 01_01 onto MakeHuman (1,442 with the hip-height ratio alone).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -89,6 +90,44 @@ TEST(Legs, CmuOntoMakeHumanReaches) {
       r.metrics.ik_unreached, r.metrics.foot_slide_mean_mm, r.metrics.knee_hyperextension_frames);
   EXPECT_LT(r.metrics.ik_unreached, 1442 / 10);
   EXPECT_LT(r.metrics.foot_slide_mean_mm, 0.41);
+}
+
+// CMU 01_01 onto itself with pinned feet: its frame 0 is a T-pose with straight legs, whose
+// transferred knee sits a hair off the hip-ankle line (1 % of the leg, pointing up the leg as
+// much as sideways). The pole took that hair as the bend plane, the pin bent the knee 20 degrees
+// in it and the plane turned 175 degrees into frame 1 (the check's pole_flip). Near straight, the
+// thigh's hinge now decides. Measured on the output clip: the bend plane of each knee, frame to
+// frame (the source's own turns at most 0.1 degree a frame after its T-pose frame).
+TEST(Legs, AStraightKneeBendsTheWayTheThighFaces) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const Scene cmu = LoadScene(testing::SharedData() + "/cmu_cgspeed/01_01.bvh");
+  Clip clip = cmu.clips[0];
+  clip.Resize(120);
+  RetargetOptions options;
+  options.pin_feet = true;
+  const RetargetResult r = Retarget(cmu.skeleton, clip, cmu.skeleton, {}, options);
+  ASSERT_TRUE(r.metrics.ik_applied);
+  const Skeleton& s = *cmu.skeleton;
+  for (const char* side : {"Left", "Right"}) {
+    const int hip = s.FindJoint(std::string(side) + "UpLeg");
+    const int knee = s.FindJoint(std::string(side) + "Leg");
+    const int ankle = s.FindJoint(std::string(side) + "Foot");
+    ASSERT_GE(hip, 0);
+    std::vector<Eigen::Isometry3d> w(s.num_joints());
+    Eigen::Vector3d previous = Eigen::Vector3d::Zero();
+    double worst = 0.0;
+    for (int f = 0; f < r.clip.num_frames(); ++f) {
+      ForwardKinematics(s, r.clip.frame(f), w);
+      const Eigen::Vector3d a = w[hip].translation() - w[knee].translation();
+      const Eigen::Vector3d b = w[ankle].translation() - w[knee].translation();
+      const Eigen::Vector3d normal = a.cross(b).normalized();
+      if (f > 0) {
+        worst = std::max(worst, std::acos(std::clamp(normal.dot(previous), -1.0, 1.0)));
+      }
+      previous = normal;
+    }
+    EXPECT_LT(worst * 180.0 / M_PI, 10.0) << side << " knee";
+  }
 }
 
 }  // namespace
