@@ -198,8 +198,9 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
       bool any = false;
       for (const PinnedLimb& p : pinned) {
         const Limb& l = m.limbs[p.limb];
-        // Feet: pinned during contacts (blending from the FK position, or from the scaled source
-        // position with follow_source_between_contacts); hands: the scaled source position.
+        // Feet: pinned during contacts (IK/FK-blended in and out of them, or blending the goal
+        // from the scaled source position with follow_source_between_contacts); hands: the
+        // scaled source position.
         const auto& [w, pin] = pins[p.limb][f];
         const bool follow = !l.foot || options.follow_source_between_contacts;
         ik::Target& goal_target = targets[p.pose_task];
@@ -207,15 +208,25 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
         goal_target.orientation = Eigen::Quaterniond(wt[l.end].linear());
         goal_target.position = wt[l.end].translation();
         goal_target.weight = w <= 0.0 && !follow ? 0.0 : 1.0;
+        goal_target.ik_blend = 1.0;
         pole_target.position = wt[l.lower].translation();
         if (goal_target.weight == 0.0) continue;
         any = true;
         const Eigen::Vector3d free_goal =
             follow ? LimbGoal(m, *motion, f, l, wt) : wt[l.end].translation();
         Eigen::Vector3d goal = free_goal;
-        if (w > 0.0) {
+        if (w > 0.0 && !follow) {
+          // Into and out of a contact the solution is blended with the animated pose (IK/FK
+          // blend), not the goal with the animated foot: a pin out of the leg's reach held the
+          // knee straight through the whole blend, which then snapped back to the animation's
+          // bend on the first free frame (CMU 01_01 onto itself: 20 degrees in one frame).
+          goal = pin;
+          goal_target.ik_blend = w;
+        } else if (w > 0.0) {
           goal = (1.0 - w) * Horizontal(free_goal, up) + w * Horizontal(pin, up);
           goal[up] = (1.0 - w) * free_goal[up] + w * pin[up];
+        }
+        if (w > 0.0) {
           // A straight leg puts the pin at the leg's full length: kept a hair (1e-9 of the
           // length) inside it, as LimbGoal does, so the knee keeps the pole's plane instead of
           // an arbitrary turn about a straight leg.
