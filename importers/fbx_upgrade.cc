@@ -306,6 +306,10 @@ std::optional<FbxUpgrade> UpgradeFbx6(std::string_view bytes, std::string* why) 
     *why = "the file's records are malformed (a length, offset or value outside the file)";
     return std::nullopt;
   }
+  if (doc->version >= 7000) {
+    *why = fmt::format("it is FBX {} (version {}), not 6.x", doc->version / 1000, doc->version);
+    return std::nullopt;
+  }
   const Node *header = nullptr, *objects = nullptr, *connections = nullptr, *takes = nullptr,
              *version5 = nullptr, *settings = nullptr;
   for (const Node& n : doc->top) {

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <map>
 #include <numbers>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,241 @@ TEST(Fbx6, MalformedAndFlatFilesRefusedWithTheReason) {
   EXPECT_NE(why.find("take 'wave', model 'Arm': the keys of channel R|Z are malformed"),
             std::string::npos)
       << why;
+}
+
+// ---- A minimal reader of FBX 6.x binary files, the test's own (it shares nothing with
+// importers/fbx_tree): records with 32-bit offsets, scalar values, arrays skipped.
+struct TNode {
+  std::string name;
+  std::vector<std::string> strings;             // S and C values, in order
+  std::vector<double> numbers;                  // I, L, D, F, Y values, in order
+  std::vector<std::pair<char, double>> values;  // every value: type ('S' as 0), number
+  std::vector<TNode> children;
+  const TNode* Child(const std::string& n) const {
+    for (const TNode& c : children) {
+      if (c.name == n) return &c;
+    }
+    return nullptr;
+  }
+};
+
+template <typename T>
+T At(const std::string& d, std::size_t p) {
+  T v{};
+  if (p + sizeof(T) <= d.size()) std::memcpy(&v, d.data() + p, sizeof(T));
+  return v;
+}
+
+void ReadRecords(const std::string& d, std::size_t at, std::size_t end, std::vector<TNode>* out) {
+  while (at + 13 <= end) {
+    const auto next = At<std::uint32_t>(d, at), count = At<std::uint32_t>(d, at + 4),
+               len = At<std::uint32_t>(d, at + 8);
+    if (next == 0 || next > end || next <= at) return;
+    TNode n;
+    const std::size_t name_len = static_cast<unsigned char>(d[at + 12]);
+    n.name = d.substr(at + 13, name_len);
+    std::size_t p = at + 13 + name_len;
+    const std::size_t props_end = p + len;
+    for (std::uint32_t k = 0; k < count && p < props_end; ++k) {
+      const char t = d[p++];
+      double x = 0;
+      if (t == 'S' || t == 'R') {
+        const auto l = At<std::uint32_t>(d, p);
+        if (t == 'S') n.strings.push_back(d.substr(p + 4, l));
+        n.values.push_back({'S', 0});
+        p += 4 + l;
+        continue;
+      }
+      if (t == 'C') {
+        n.strings.push_back(std::string(1, d[p]));
+        n.values.push_back({'C', static_cast<double>(d[p])});
+        p += 1;
+        continue;
+      }
+      if (t == 'f' || t == 'd' || t == 'i' || t == 'l' || t == 'b') {
+        p += 12 + At<std::uint32_t>(d, p + 8);
+        continue;
+      }
+      if (t == 'I') x = At<std::int32_t>(d, p), p += 4;
+      if (t == 'Y') x = At<std::int16_t>(d, p), p += 2;
+      if (t == 'F') x = At<float>(d, p), p += 4;
+      if (t == 'D') x = At<double>(d, p), p += 8;
+      if (t == 'L') x = static_cast<double>(At<std::int64_t>(d, p)), p += 8;
+      n.numbers.push_back(x);
+      n.values.push_back({t, x});
+    }
+    if (props_end < next) ReadRecords(d, props_end, next, &n.children);
+    out->push_back(std::move(n));
+    at = next;
+  }
+}
+
+std::string ModelOf(const std::string& binary_name) {
+  return binary_name.substr(0, binary_name.find('\0'));
+}
+
+// The keys (time in ticks, value) of a 6.x Key record: after each key's time, value and mode, the
+// mode's data ('C': a character; 'L': none; 'U': a slope mode 's'/'b' with two slopes or 'a'
+// without, then a weight mode 'n', or 'a' with two weights, or 'r'/'l' with one).
+std::vector<std::pair<std::int64_t, double>> TestKeys(const TNode& key) {
+  std::vector<std::pair<std::int64_t, double>> out;
+  const auto& v = key.values;
+  std::size_t i = 0;
+  auto chr = [&]() { return i < v.size() ? static_cast<char>(v[i++].second) : '\0'; };
+  while (i + 2 < v.size()) {
+    out.push_back({static_cast<std::int64_t>(v[i].second), v[i + 1].second});
+    i += 2;
+    const char mode = chr();
+    if (mode == 'C') chr();
+    if (mode != 'U') continue;
+    const char slope = chr();
+    if (slope == 's' || slope == 'b') i += 2;
+    const char weight = chr();
+    if (weight == 'a') i += 2;
+    if (weight == 'r' || weight == 'l') i += 1;
+  }
+  return out;
+}
+
+Eigen::Quaterniond EulerXyz(const Eigen::Vector3d& deg) {
+  const Eigen::Vector3d r = deg * std::numbers::pi / 180.0;
+  return Eigen::AngleAxisd(r.z(), Eigen::Vector3d::UnitZ()) *
+         Eigen::AngleAxisd(r.y(), Eigen::Vector3d::UnitY()) *
+         Eigen::AngleAxisd(r.x(), Eigen::Vector3d::UnitX());
+}
+
+// A model's Properties60 vector (or `fallback`).
+Eigen::Vector3d Prop(const TNode& model, const std::string& name, Eigen::Vector3d fallback) {
+  const TNode* p60 = model.Child("Properties60");
+  for (const TNode& p : p60 ? p60->children : std::vector<TNode>{}) {
+    if (!p.strings.empty() && p.strings[0] == name && p.numbers.size() >= 3) {
+      return {p.numbers[0], p.numbers[1], p.numbers[2]};
+    }
+  }
+  return fallback;
+}
+
+// Files without a 7.x twin: every joint's local transform, read by rigel (parent world inverse
+// times world), against the file's own numbers read by the reader above: on every frame that
+// holds a key, the keyed translation and rotation (pre-rotation times the XYZ Euler angles), and
+// on a file without takes the Properties60 rest transform. Joints with pivots, offsets, a rotation
+// order other than XYZ or a scale other than 1 are left to the twin test (their composition is
+// not what this checks).
+TEST(Fbx6, LocalTransformsMatchTheFilesKeysAndProperties) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  struct Case {
+    const char* file;
+    int compared_joints;  // at least
+    int checks;           // (joint, frame) pairs compared, at least
+  };
+  for (const Case& c : {Case{"ufbx/max_transformed_skin_6100_binary.fbx", 5, 8},
+                        Case{"ufbx/max2009_blob_6100_binary.fbx", 1, 2},
+                        Case{"ufbx/maya_character_6100_binary.fbx", 63, 63},
+                        Case{"ufbx/maya_advanced_skinned_pivot_6100_binary.fbx", 3, 3}}) {
+    SCOPED_TRACE(c.file);
+    const std::string bytes = Bytes(SharedData() + "/" + c.file);
+    std::vector<TNode> top;
+    ReadRecords(bytes, 27, bytes.size(), &top);
+    std::map<std::string, const TNode*> models;
+    std::map<std::string, std::string> parent_of;
+    const TNode* take = nullptr;
+    for (const TNode& t : top) {
+      for (const TNode& o : t.children) {
+        if (t.name == "Objects" && o.name == "Model") models[ModelOf(o.strings[0])] = &o;
+        if (t.name == "Connections" && o.strings.size() >= 3 && o.strings[0] == "OO" &&
+            o.strings[2].ends_with("Model")) {
+          parent_of[ModelOf(o.strings[1])] = ModelOf(o.strings[2]);
+        }
+        if (t.name == "Takes" && o.name == "Take" && take == nullptr) take = &o;
+      }
+    }
+    const Scene s = LoadScene(SharedData() + "/" + c.file);
+    const Skeleton& sk = *s.skeleton;
+    const Clip& clip = s.clips[0];
+    const double height = std::max(testing::Height(sk, clip), 1e-9);
+    const auto frame_ticks =
+        static_cast<std::int64_t>(std::llround(46186158000.0 * clip.frame_time()));
+    const std::int64_t start =
+        take ? static_cast<std::int64_t>(take->Child("LocalTime")->numbers[0]) : 0;
+    int compared = 0, checks = 0;
+    for (int j = 0; j < sk.num_joints(); ++j) {
+      const auto m = models.find(sk.name(j));
+      if (m == models.end()) continue;
+      const TNode& model = *m->second;
+      const Eigen::Vector3d zero = Eigen::Vector3d::Zero();
+      bool plain =
+          Prop(model, "Lcl Scaling", Eigen::Vector3d::Ones()).isApprox(Eigen::Vector3d::Ones());
+      for (const char* p :
+           {"RotationOffset", "RotationPivot", "ScalingOffset", "ScalingPivot", "PostRotation"}) {
+        plain = plain && Prop(model, p, zero).norm() == 0;
+      }
+      const int parent = sk.parent(j);
+      const std::string file_parent = parent_of[sk.name(j)];
+      if (!plain || (parent >= 0 ? sk.name(parent) != file_parent : models.count(file_parent))) {
+        continue;
+      }
+      // Keys of this model: T and R per axis.
+      std::map<std::string, std::vector<std::pair<std::int64_t, double>>> keys;
+      bool scaled = false;
+      for (const TNode& tm : take ? take->children : std::vector<TNode>{}) {
+        if (tm.name != "Model" || ModelOf(tm.strings[0]) != sk.name(j)) continue;
+        const TNode* tr = tm.Child("Channel");
+        for (const TNode& trs : tr ? tr->children : std::vector<TNode>{}) {
+          for (const TNode& axis : trs.children) {
+            if (axis.name != "Channel" || axis.Child("Key") == nullptr) continue;
+            keys[trs.strings[0] + axis.strings[0]] = TestKeys(*axis.Child("Key"));
+            if (trs.strings[0] == "S") {
+              for (const auto& k : keys["S" + axis.strings[0]])
+                scaled |= std::abs(k.second - 1) > 1e-6;
+            }
+          }
+        }
+      }
+      if (scaled) continue;
+      const Eigen::Vector3d rest_t = Prop(model, "Lcl Translation", zero);
+      const Eigen::Vector3d rest_r = Prop(model, "Lcl Rotation", zero);
+      const Eigen::Quaterniond pre = EulerXyz(Prop(model, "PreRotation", zero));
+      // The frames to check: every frame holding a key of this model (frame 0 when none).
+      std::set<int> frames{0};
+      for (const auto& [name, ks] : keys) {
+        for (const auto& [t, v] : ks) {
+          if ((t - start) % frame_ticks == 0 && t >= start)
+            frames.insert(static_cast<int>((t - start) / frame_ticks));
+        }
+      }
+      for (const int f : frames) {
+        if (f >= clip.num_frames()) continue;
+        const std::int64_t t = start + f * frame_ticks;
+        Eigen::Vector3d tr = rest_t, rot = rest_r;
+        bool known = true;
+        for (int a = 0; a < 3; ++a) {
+          for (const char ch : {'T', 'R'}) {
+            const auto k = keys.find(std::string(1, ch) + "XYZ"[a]);
+            if (k == keys.end()) continue;
+            bool found = false;
+            for (const auto& [kt, kv] : k->second) {
+              if (kt == t) (ch == 'T' ? tr : rot)[a] = kv, found = true;
+            }
+            known = known && found;
+          }
+        }
+        if (!known) continue;
+        Pose pose(sk);
+        pose.SetFromRow(sk, clip.frame(f));
+        const Eigen::Isometry3d local =
+            parent >= 0 ? pose.world[parent].inverse() * pose.world[j] : pose.world[j];
+        EXPECT_LT((local.translation() - tr).norm() / height, 1e-5) << sk.name(j) << " frame " << f;
+        const Eigen::Quaterniond want = pre * EulerXyz(rot);
+        EXPECT_LT(Eigen::Quaterniond(local.rotation()).angularDistance(want), 1e-5)
+            << sk.name(j) << " frame " << f;
+        ++checks;
+      }
+      ++compared;
+    }
+    EXPECT_GE(compared, c.compared_joints);
+    EXPECT_GE(checks, c.checks);
+    std::printf("%s: %d joints, %d (joint, frame) transforms compared\n", c.file, compared, checks);
+  }
 }
 
 }  // namespace
