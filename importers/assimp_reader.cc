@@ -349,12 +349,16 @@ std::string UpgradeOldFbx(const std::string& path, const FbxScan& scan, std::str
                           std::vector<std::string>* notes) {
   const std::string version = fmt::format("FBX {} ({}, version {})", FbxVersionName(scan.version),
                                           scan.binary ? "binary" : "ASCII", scan.version);
-  if (scan.version < kOldestUpgradableFbx) {
+  // FBX 5.x keeps its models at the top level, outside the Objects and Connections sections the
+  // upgrade reads; FBX 7.0 is neither 6.x nor a version Assimp reads.
+  if (scan.version < kOldestUpgradableFbx || scan.version >= 7000) {
     throw ImportError(fmt::format(
-        "{}: {} is older than rigel reads: rigel reads FBX {} and later (FBX 6.x through its "
-        "own upgrade, 7.1 and later directly); save it again as FBX 2011 or later (Autodesk FBX "
-        "Converter, Maya, 3ds Max, MotionBuilder)",
-        path, version, FbxVersionName(kOldestUpgradableFbx)));
+        "{}: {} {}: rigel reads FBX 6.x (through its own upgrade to 7.4) and FBX {} (FBX 2011) "
+        "and later; save it again as FBX 2011 or later (Autodesk FBX Converter, Maya, 3ds Max, "
+        "MotionBuilder)",
+        path, version,
+        scan.version < kOldestUpgradableFbx ? "is older than rigel reads" : "is not read",
+        FbxVersionName(kOldestReadableFbx)));
   }
   std::string why;
   std::optional<FbxUpgrade> up = UpgradeFbx6(bytes, &why);

@@ -160,6 +160,12 @@ struct TNode {
   }
 };
 
+// The children of `n`, none when it is null (a reference: no copy).
+const std::vector<TNode>& Kids(const TNode* n) {
+  static const std::vector<TNode> kNone;
+  return n ? n->children : kNone;
+}
+
 template <typename T>
 T At(const std::string& d, std::size_t p) {
   T v{};
@@ -248,7 +254,7 @@ Eigen::Quaterniond EulerXyz(const Eigen::Vector3d& deg) {
 // A model's Properties60 vector (or `fallback`).
 Eigen::Vector3d Prop(const TNode& model, const std::string& name, Eigen::Vector3d fallback) {
   const TNode* p60 = model.Child("Properties60");
-  for (const TNode& p : p60 ? p60->children : std::vector<TNode>{}) {
+  for (const TNode& p : Kids(p60)) {
     if (!p.strings.empty() && p.strings[0] == name && p.numbers.size() >= 3) {
       return {p.numbers[0], p.numbers[1], p.numbers[2]};
     }
@@ -318,10 +324,10 @@ TEST(Fbx6, LocalTransformsMatchTheFilesKeysAndProperties) {
       // Keys of this model: T and R per axis.
       std::map<std::string, std::vector<std::pair<std::int64_t, double>>> keys;
       bool scaled = false;
-      for (const TNode& tm : take ? take->children : std::vector<TNode>{}) {
+      for (const TNode& tm : Kids(take)) {
         if (tm.name != "Model" || ModelOf(tm.strings[0]) != sk.name(j)) continue;
         const TNode* tr = tm.Child("Channel");
-        for (const TNode& trs : tr ? tr->children : std::vector<TNode>{}) {
+        for (const TNode& trs : Kids(tr)) {
           for (const TNode& axis : trs.children) {
             if (axis.name != "Channel" || axis.Child("Key") == nullptr) continue;
             keys[trs.strings[0] + axis.strings[0]] = TestKeys(*axis.Child("Key"));

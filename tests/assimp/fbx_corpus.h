@@ -100,8 +100,8 @@ inline const std::vector<FbxOutcome>& FbxCorpus() {
         {"ufbx/max2009_blob_6100_binary.fbx",
          Read(1, {"Take 001"}, {25}, 30, static_cast<double>(2.54f) / 100)},
         {"ufbx/max2009_cube_anim_5800_binary.fbx",
-         Refused("FBX 5.8 (binary, version 5800) is older than rigel reads: rigel reads FBX 6.0 "
-                 "and later")},
+         Refused("FBX 5.8 (binary, version 5800) is older than rigel reads: rigel reads FBX 6.x "
+                 "(through its own upgrade to 7.4) and FBX 7.1 (FBX 2011) and later")},
         {"ufbx/max_transformed_skin_6100_binary.fbx", Read(5, {"Take 001"}, {101}, 30, 0.01)},
         {"ufbx/maya_advanced_skinned_pivot_6100_binary.fbx", Read(3, {""}, {1}, 30, 0.01)},
         {"ufbx/maya_anim_extrapolation_7700_binary.fbx", Read(1, {"Take 001"}, {120}, 24, 0.01)},
