@@ -122,6 +122,36 @@ TEST(Fbx6, HandWrittenKeysAsEvaluatedByHand) {
   EXPECT_TRUE(said);
 }
 
+// FBX 6.x blend shapes (Shape records of the mesh, animated by take channels of their names) read
+// as morph targets whose weights follow the keys: TopH keyed 100, 0, 100 on frames 1, 24 and 60,
+// TopV on frames 1, 40 and 90 (flat user tangents; the take starts on frame 1, the clip's frame
+// 0). Between two flat keys the Bezier passes their mean halfway: TopV at frame 65 is 0.5.
+// Its FBX 7.1 twin holds the shapes in 7.1's legacy layout, which is refused.
+TEST(Fbx6, BlendShapeWeightsFollowTheirKeys) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const Scene s = LoadScene(SharedData() + "/ufbx/maya_blend_shape_cube_6100_ascii.fbx");
+  ASSERT_EQ(s.clips.size(), 1u);
+  const Clip& clip = s.clips[0];
+  ASSERT_EQ(clip.num_weights(), 2);
+  int top_h = -1, top_v = -1;
+  for (int w = 0; w < clip.num_weights(); ++w) {
+    if (clip.weight_channels()[w].target == "TopH") top_h = w;
+    if (clip.weight_channels()[w].target == "TopV") top_v = w;
+  }
+  ASSERT_GE(top_h, 0);
+  ASSERT_GE(top_v, 0);
+  struct Key {
+    int weight, file_frame;
+    double value;
+  };
+  for (const Key& k :
+       {Key{top_h, 1, 1.0}, Key{top_h, 24, 0.0}, Key{top_h, 60, 1.0}, Key{top_v, 1, 1.0},
+        Key{top_v, 40, 0.0}, Key{top_v, 90, 1.0}, Key{top_v, 65, 0.5}}) {
+    EXPECT_NEAR(clip.weights(k.file_frame - 1)[k.weight], k.value, 1e-5)
+        << clip.weight_channels()[k.weight].target << " frame " << k.file_frame;
+  }
+}
+
 // What the upgrade refuses, it refuses saying why; the reader names the version.
 TEST(Fbx6, MalformedAndFlatFilesRefusedWithTheReason) {
   std::string why;
