@@ -105,7 +105,8 @@ TEST(Fbx6, HandWrittenKeysAsEvaluatedByHand) {
     EXPECT_NEAR((w[arm].translation() - w[hips].translation()).x(), 5.0, 1e-5) << f;
   }
   auto arm_z = [&](int f) {
-    const auto m = world(f)[arm].rotation();
+    // A matrix, not an expression: the poses of world(f) end with this statement.
+    const Eigen::Matrix3d m = world(f)[arm].rotation();
     return std::atan2(m(1, 0), m(0, 0)) * 180.0 / std::numbers::pi;
   };
   EXPECT_NEAR(arm_z(0), 0.0, 1e-4);
