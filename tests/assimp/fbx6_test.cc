@@ -293,6 +293,44 @@ Eigen::Vector3d Prop(const TNode& model, const std::string& name, Eigen::Vector3
   return fallback;
 }
 
+// What the test reads of a 6.x binary file: its models, their parents and its first take.
+struct FileFacts {
+  explicit FileFacts(const std::string& bytes) {
+    ReadRecords(bytes, 27, bytes.size(), &top);
+    for (const TNode& t : top) {
+      for (const TNode& o : t.children) {
+        if (t.name == "Objects" && o.name == "Model") models[ModelOf(o.strings[0])] = &o;
+        if (t.name == "Connections" && o.strings.size() >= 3 && o.strings[0] == "OO" &&
+            o.strings[2].ends_with("Model")) {
+          parent_of[ModelOf(o.strings[1])] = ModelOf(o.strings[2]);
+        }
+        if (t.name == "Takes" && o.name == "Take" && take == nullptr) take = &o;
+      }
+    }
+  }
+  std::vector<TNode> top;
+  std::map<std::string, const TNode*> models;
+  std::map<std::string, std::string> parent_of;
+  const TNode* take = nullptr;
+};
+
+// The keys of `model` in `take`, by channel ("TX", "RZ", ...); `scaled` when a scale key is not 1.
+std::map<std::string, std::vector<std::pair<std::int64_t, double>>> ModelKeys(
+    const TNode* take, const std::string& model, bool* scaled) {
+  std::map<std::string, std::vector<std::pair<std::int64_t, double>>> keys;
+  for (const TNode& tm : Kids(take)) {
+    if (tm.name != "Model" || ModelOf(tm.strings[0]) != model) continue;
+    for (const TNode& trs : Kids(tm.Child("Channel"))) {
+      for (const TNode& axis : trs.children) {
+        if (axis.name != "Channel" || axis.Child("Key") == nullptr) continue;
+        const auto& k = keys[trs.strings[0] + axis.strings[0]] = TestKeys(*axis.Child("Key"));
+        for (const auto& [t, v] : k) *scaled |= trs.strings[0] == "S" && std::abs(v - 1) > 1e-6;
+      }
+    }
+  }
+  return keys;
+}
+
 // Files without a 7.x twin: every joint's local transform, read by rigel (parent world inverse
 // times world), against the file's own numbers read by the reader above: on every frame that
 // holds a key, the keyed translation and rotation (pre-rotation times the XYZ Euler angles), and
@@ -312,21 +350,10 @@ TEST(Fbx6, LocalTransformsMatchTheFilesKeysAndProperties) {
                         Case{"ufbx/maya_advanced_skinned_pivot_6100_binary.fbx", 3, 3}}) {
     SCOPED_TRACE(c.file);
     const std::string bytes = Bytes(SharedData() + "/" + c.file);
-    std::vector<TNode> top;
-    ReadRecords(bytes, 27, bytes.size(), &top);
-    std::map<std::string, const TNode*> models;
-    std::map<std::string, std::string> parent_of;
-    const TNode* take = nullptr;
-    for (const TNode& t : top) {
-      for (const TNode& o : t.children) {
-        if (t.name == "Objects" && o.name == "Model") models[ModelOf(o.strings[0])] = &o;
-        if (t.name == "Connections" && o.strings.size() >= 3 && o.strings[0] == "OO" &&
-            o.strings[2].ends_with("Model")) {
-          parent_of[ModelOf(o.strings[1])] = ModelOf(o.strings[2]);
-        }
-        if (t.name == "Takes" && o.name == "Take" && take == nullptr) take = &o;
-      }
-    }
+    const FileFacts facts(bytes);
+    const auto& models = facts.models;
+    const TNode* take = facts.take;
+    std::map<std::string, std::string> parent_of = facts.parent_of;
     const Scene s = LoadScene(SharedData() + "/" + c.file);
     const Skeleton& sk = *s.skeleton;
     const Clip& clip = s.clips[0];
@@ -352,23 +379,8 @@ TEST(Fbx6, LocalTransformsMatchTheFilesKeysAndProperties) {
       if (!plain || (parent >= 0 ? sk.name(parent) != file_parent : models.count(file_parent))) {
         continue;
       }
-      // Keys of this model: T and R per axis.
-      std::map<std::string, std::vector<std::pair<std::int64_t, double>>> keys;
       bool scaled = false;
-      for (const TNode& tm : Kids(take)) {
-        if (tm.name != "Model" || ModelOf(tm.strings[0]) != sk.name(j)) continue;
-        const TNode* tr = tm.Child("Channel");
-        for (const TNode& trs : Kids(tr)) {
-          for (const TNode& axis : trs.children) {
-            if (axis.name != "Channel" || axis.Child("Key") == nullptr) continue;
-            keys[trs.strings[0] + axis.strings[0]] = TestKeys(*axis.Child("Key"));
-            if (trs.strings[0] == "S") {
-              for (const auto& k : keys["S" + axis.strings[0]])
-                scaled |= std::abs(k.second - 1) > 1e-6;
-            }
-          }
-        }
-      }
+      const auto keys = ModelKeys(take, sk.name(j), &scaled);
       if (scaled) continue;
       const Eigen::Vector3d rest_t = Prop(model, "Lcl Translation", zero);
       const Eigen::Vector3d rest_r = Prop(model, "Lcl Rotation", zero);
