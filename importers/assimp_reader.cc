@@ -25,6 +25,7 @@
 #include "importers/assimp_converter.h"
 #include "importers/fbx_curves.h"
 #include "importers/fbx_scan.h"
+#include "importers/fbx_upgrade.h"
 #include "importers/utf8.h"
 #include "io/file_format.h"
 
@@ -358,6 +359,36 @@ struct FbxPrepared {
   std::vector<std::string> notes;  // warnings of the preparation
 };
 
+// The FBX 7.4 copy of an FBX 6.x file (UpgradeFbx6), with a warning naming what it does not
+// carry; an older or unreadable file is refused with rigel's own message (Assimp's named its
+// internals and the wrong versions).
+std::string UpgradeOldFbx(const std::string& path, const FbxScan& scan, std::string_view bytes,
+                          std::vector<std::string>* notes) {
+  const std::string version = fmt::format("FBX {} ({}, version {})", FbxVersionName(scan.version),
+                                          scan.binary ? "binary" : "ASCII", scan.version);
+  // FBX 5.x keeps its models at the top level, outside the Objects and Connections sections the
+  // upgrade reads; FBX 7.0 is neither 6.x nor a version Assimp reads.
+  if (scan.version < kOldestUpgradableFbx || scan.version >= 7000) {
+    throw ImportError(fmt::format(
+        "{}: {} {}: rigel reads FBX 6.x (through its own upgrade to 7.4) and FBX {} (FBX 2011) "
+        "and later; save it again as FBX 2011 or later (Autodesk FBX Converter, Maya, 3ds Max, "
+        "MotionBuilder)",
+        path, version,
+        scan.version < kOldestUpgradableFbx ? "is older than rigel reads" : "is not read",
+        FbxVersionName(kOldestReadableFbx)));
+  }
+  std::string why;
+  std::optional<FbxUpgrade> up = UpgradeFbx6(bytes, &why);
+  if (!up) {
+    throw ImportError(fmt::format("{}: {} cannot be read: {}", path, version, why));
+  }
+  if (!up->dropped.empty()) {
+    notes->push_back(fmt::format("{}: {} is read through an FBX 7.4 copy that does not carry {}",
+                                 path, version, fmt::join(up->dropped, ", ")));
+  }
+  return std::move(up->bytes);
+}
+
 // Keys this long past a stack's stated stop are read (WidenFbxStacks): an hour.
 constexpr std::int64_t kStackMargin = 3600 * kFbxTicksPerSecond;
 
@@ -376,15 +407,13 @@ FbxPrepared ScanFbxFile(const std::string& path) {
   if (size > 0 && !in.read(bytes.data(), size)) {
     throw ImportError(fmt::format("{}: read error", path));
   }
-  const std::optional<FbxScan> scan = ScanFbx(bytes);
+  std::optional<FbxScan> scan = ScanFbx(bytes);
   if (!scan) return out;  // not FBX after all: Assimp says what it is
-  if (scan->version > 0 && scan->version < kOldestReadableFbx) {
-    throw ImportError(fmt::format(
-        "{}: FBX {} ({}, version {}) is older than rigel reads: rigel reads FBX {} (FBX 2011) "
-        "and later; save it again as FBX 2011 or later (Autodesk FBX Converter, Maya, 3ds Max, "
-        "MotionBuilder)",
-        path, FbxVersionName(scan->version), scan->binary ? "binary" : "ASCII", scan->version,
-        FbxVersionName(kOldestReadableFbx)));
+  const bool upgraded = scan->version > 0 && scan->version < kOldestReadableFbx;
+  if (upgraded) {
+    bytes = UpgradeOldFbx(path, *scan, bytes, &out.notes);
+    scan = ScanFbx(bytes);
+    if (!scan) throw ImportError(fmt::format("{}: the FBX 7.4 copy of the file is not FBX", path));
   }
   for (const FbxStackRange& stack : scan->stacks) {
     const std::vector<std::string> layers = LayersWithCurves(*scan, stack);
@@ -427,6 +456,8 @@ FbxPrepared ScanFbxFile(const std::string& path) {
     out.widened = WidenFbxStacks(source, source_scan, kStackMargin);
   } else if (dense) {
     out.widened = std::move(dense->bytes);
+  } else if (upgraded) {
+    out.widened = std::move(bytes);
   }
   return out;
 }

@@ -5,8 +5,10 @@
 // Where the figures come from: takes, frame ranges and rates from each file's AnimationStacks and
 // GlobalSettings (TimeMode, CustomFrameRate; MANIFEST.md), cross-checked against Blender 3.4's
 // import (actions and bones) where Blender reads the file; joints are the file's skin bones,
-// animated nodes and LimbNodes with their ancestors (importers/assimp_reader.h). Refusals:
-// files older than FBX 7.1 (Assimp reads 7.1 and later; the versions are in the file names and
+// animated nodes and LimbNodes with their ancestors (importers/assimp_reader.h). FBX 6.x files
+// read through rigel's upgrade to 7.4 (importers/fbx_upgrade.h): their takes, ranges and rates
+// from each Take's LocalTime and GlobalSettings TimeMode (3ds Max 2009: Version5 FrameRate), unit
+// from UnitScaleFactor. Refusals: files older than FBX 6.0 (the versions are in the file names and
 // headers), and files whose models are meshes, cameras and lights only, with nothing skinned or
 // animated (Blender imports no armature from any of them), and takes that blend more than one
 // animation layer with curves (Assimp merges the layers' curves into neither). A file that animates
@@ -94,10 +96,14 @@ inline const std::vector<FbxOutcome>& FbxCorpus() {
         {"ufbx/casegen_rotation_order_7500_binary.fbx",
          Refused("no skeleton: the file has no skin bones, no skeleton (LimbNode) models and no "
                  "animated nodes")},
-        {"ufbx/max2009_blob_6100_binary.fbx", Refused("is older than rigel reads")},
-        {"ufbx/max2009_cube_anim_5800_binary.fbx", Refused("is older than rigel reads")},
-        {"ufbx/max_transformed_skin_6100_binary.fbx", Refused("is older than rigel reads")},
-        {"ufbx/maya_advanced_skinned_pivot_6100_binary.fbx", Refused("is older than rigel reads")},
+        // UnitScaleFactor 2.54 (inches), which Assimp reads as a float.
+        {"ufbx/max2009_blob_6100_binary.fbx",
+         Read(1, {"Take 001"}, {25}, 30, static_cast<double>(2.54f) / 100)},
+        {"ufbx/max2009_cube_anim_5800_binary.fbx",
+         Refused("FBX 5.8 (binary, version 5800) is older than rigel reads: rigel reads FBX 6.x "
+                 "(through its own upgrade to 7.4) and FBX 7.1 (FBX 2011) and later")},
+        {"ufbx/max_transformed_skin_6100_binary.fbx", Read(5, {"Take 001"}, {101}, 30, 0.01)},
+        {"ufbx/maya_advanced_skinned_pivot_6100_binary.fbx", Read(3, {""}, {1}, 30, 0.01)},
         {"ufbx/maya_anim_extrapolation_7700_binary.fbx", Read(1, {"Take 001"}, {120}, 24, 0.01)},
         // Layered takes (issue 33): Assimp reads all layers' curves as one, neither layer nor
         // blend.
@@ -112,17 +118,17 @@ inline const std::vector<FbxOutcome>& FbxCorpus() {
         {"ufbx/maya_axes_anim_7700_ascii.fbx", Read(7, {"Take 001"}, {21}, 24, 0.01)},
         // Animates only blend-shape weights (issue 28): its mesh node is the one joint.
         {"ufbx/maya_blend_inbetween_7500_binary.fbx", Read(1, {"Take 001"}, {120}, 24, 0.01)},
-        {"ufbx/maya_blend_shape_cube_6100_ascii.fbx", Refused("is older than rigel reads")},
+        {"ufbx/maya_blend_shape_cube_6100_ascii.fbx", Read(1, {"Take 001"}, {120}, 24, 0.01)},
         {"ufbx/maya_blend_shape_cube_7100_binary.fbx",
          Refused("it holds 1 mesh(es), 2 blend shape(s) in FBX 7.1's older layout (Shape inside "
                  "Geometry), which rigel does not read")},
         {"ufbx/maya_bone_radius_7500_ascii.fbx", Read(8, {""}, {1}, 30, 0.01)},
-        {"ufbx/maya_character_6100_binary.fbx", Refused("is older than rigel reads")},
+        {"ufbx/maya_character_6100_binary.fbx", Read(63, {""}, {1}, 30, 0.01)},
         {"ufbx/maya_child_pivots_7700_ascii.fbx", Read(3, {"Take 001"}, {21}, 24, 0.01)},
         {"ufbx/maya_constraint_zoo_7500_binary.fbx", Read(11, {""}, {1}, 30, 0.01)},
         {"ufbx/maya_dual_quaternion_scale_7500_ascii.fbx", Read(2, {""}, {1}, 30, 0.01)},
         {"ufbx/maya_extrapolate_cube_7700_binary.fbx", Read(1, {"Take 001"}, {120}, 24, 0.01)},
-        {"ufbx/maya_game_sausage_6100_binary_spin.fbx", Refused("is older than rigel reads")},
+        {"ufbx/maya_game_sausage_6100_binary_spin.fbx", Read(3, {"spin"}, {21}, 24, 0.01)},
         {"ufbx/maya_game_sausage_7500_ascii_combined.fbx",
          Read(3, {"wiggle", "spin", "deform"}, {20, 21, 21}, 24, 0.01)},
         {"ufbx/maya_game_sausage_7500_binary_wiggle.fbx", Read(3, {"wiggle"}, {20}, 24, 0.01)},
@@ -130,9 +136,11 @@ inline const std::vector<FbxOutcome>& FbxCorpus() {
         {"ufbx/maya_human_ik_7400_binary.fbx", Read(63, {""}, {1}, 30, 1)},
         {"ufbx/maya_keyframe_offset_7700_ascii.fbx", Read(1, {"Take 001"}, {47}, 30, 0.01)},
         {"ufbx/maya_mixed_inherit_mode_7700_ascii.fbx", Read(6, {"Take 001"}, {21}, 24, 0.01)},
-        {"ufbx/maya_null_pivots_6100_ascii.fbx", Refused("is older than rigel reads")},
+        {"ufbx/maya_null_pivots_6100_ascii.fbx", Read(2, {"Take 001"}, {120}, 24, 0.01)},
         {"ufbx/maya_pivot_offset_7700_binary.fbx", Read(4, {"Take 001"}, {120}, 24, 0.01)},
-        {"ufbx/maya_pivots_6100_ascii.fbx", Refused("is older than rigel reads")},
+        {"ufbx/maya_pivots_6100_ascii.fbx",
+         Refused("no skeleton: the file has no skin bones, no skeleton (LimbNode) models and no "
+                 "animated nodes; it holds 1 mesh(es)")},
         {"ufbx/maya_pivots_7500_binary.fbx",
          Refused("no skeleton: the file has no skin bones, no skeleton (LimbNode) models and no "
                  "animated nodes")},

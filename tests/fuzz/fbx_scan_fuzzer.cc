@@ -10,6 +10,9 @@
 // - the keyed copy, when one is made, scans again with the same models, and keyed again needs no
 //   copy (a curve keyed on every frame of its grid is read right by Assimp as it is);
 //   its counts are consistent (densified <= curves, every keyed curve has keys).
+// - the FBX 7.4 copy of a 6.x file (UpgradeFbx6, importers/fbx_upgrade.h), when one is made,
+//   scans as binary FBX 7.4 whose every model's name is in the file, and passes every check
+//   above itself (the reader runs the scan, widening and keyed copy on it).
 // Any exception escapes and aborts; sanitizer reports are findings too.
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +23,7 @@
 #include "fuzz_check.h"
 #include "importers/fbx_curves.h"
 #include "importers/fbx_scan.h"
+#include "importers/fbx_upgrade.h"
 
 namespace {
 
@@ -33,12 +37,33 @@ void CheckSameModels(const rigel::FbxScan& a, const rigel::FbxScan& b, const cha
   FUZZ_CHECK(a.layers.size() == b.layers.size(), what);
 }
 
-}  // namespace
+void Check(std::string_view bytes, bool upgraded);
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+// The upgrade of any input (whatever its version: the tree reader must hold on every byte).
+void CheckUpgrade(std::string_view bytes) {
+  std::string why;
+  const std::optional<rigel::FbxUpgrade> up = rigel::UpgradeFbx6(bytes, &why);
+  if (!up) {
+    FUZZ_CHECK(!why.empty(), "an upgrade refused without a reason");
+    return;
+  }
+  const std::optional<rigel::FbxScan> again = rigel::ScanFbx(up->bytes);
+  FUZZ_CHECK(again.has_value(), "the FBX 7.4 copy is not an FBX file");
+  FUZZ_CHECK(again->binary && again->version == 7400, "the FBX 7.4 copy is not binary 7.4");
+  // Not "a model the scan lists": the scan reads models line by line (ASCII) where the upgrade
+  // reads the whole record tree; every name the copy holds is one the file holds.
+  for (const rigel::FbxModelKind& m : again->models) {
+    FUZZ_CHECK(bytes.find(m.name) != std::string_view::npos,
+               "the FBX 7.4 copy has a model the file does not name");
+  }
+  Check(up->bytes, true);
+}
+
+void Check(std::string_view bytes, bool upgraded) {
+  const std::size_t size = bytes.size();
   const std::optional<rigel::FbxScan> scan = rigel::ScanFbx(bytes);
-  if (!scan) return 0;
+  if (!scan) return;
+  if (!upgraded) CheckUpgrade(bytes);
   for (const rigel::FbxStackRange& s : scan->stacks) {
     // Binary values are 8-byte integers; ASCII ones their digits.
     const std::size_t start_len = scan->binary ? 8 : s.start_len;
@@ -75,5 +100,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(!rigel::DensifyFbxCurves(keyed->bytes).has_value(),
                "the keyed copy needs keying again");
   }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  Check(std::string_view(reinterpret_cast<const char*>(data), size), false);
   return 0;
 }
