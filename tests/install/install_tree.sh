@@ -39,7 +39,8 @@ if ! grep -q ' lua_pushnumber$' <<<"$undefined"; then
   echo "rigel.so does not import the Lua API"
   fail=1
 fi
-if nm -D --defined-only "$prefix/lib/lua/5.4/rigel.so" | grep -q ' T lua_newstate$'; then
+defined=$(nm -D --defined-only "$prefix/lib/lua/5.4/rigel.so")
+if grep -q ' T lua_newstate$' <<<"$defined"; then
   echo "rigel.so contains a Lua VM"
   fail=1
 fi
