@@ -253,7 +253,7 @@ class Converter {
   };
   Approximation MeasureApproximation(const std::vector<Sampled>& sampled, const Scene& out);
   // The warning for a file that NoteNonuniform marked, with MeasureApproximation's figures; none
-  // when the channels hold the file within double precision's noise.
+  // when the channels hold the file within its single-precision noise (1e-5 of its size).
   void NoteApproximation(const std::vector<Sampled>& sampled, const Scene& out);
   // Sets has_position_ for animated joints whose local translation leaves the rest, and
   // has_scale_ for joints whose scale does.
