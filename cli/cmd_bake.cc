@@ -428,6 +428,7 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
       notes.push_back(std::move(w));
     }
   }
+  if (std::string w = AxesDroppedBy(output, scene->axes); !w.empty()) notes.push_back(std::move(w));
   for (const std::string& w : notes) {
     fmt::print(stderr, "rigel bake: warning: {}\n", w);
     rows.front().warnings.push_back(w);

@@ -147,6 +147,9 @@ Runner AddConvertCommand(CLI::App& app) {
       for (const std::string& w : SkeletonDroppedBy(*out, *scene.skeleton, scene.clips)) {
         fmt::print(stderr, "rigel: warning: {}\n", w);
       }
+      if (std::string w = AxesDroppedBy(*out, scene.axes); !w.empty()) {
+        fmt::print(stderr, "rigel: warning: {}\n", w);
+      }
       if (reduce->enabled) {
         if (std::string w = ReductionDroppedBy(*out); !w.empty()) {
           fmt::print(stderr, "rigel: warning: {}\n", w);

@@ -432,6 +432,9 @@ int Run(const RetargetArgs& a) {
         dropped.push_back(std::move(w));
       }
     }
+    if (std::string w = AxesDroppedBy(out_path, out.axes); !w.empty()) {
+      dropped.push_back(std::move(w));
+    }
     // The source's blend-shape weights drive the source's meshes, not the target's: the target's
     // shapes stay at their rest weights.
     if (const int weights = CountMorphTargets(source.meshes); weights > 0) {

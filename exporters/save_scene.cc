@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "exporters/bvh_writer.h"
@@ -153,6 +154,19 @@ std::vector<std::string> SkeletonDroppedBy(const std::string& path, const Skelet
     }
   }
   return dropped;
+}
+
+std::string AxesDroppedBy(const std::string& path, const SceneAxes& axes) {
+  const FileFormat* format = FormatOfPath(path);
+  if (format == nullptr || format->name != "bvh") return "";
+  const SignedAxis up = axes.up.value;
+  if (up.axis == 1 && up.sign > 0) return "";
+  return fmt::format(
+      "{}: BVH states no axes: the data stay {}{} up as the source's, and readers that take BVH as "
+      "+Y up (Blender, MotionBuilder) show the figure turned; read it back with --up {}{} (write "
+      ".glb, always +Y up, or .fbx, which states its axes, to keep them)",
+      path, up.sign > 0 ? '+' : '-', "XYZ"[std::clamp(up.axis, 0, 2)], up.sign > 0 ? '+' : '-',
+      "XYZ"[std::clamp(up.axis, 0, 2)]);
 }
 
 void SaveClip(const Skeleton& skeleton, const Clip& clip, const std::string& path) {

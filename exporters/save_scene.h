@@ -52,6 +52,12 @@ std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, 
 std::vector<std::string> SkeletonDroppedBy(const std::string& path, const Skeleton& skeleton,
                                            std::span<const Clip> clips);
 
+// What writing data in `axes` to `path` leaves unsaid, one line or "": BVH states no axes and
+// keeps the data's own, so data that are not +Y up read turned in every reader that takes BVH as
+// +Y up (Blender, MotionBuilder), unless told the axes (rigel: --up). Callers print it as a
+// warning and put it in their report, like DroppedBy.
+std::string AxesDroppedBy(const std::string& path, const SceneAxes& axes);
+
 // Writes one clip of `skeleton` to `path` (atomically), in the format its extension selects.
 // Throws ExportError naming the file.
 void SaveClip(const Skeleton& skeleton, const Clip& clip, const std::string& path);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/pose.h"
+#include "exporters/save_scene.h"
 #include "importers/load_scene.h"
 #include "test_util.h"
 
@@ -84,6 +85,18 @@ TEST(Approximation, TheWarningStatesTheLargestErrorOrIsNotGiven) {
                    "frame "),
             std::string::npos)
       << w;
+}
+
+// BVH states no axes: writing data that are not +Y up to it says so (the data are kept).
+TEST(AxesDroppedBy, BvhOfDataNotYUpIsSaid) {
+  SceneAxes z_up;
+  z_up.up.value = {2, 1};
+  EXPECT_NE(AxesDroppedBy("out.bvh", z_up).find("BVH states no axes: the data stay +Z up"),
+            std::string::npos);
+  EXPECT_NE(AxesDroppedBy("out.bvh", z_up).find("--up +Z"), std::string::npos);
+  EXPECT_EQ(AxesDroppedBy("out.glb", z_up), "");
+  EXPECT_EQ(AxesDroppedBy("out.fbx", z_up), "");
+  EXPECT_EQ(AxesDroppedBy("out.bvh", SceneAxes{}), "");  // +Y up
 }
 
 }  // namespace
