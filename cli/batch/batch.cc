@@ -93,7 +93,9 @@ void RunEach(const std::vector<Input>& inputs, const RunOptions& options, const 
     std::fflush(stderr);
   };
   // Before a clip: its provenance, and whether --resume skips it (then *report is final).
-  // Otherwise its folder exists and a stale manifest is gone.
+  // Otherwise its folder exists. An old manifest stays until this run's one replaces it: it holds
+  // the hash of every file it vouches for, so it cannot vouch for a file remade since, and a run
+  // that fails (or another run on the same --out) leaves a finished output's manifest intact.
   auto prepare = [&](size_t i, Provenance* provenance, ClipReport* report) {
     *provenance = options.recipe;
     provenance->input_hash = HashFile(inputs[i].path);
@@ -102,9 +104,6 @@ void RunEach(const std::vector<Input>& inputs, const RunOptions& options, const 
       return false;
     }
     fs::create_directories(fs::path(outputs[i]).parent_path());
-    // A stale manifest must not vouch for a half-made output: drop it first.
-    std::error_code ec;
-    fs::remove(ManifestPath(outputs[i]), ec);
     return true;
   };
   auto finish = [&](size_t i, ClipReport report, double seconds) {

@@ -102,6 +102,22 @@ c={c['input'].split('/')[-1]: c for c in r['clips']}
 z=c['zreplaced.bvh']
 assert z['status']=='ok' or 'was replaced during the batch' in z['reason'], z"
 
+# 7. Two bakes on one --out: a run that fails leaves the manifests of the outputs it did not write
+# (it removed the manifest of every clip it started, so the first run's --resume baked them all
+# again; its temporaries are covered by Batch.LeavesTemporariesOfALiveWriter).
+bake --rig "$rig" --out "$work/k" -j 1 "$work/in/clip.bvh" "$work/in/stage.bvh" 2> /dev/null
+check "two bakes, one --out: the first bakes (exit 0)" test $? = 0
+bake --rig "$fx/raising_index_rig.lua" --out "$work/k" -j 1 "$work/in/clip.bvh" \
+  "$work/in/stage.bvh" 2> /dev/null
+check "two bakes, one --out: the second fails (exit 1)" test $? = 1
+check "two bakes, one --out: the first one's manifests are still there" \
+  test -f "$work/k/.clip.bvh.rigel-manifest" -a -f "$work/k/.stage.bvh.rigel-manifest"
+bake --rig "$rig" --out "$work/k" -j 1 --resume --report "$work/k.json" "$work/in/clip.bvh" \
+  "$work/in/stage.bvh" 2> /dev/null
+check "two bakes, one --out: the first run's --resume skips both clips" python3 -c "
+import json; r=json.load(open('$work/k.json'))
+assert [c['status'] for c in r['clips']]==['skipped','skipped'], r['clips']"
+
 # 8. An import child out of memory names its own limit (it was reported "out of memory
 # (--memory-mb 4096)", the worker's limit, or with nothing named at all). Needs the shared data.
 fbx=$data/fbx/cmu_isaacgym/01_01_cmu.fbx
