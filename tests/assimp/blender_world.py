@@ -25,6 +25,9 @@ scene = bpy.context.scene
 
 
 def clear():
+    # Each file starts from the factory scene, whatever the one before set: the FBX importer sets
+    # the scene's frame rate from its file, and the glTF importer keys at the scene's rate.
+    scene.render.fps, scene.render.fps_base = 24, 1.0
     for obj in list(bpy.data.objects):
         bpy.data.objects.remove(obj, do_unlink=True)
     for coll in (bpy.data.actions, bpy.data.armatures, bpy.data.meshes, bpy.data.cameras,
@@ -80,6 +83,9 @@ def dump(spec):
     else:
         path, fps, frames = rest.rsplit(":", 2)
         fps, frames, start = float(fps), int(frames), 0.0
+        # The glTF importer turns key times into frames at the scene's rate: the same rate as the
+        # sampling below (at the factory 24, a 30 fps take was sampled at the wrong times).
+        scene.render.fps = int(round(fps))
         bpy.ops.import_scene.gltf(filepath=path)
         offset = 0.0
     bfps = scene.render.fps if kind == "fbx" else int(round(fps))

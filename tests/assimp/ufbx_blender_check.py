@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Blender cross-check of the ufbx corpus (label blender, issue 33 item 5).
 
-For every binary FBX 7.x file of DATA/ufbx: rigel converts it to glb and to FBX; one Blender run
+For every binary FBX 7.x file of DATA/ufbx: rigel converts it to glb and to FBX; Blender
 (blender_world.py) reads the source with Blender's own FBX importer and both outputs with its glTF
 and FBX importers, and writes every bone's and object's world transform on every frame of the
-first take. This script compares them, independently of rigel's own numbers: the world position
+first take (two Blender runs per half of the corpus: the sources, then the outputs). This script
+compares them, independently of rigel's own numbers: the world position
 of every joint rigel kept, on every frame, against Blender's reading of the source, relative to
 the figure's size (the diagonal of the box around the compared points over the take).
 
@@ -95,12 +96,14 @@ def compare(source, output, joints):
 KEYED_COPY = None  # tests/assimp/fbx_keyed_copy, when given
 
 
-def check_file(rigel, path, work, expected):
+def convert(rigel, path, work, expected):
+    """rigel's half for one file: its glb and FBX outputs, its joints, and the source Blender reads
+    (the keyed copy where the file's curves need it). Returns the result so far, with the final
+    outcome when rigel refused or failed."""
     name = os.path.basename(path)
     stem = os.path.splitext(name)[0]
     glb = os.path.join(work, stem + ".glb")
     fbx = os.path.join(work, stem + ".out.fbx")
-    info = os.path.join(work, stem + ".info.json")
     res = {"file": name, "expected": expected[0] if expected else None}
     r = run([rigel, "convert", path, glb])
     if r.returncode != 0:
@@ -113,57 +116,107 @@ def check_file(rigel, path, work, expected):
         res["outcome"] = "error"
         res["message"] = (r2.stderr + r3.stderr).strip()[-400:]
         return res
-    meta = json.loads(r3.stdout)
     res["warnings"] = [l for l in r.stderr.splitlines() if "warning" in l]
-    joints = meta["joint_names"]
-    # Blender: the source's take first (its fps and frame count decide the glb's sampling).
-    dump = os.path.join(work, stem + ".src.json")
-    script = os.path.join(HERE, "blender_world.py")
-    bl = ["blender", "-b", "--factory-startup", "--python-exit-code", "1", "--python", script,
-          "--"]
+    res["joint_names"] = json.loads(r3.stdout)["joint_names"]
+    res["glb"], res["fbx"] = glb, fbx
     # Blender 3.4 interpolates FBX curves linearly; rigel evaluates them as keyed. Where the file's
     # curves differ between keys, Blender reads rigel's copy keyed on every frame
     # (fbx_keyed_copy), so that the comparison checks the rest: transforms, axes, units, takes.
-    source_path = path
+    res["source"] = path
     if KEYED_COPY:
         keyed = os.path.join(work, stem + ".keyed.fbx")
         k = run([KEYED_COPY, path, keyed])
         if k.returncode == 0:
-            source_path = keyed
+            res["source"] = keyed
             res["keyed"] = k.stdout.strip()
-    r = run(bl + [dump, "fbx:" + source_path])
-    if r.returncode != 0 or not os.path.exists(dump):
-        res["outcome"] = "blender-failed"
-        res["message"] = r.stderr[-400:]
-        return res
-    source = json.load(open(dump))[0]
-    if "error" in source:
-        res["outcome"] = "blender-cannot-read"
-        res["message"] = source["error"]
-        return res
-    frames = len(source["pose"])
-    dump2 = os.path.join(work, stem + ".out.json")
-    r = run(bl + [dump2, f"gltf:{glb}:{source['fps']}:{frames}", "fbx:" + fbx])
-    if r.returncode != 0 or not os.path.exists(dump2):
-        res["outcome"] = "blender-failed"
-        res["message"] = r.stderr[-400:]
-        return res
-    outs = json.load(open(dump2))
-    res["outcome"] = "read"
-    res["frames"] = frames
-    res["joints"] = len(joints)
-    for label, out in zip(("glb", "fbx"), outs):
-        if "error" in out:
-            res[label] = {"error": out["error"]}
-            continue
-        worst, missing, size, where = compare(source, out, joints)
-        res[label] = {"worst": worst, "missing": missing, "size": size, "where": where}
-    if all("error" not in o for o in outs):
-        # Blender's readings of rigel's two outputs against each other: where Blender's reading of
-        # the source is known to differ, the outputs must still say the same.
-        worst, missing, size, where = compare(outs[0], outs[1], joints)
-        res["glb_vs_fbx"] = {"worst": worst, "missing": missing, "size": size, "where": where}
     return res
+
+
+def blender(jobs, work, tag):
+    """Runs blender_world.py over jobs (lists of specs, one list per file), a Blender process per
+    half of the list (Blender's start-up, about 3 s, was most of a file's time when each file had
+    its own two runs). Returns, per job, the list of readings, or a string saying how Blender
+    failed; a failed batch is run again one job at a time, so one file's crash is its own."""
+    script = os.path.join(HERE, "blender_world.py")
+
+    def once(batch, name):
+        dump = os.path.join(work, name + ".json")
+        if os.path.exists(dump):
+            os.remove(dump)
+        specs = [s for job in batch for s in job]
+        r = run(["blender", "-b", "--factory-startup", "--python-exit-code", "1", "--python",
+                 script, "--", dump] + specs, timeout=900)
+        if r.returncode != 0 or not os.path.exists(dump):
+            return None, r.stderr[-400:]
+        readings = json.load(open(dump))
+        out, at = [], 0
+        for job in batch:
+            out.append(readings[at:at + len(job)])
+            at += len(job)
+        return out, None
+
+    def half(args):
+        batch, name = args
+        out, error = once(batch, name)
+        if out is not None:
+            return out
+        if len(batch) == 1:
+            return [error]
+        return [x for i, job in enumerate(batch) for x in half(([job], f"{name}.{i}"))]
+
+    mid = (len(jobs) + 1) // 2
+    halves = [(jobs[:mid], tag + ".a"), (jobs[mid:], tag + ".b")]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        parts = list(pool.map(half, [h for h in halves if h[0]]))
+    return [x for part in parts for x in part]
+
+
+def check_files(rigel, paths, work, expected):
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(
+            lambda p: convert(rigel, p, work, expected.get(os.path.basename(p))), paths))
+    todo = [res for res in results if "outcome" not in res]
+    # Blender: the sources' takes first (their fps and frame counts decide the glbs' sampling).
+    for res, reading in zip(todo, blender([["fbx:" + res["source"]] for res in todo], work,
+                                           "sources")):
+        if isinstance(reading, str):
+            res["outcome"] = "blender-failed"
+            res["message"] = reading
+        elif "error" in reading[0]:
+            res["outcome"] = "blender-cannot-read"
+            res["message"] = reading[0]["error"]
+        else:
+            res["source_reading"] = reading[0]
+    todo = [res for res in todo if "outcome" not in res]
+    jobs = [[f"gltf:{res['glb']}:{res['source_reading']['fps']}:{len(res['source_reading']['pose'])}",
+             "fbx:" + res["fbx"]] for res in todo]
+    for res, outs in zip(todo, blender(jobs, work, "outputs")):
+        if isinstance(outs, str):
+            res["outcome"] = "blender-failed"
+            res["message"] = outs
+            continue
+        source, joints = res.pop("source_reading"), res["joint_names"]
+        res["outcome"] = "read"
+        res["frames"] = len(source["pose"])
+        res["joints"] = len(joints)
+        for label, out in zip(("glb", "fbx"), outs):
+            if "error" in out:
+                res[label] = {"error": out["error"]}
+                continue
+            worst, missing, size, where = compare(source, out, joints)
+            res[label] = {"worst": worst, "missing": missing, "size": size, "where": where}
+        if all("error" not in o for o in outs):
+            # Blender's readings of rigel's two outputs against each other: where Blender's reading
+            # of the source is known to differ, the outputs must still say the same.
+            worst, missing, size, where = compare(outs[0], outs[1], joints)
+            res["glb_vs_fbx"] = {"worst": worst, "missing": missing, "size": size, "where": where}
+    for res in results:
+        for key in ("joint_names", "source", "source_reading"):
+            res.pop(key, None)
+        for key in ("glb", "fbx"):
+            if isinstance(res.get(key), str):
+                del res[key]
+    return results
 
 
 def main():
@@ -196,9 +249,7 @@ def main():
     if only:
         files = [n for n in files if only in n]
     os.makedirs(work, exist_ok=True)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(
-            lambda n: check_file(rigel, os.path.join(folder, n), work, expected.get(n)), files))
+    results = check_files(rigel, [os.path.join(folder, n) for n in files], work, expected)
     failures = []
     counts = {}
     for res in results:
