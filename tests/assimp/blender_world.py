@@ -69,6 +69,33 @@ def fbx_take(path):
     return 0.0, 1, fps
 
 
+def disconnect_bones():
+    """Blender's FBX importer makes each bone as long as its children are far on average, along its
+    own +Y, and connects a child whose head then lies on that tail; a connected bone ignores its
+    location curve, so a child with animated translation that sits straight along its parent's +Y
+    (maya_slime's Ctrl_master above grp_Ctrl) holds still in Blender. The importer read the curve
+    (it is on the action): disconnecting keeps every rest position and lets Blender apply it.
+    Returns the bones disconnected that have location curves (the readings they change)."""
+    changed = []
+    for obj in list(scene.objects):
+        if obj.type != "ARMATURE":
+            continue
+        action = obj.animation_data.action if obj.animation_data else None
+        moved = {fc.data_path.split('"')[1] for fc in (action.fcurves if action else [])
+                 if fc.data_path.endswith(".location")
+                 and len({round(k.co[1], 9) for k in fc.keyframe_points}) > 1}
+        connected = [b.name for b in obj.data.bones if b.use_connect and b.name in moved]
+        if not connected:
+            continue
+        bpy.context.view_layer.objects.active = obj
+        bpy.ops.object.mode_set(mode="EDIT")
+        for name in connected:
+            obj.data.edit_bones[name].use_connect = False
+        bpy.ops.object.mode_set(mode="OBJECT")
+        changed += connected
+    return changed
+
+
 def dump(spec):
     kind, rest = spec.split(":", 1)
     clear()
@@ -80,6 +107,7 @@ def dump(spec):
         except Exception as e:  # Blender's importer fails on some files: say so, do not stop
             return {"path": path, "error": str(e)[-300:]}
         offset = 1.0
+        disconnected = disconnect_bones()
     else:
         path, fps, frames = rest.rsplit(":", 2)
         fps, frames, start = float(fps), int(frames), 0.0
@@ -95,6 +123,7 @@ def dump(spec):
             entries += [(obj, pb) for pb in obj.pose.bones]
     entries += [(obj, None) for obj in scene.objects]
     result = {"path": path, "fps": fps, "start": start,
+              "disconnected": disconnected if kind == "fbx" else [],
               "names": [pb.name if pb else obj.name for obj, pb in entries],
               "kinds": ["bone" if pb else obj.type.lower() for obj, pb in entries],
               "pose": []}
