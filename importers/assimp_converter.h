@@ -86,6 +86,13 @@ class Converter {
   // Blend shapes the file holds in FBX 7.1's older layout (FbxScan::legacy_shapes), which Assimp
   // does not read: named in the refusal or the "not carried" warning.
   void set_legacy_shapes(int n) { legacy_shapes_ = n; }
+  // The FBX states no frame rate and its keys (`key_spacing` seconds apart at the closest) are too
+  // sparse to be frames: Assimp reads a copy keyed at `fps` (FbxDensified), whose spacing is not
+  // the file's; every take is sampled at `fps` and the warning gives the file's own spacing.
+  void set_assumed_rate(double fps, double key_spacing) {
+    assumed_fps_ = fps;
+    assumed_key_spacing_ = key_spacing;
+  }
 
   // The whole conversion, once.
   Scene Run();
@@ -296,6 +303,7 @@ class Converter {
   std::vector<Eigen::Vector3d>* record_world_ = nullptr;
   std::vector<Eigen::Matrix3d>* record_linear_ = nullptr;  // and its world linear part
   int legacy_shapes_ = 0;
+  double assumed_fps_ = 0, assumed_key_spacing_ = 0;
   bool has_rrs_ = false;  // some node does not inherit its parent's scale
   std::string nonuniform_name_;
 };

@@ -360,6 +360,9 @@ struct FbxPrepared {
   std::vector<FbxStackRange> stacks;
   std::string widened;  // the copy Assimp reads (stacks widened, curves keyed on frames), if any
   std::vector<std::string> notes;  // warnings of the preparation
+  // The file states no frame rate and keys sparsely: the rate its copy is keyed at (see
+  // FbxDensified), for the sampler to take (and say) instead of the copy's key spacing.
+  double assumed_fps = 0, key_spacing = 0;
 };
 
 // The FBX 7.4 copy of an FBX 6.x file (UpgradeFbx6), with a warning naming what it does not
@@ -448,6 +451,10 @@ FbxPrepared ScanFbxFile(const std::string& path) {
           "stored slopes only (velocities and tension/continuity/bias are not applied)",
           path, dense->velocity_curves, dense->tcb_curves));
     }
+  }
+  if (dense) {
+    out.assumed_fps = dense->assumed_fps;
+    out.key_spacing = dense->key_spacing;
   }
   const std::string& source = dense ? dense->bytes : bytes;
   const FbxScan& source_scan = dense ? *dense_scan : *scan;
@@ -546,6 +553,7 @@ Scene ReadWithAssimp(const std::string& path) {
   }
   assimp_internal::Converter converter(*scene, path, std::move(fbx.limbs), std::move(fbx.stacks));
   converter.set_legacy_shapes(fbx.legacy_shapes);
+  if (fbx.assumed_fps > 0) converter.set_assumed_rate(fbx.assumed_fps, fbx.key_spacing);
   Scene out = converter.Run();
   out.warnings.insert(out.warnings.end(), fbx.notes.begin(), fbx.notes.end());
   return out;

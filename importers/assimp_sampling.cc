@@ -154,6 +154,10 @@ Converter::Timing Converter::TimingOf(const aiAnimation* anim) const {
   const double stated = fbx ? FbxStatedRate(tps) : 0.0;
   if (stated > 0) {
     timing.fps = SnapRate(stated);
+  } else if (fbx && assumed_fps_ > 0) {  // keyed by rigel's copy at the rate its sampler assumes
+    timing.fps = assumed_fps_;
+    timing.rate_source = Timing::RateSource::kAssumedSparse;
+    timing.key_spacing = assumed_key_spacing_;
   } else if (!fbx && tps <= 480 && integral) {
     timing.fps = SnapRate(tps);
   } else if (std::isfinite(min_dt)) {

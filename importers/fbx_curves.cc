@@ -705,6 +705,23 @@ double StatedRate(int mode, double custom) {
   return TimeModeRate(mode);
 }
 
+// The grid of a file that states no frame rate, as rigel's sampler decides it
+// (Converter::TimingOf): keys at least a twelfth of a second apart at the closest are too sparse
+// to be frames, and 30 fps is assumed (and said); closer keys are frames already, and nothing
+// between them needs keys (0). `times`: every curve's key times.
+double UnstatedRate(std::vector<std::int64_t> times, double* key_spacing) {
+  std::sort(times.begin(), times.end());
+  std::int64_t closest = 0;
+  for (std::size_t k = 1; k < times.size(); ++k) {
+    const std::int64_t dt = times[k] - times[k - 1];
+    if (dt > 0 && (closest == 0 || dt < closest)) closest = dt;
+  }
+  constexpr double kSparseFps = 12, kAssumedFps = 30;
+  if (closest == 0 || kTicks / static_cast<double>(closest) >= kSparseFps) return 0;
+  *key_spacing = static_cast<double>(closest) / kTicks;
+  return kAssumedFps;
+}
+
 // Which stack's start each curve keys from: curve -> curve node -> layer -> stack.
 struct Takes {
   std::unordered_multimap<std::int64_t, std::int64_t> parent;  // OO/OP child -> parents
@@ -771,8 +788,20 @@ std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
       }
     }
   }
-  const double fps = StatedRate(mode, custom);
-  if (!(fps > 0) || objects == nullptr) return std::nullopt;
+  if (objects == nullptr) return std::nullopt;
+  FbxDensified out;
+  double fps = StatedRate(mode, custom);
+  if (!(fps > 0)) {
+    std::vector<std::int64_t> times;
+    for (const Node& o : objects->children) {
+      FbxCurveKeys c;
+      if (o.name == "AnimationCurve" && ReadCurveTiming(o, &c)) {
+        times.insert(times.end(), c.times.begin(), c.times.end());
+      }
+    }
+    fps = out.assumed_fps = UnstatedRate(std::move(times), &out.key_spacing);
+    if (!(fps > 0)) return std::nullopt;
+  }
   for (const Node& o : objects->children) {
     if (o.name != "AnimationStack") continue;
     const auto id = FirstId(o);
@@ -789,7 +818,6 @@ std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
     }
     takes.stack_start.emplace(*id, start);
   }
-  FbxDensified out;
   const double step = kTicks / fps;
   for (Node& o : objects->children) {
     if (o.name != "AnimationCurve") continue;
@@ -1038,9 +1066,16 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
       stack.reset();  // another object
     }
   }
-  const double fps = StatedRate(mode, custom);
-  if (!(fps > 0)) return std::nullopt;
   FbxDensified out;
+  double fps = StatedRate(mode, custom);
+  if (!(fps > 0)) {
+    std::vector<std::int64_t> times;
+    for (const AsciiCurve& c : curves) {
+      if (c.ok) times.insert(times.end(), c.keys.times.begin(), c.keys.times.end());
+    }
+    fps = out.assumed_fps = UnstatedRate(std::move(times), &out.key_spacing);
+    if (!(fps > 0)) return std::nullopt;
+  }
   const double step = kTicks / fps;
   std::string result;
   std::size_t copied = 0;  // bytes of `d` already in `result`

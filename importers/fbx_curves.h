@@ -12,8 +12,10 @@
 // frame grid between its first and last key, evaluated here as the FBX SDK evaluates curves, with
 // linear interpolation: sampled on frames (as rigel samples), Assimp then reads the author's
 // values. The frame grid is the file's stated frame rate (GlobalSettings TimeMode, or
-// CustomFrameRate) from each take's LocalStart; a file that states no rate is left as it is (its
-// rate is a guess, said so by the reader).
+// CustomFrameRate) from each take's LocalStart. A file that states no rate is left as it is when
+// its keys are frames already (the sampler takes their spacing as the rate); keys too sparse to be
+// frames get the rate the sampler assumes, 30 fps (a guess, said so by the reader), so that
+// between them the curve is the author's and not Assimp's straight line.
 #ifndef RIGEL_IMPORTERS_FBX_CURVES_H_
 #define RIGEL_IMPORTERS_FBX_CURVES_H_
 
@@ -66,12 +68,18 @@ struct FbxDensified {
   std::int64_t keys_before = 0, keys_after = 0;  // keys of the densified curves
   int velocity_curves = 0;  // curves with key velocities (evaluated without them)
   int tcb_curves = 0;       // curves with TCB tangents (evaluated from their stored slopes)
+  // The file states no frame rate and its keys are too sparse to be frames: the grid is this
+  // assumed rate (rigel's sampler takes it, and says so), `key_spacing` seconds the closest keys.
+  double assumed_fps = 0;
+  double key_spacing = 0;
 };
 
 // The copy of an FBX file (binary 7.x or ASCII 7.x) whose curves Assimp would read wrong between
 // frames are keyed on every frame; nullopt when no curve needs it, when the file states no frame
-// rate, or when it is not a file this reads (Assimp then reads the original). Every offset and
-// length is checked against the bytes: a malformed file gives nullopt, never a read outside them.
+// rate and its keys are frames already, or when it is not a file this reads (Assimp then reads the
+// original). A file that states no rate and keys sparsely is keyed at the assumed 30 fps. Every
+// offset and length is checked against the bytes: a malformed file gives nullopt, never a read
+// outside them.
 std::optional<FbxDensified> DensifyFbxCurves(std::string_view bytes);
 
 }  // namespace rigel

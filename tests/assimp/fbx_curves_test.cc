@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <fstream>
@@ -150,6 +151,37 @@ TEST(FbxCurves, TheCopyIsLinearOnFrames) {
     EXPECT_EQ(a->stacks[0].start, b->stacks[0].start);
     EXPECT_EQ(a->stacks[0].stop, b->stacks[0].stop);
   }
+}
+
+// A file that states no frame rate and keys sparsely (MotionBuilder, TimeMode "default", cubic
+// keys 0.25 s apart, weighted, with velocities): rigel assumes 30 fps (and says so); its curves are
+// now evaluated on that grid. Assimp alone joined the keys with straight lines: frame 52 (1.733 s,
+// between -10 at 1.5 s and 10 at 1.75 s) read 8.667, the line, where the curve overshoots.
+TEST(FbxCurves, SparseKeysWithoutARateAreEvaluatedOnTheAssumedGrid) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const std::string path =
+      SharedData() + "/ufbx/motionbuilder_tangent_velocity_split_7700_binary.fbx";
+  const std::optional<FbxDensified> dense = DensifyFbxCurves(Bytes(path));
+  ASSERT_TRUE(dense);
+  EXPECT_EQ(dense->assumed_fps, 30);
+  EXPECT_DOUBLE_EQ(dense->key_spacing, 0.25);
+  EXPECT_EQ(dense->densified, 1);
+  EXPECT_EQ(dense->velocity_curves, 1);
+  const Scene scene = LoadScene(path);
+  const Clip& clip = scene.clips.front();
+  EXPECT_EQ(clip.num_frames(), 151);
+  EXPECT_DOUBLE_EQ(clip.frame_time(), 1.0 / 30);
+  const int x = scene.skeleton->translation_channel(scene.skeleton->FindJoint("pCube1"), 0);
+  ASSERT_GE(x, 0);
+  EXPECT_NEAR(clip.frame(45)[x], -10.0, 1e-5) << "a key";
+  const double line = -10.0 + 20.0 * (52.0 / 30 - 1.5) / 0.25;
+  EXPECT_GT(clip.frame(52)[x] - line, 0.5) << "the straight line between the keys";
+  auto said = [&](std::string_view what) {
+    return std::ranges::any_of(
+        scene.warnings, [&](const std::string& w) { return w.find(what) != std::string::npos; });
+  };
+  EXPECT_TRUE(said("too sparse to be frames: 30 fps assumed"));
+  EXPECT_TRUE(said("1 curve(s) with key velocities"));
 }
 
 TEST(FbxCurves, KeysOnEveryFrameNeedNoCopy) {

@@ -82,14 +82,26 @@ def compare(source, output, joints):
     if n_out == 1 and n_src > 1:
         held = all(math.dist(src[j][f], src[j][0]) <= 1e-9 * size
                    for j in names for f in range(n_src))
-    if n_src != n_out and not held:
-        missing.append(f"frames {n_src} vs {n_out}")
+    # Frame f of a reading is f / fps from its take's start. Where the file states no rate, Blender
+    # and rigel each assume one (25 and 30): the frames compared are those at the same times.
+    fps_src, fps_out = source.get("fps") or 1.0, output.get("fps") or 1.0
+    if held:
+        pairs = [(f, 0) for f in range(n_src)]
+    elif abs(fps_src - fps_out) <= 1e-9 * fps_src:
+        pairs = [(f, f) for f in range(min(n_src, n_out))]
+        if n_src != n_out:
+            missing.append(f"frames {n_src} vs {n_out}")
+    else:
+        pairs = [(f, round(f * fps_out / fps_src)) for f in range(n_src)]
+        pairs = [(f, g) for f, g in pairs if abs(f / fps_src - g / fps_out) < 1e-6 and g < n_out]
+        if abs((n_src - 1) / fps_src - (n_out - 1) / fps_out) > 1e-6 or len(pairs) < min(2, n_src):
+            missing.append(f"frames {n_src} at {fps_src} fps vs {n_out} at {fps_out} fps")
     worst, where = 0.0, None
     for j in names:
         if j not in out:
             continue
-        for f in range(n_src if held else min(n_src, n_out)):
-            e = math.dist(src[j][f], out[j][0 if held else f]) / size
+        for f, g in pairs:
+            e = math.dist(src[j][f], out[j][g]) / size
             if e > worst:
                 worst, where = e, (j, f)
     return worst, missing, size, where
