@@ -3,11 +3,14 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <utility>
 
@@ -556,6 +559,115 @@ std::string ArrayProperty(char type, const std::vector<T>& v) {
   return s;
 }
 
+// An AnimationCurveNode that animates a node's Lcl Translation, Rotation or Scaling: the value it
+// states on each axis (its d|X, d|Y, d|Z) and the curve on each (0: none).
+struct CurveNodeAxes {
+  char property = 0;  // 'T', 'R', 'S'; 0 when it animates something else
+  std::array<std::optional<double>, 3> value;
+  std::array<std::int64_t, 3> curve{0, 0, 0};
+};
+
+// A constant curve the copy adds on an axis the file keys no curve on.
+struct AxisCurve {
+  std::int64_t id = 0, node = 0;
+  int axis = 0;
+  double value = 0;
+  std::int64_t t0 = 0, t1 = 0;  // the span of the node's other curves
+};
+
+// Assimp 5.2 reads an axis without a curve, on a node whose other axes are keyed, as 0 (1 for
+// scale) where the node's pivots make it split the node into its helper chain, instead of the
+// value the curve node states (the FBX SDK's): ufbx/maya_keyframe_offset's cube, keyed on Z, lay
+// 2 units below its Y. The copy gives every such axis a constant curve of the stated value.
+std::vector<AxisCurve> MissingAxisCurves(
+    const std::unordered_map<std::int64_t, CurveNodeAxes>& nodes,
+    const std::unordered_map<std::int64_t, std::pair<std::int64_t, std::int64_t>>& spans,
+    std::int64_t next_id) {
+  std::vector<AxisCurve> out;
+  std::vector<std::int64_t> ids;
+  for (const auto& entry : nodes) ids.push_back(entry.first);
+  std::sort(ids.begin(), ids.end());  // the file's order of ids, whatever the map's
+  for (const std::int64_t id : ids) {
+    const CurveNodeAxes& n = nodes.at(id);
+    if (n.property == 0) continue;
+    std::optional<std::pair<std::int64_t, std::int64_t>> span;
+    for (const std::int64_t c : n.curve) {
+      const auto s = c ? spans.find(c) : spans.end();
+      if (s == spans.end()) continue;
+      span = span ? std::pair{std::min(span->first, s->second.first),
+                              std::max(span->second, s->second.second)}
+                  : s->second;
+    }
+    if (!span) continue;  // no axis keyed: Assimp keeps the node's own transform
+    const double assimp_default = n.property == 'S' ? 1.0 : 0.0;
+    for (int a = 0; a < 3; ++a) {
+      if (n.curve[a] != 0 || !n.value[a] || *n.value[a] == assimp_default) continue;
+      out.push_back({next_id++, id, a, *n.value[a], span->first, span->second});
+    }
+  }
+  return out;
+}
+
+char LclProperty(std::string_view name) {
+  return name == "Lcl Translation" ? 'T'
+         : name == "Lcl Rotation"  ? 'R'
+         : name == "Lcl Scaling"   ? 'S'
+                                   : 0;
+}
+
+std::string ScalarProperty(char type, const void* v, std::size_t size) {
+  std::string s(1, type);
+  s.append(static_cast<const char*>(v), size);
+  return s;
+}
+std::string LongProperty(std::int64_t v) { return ScalarProperty('L', &v, 8); }
+std::string IntProperty(std::int32_t v) { return ScalarProperty('I', &v, 4); }
+std::string DoubleProperty(double v) { return ScalarProperty('D', &v, 8); }
+std::string StringProperty(std::string_view v) {
+  const auto len = static_cast<std::uint32_t>(v.size());
+  return ScalarProperty('S', &len, 4) + std::string(v);
+}
+
+// A record made by the copy (its name a literal, its properties encoded).
+Node MadeNode(std::string_view name, std::string props, std::uint64_t num_props) {
+  Node n;
+  n.name = name;
+  n.rewritten = std::move(props);
+  n.changed = true;
+  n.num_props = num_props;
+  return n;
+}
+
+// The AnimationCurve record of a constant curve, and the connection that puts it on its node.
+void AddAxisCurve(const AxisCurve& a, Node* objects, Node* connections) {
+  std::vector<std::int64_t> times{a.t0};
+  if (a.t1 != a.t0) times.push_back(a.t1);
+  const std::vector<float> values(times.size(), static_cast<float>(a.value));
+  Node curve =
+      MadeNode("AnimationCurve",
+               LongProperty(a.id) + StringProperty(std::string_view("\0\x01AnimCurve", 11)) +
+                   StringProperty(""),
+               3);
+  curve.children.push_back(MadeNode("Default", DoubleProperty(a.value), 1));
+  curve.children.push_back(MadeNode("KeyVer", IntProperty(4009), 1));
+  curve.children.push_back(MadeNode("KeyTime", ArrayProperty('l', times), 1));
+  curve.children.push_back(MadeNode("KeyValueFloat", ArrayProperty('f', values), 1));
+  curve.children.push_back(
+      MadeNode("KeyAttrFlags", ArrayProperty('i', std::vector<std::int32_t>{fbx_key::kLinear}), 1));
+  curve.children.push_back(
+      MadeNode("KeyAttrDataFloat", ArrayProperty('f', std::vector<float>{0, 0, 0, 0}), 1));
+  curve.children.push_back(MadeNode(
+      "KeyAttrRefCount",
+      ArrayProperty('i', std::vector<std::int32_t>{static_cast<std::int32_t>(times.size())}), 1));
+  curve.sentinel = true;
+  objects->children.push_back(std::move(curve));
+  static constexpr std::string_view kAxis[] = {"d|X", "d|Y", "d|Z"};
+  connections->children.push_back(MadeNode("C",
+                                           StringProperty("OP") + LongProperty(a.id) +
+                                               LongProperty(a.node) + StringProperty(kAxis[a.axis]),
+                                           4));
+}
+
 const Node* Child(const Node& n, std::string_view name) {
   for (const Node& c : n.children) {
     if (c.name == name) return &c;
@@ -759,6 +871,12 @@ std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
   double custom = 0;
   Takes takes;
   Node* objects = nullptr;
+  Node* connections = nullptr;
+  struct Link {
+    std::int64_t child, parent;
+    std::string property;
+  };
+  std::vector<Link> op_links;
   for (Node& n : top) {
     if (n.name == "GlobalSettings") {
       if (const Node* p70 = Child(n, "Properties70")) {
@@ -785,10 +903,18 @@ std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
         std::memcpy(&child, s.data() + at + 1, 8);
         std::memcpy(&parent, s.data() + at + 10, 8);
         takes.parent.emplace(child, parent);
+        at += 18;
+        if (at + 5 <= s.size() && s[at] == 'S') {  // "OP": the property
+          std::memcpy(&len, s.data() + at + 1, 4);
+          if (len <= s.size() - at - 5) {
+            op_links.push_back({child, parent, std::string(s.substr(at + 5, len))});
+          }
+        }
       }
+      connections = &n;
     }
   }
-  if (objects == nullptr) return std::nullopt;
+  if (objects == nullptr || connections == nullptr) return std::nullopt;
   FbxDensified out;
   double fps = StatedRate(mode, custom);
   if (!(fps > 0)) {
@@ -800,8 +926,45 @@ std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
       }
     }
     fps = out.assumed_fps = UnstatedRate(std::move(times), &out.key_spacing);
-    if (!(fps > 0)) return std::nullopt;
   }
+  // Axes Assimp would read without their stated value (MissingAxisCurves).
+  std::unordered_map<std::int64_t, CurveNodeAxes> nodes;
+  std::unordered_map<std::int64_t, std::pair<std::int64_t, std::int64_t>> spans;
+  std::int64_t next_id = 0;
+  for (const Node& o : objects->children) {
+    const auto id = FirstId(o);
+    if (!id) continue;
+    next_id = std::max(next_id, *id + 1);
+    if (o.name == "AnimationCurve") {
+      FbxCurveKeys c;
+      if (ReadCurveTiming(o, &c) && !c.times.empty()) {
+        spans.emplace(*id, std::pair{c.times.front(), c.times.back()});
+      }
+    } else if (o.name == "AnimationCurveNode") {
+      CurveNodeAxes& n = nodes[*id];
+      if (const Node* p70 = Child(o, "Properties70")) {
+        for (const Node& p : p70->children) {
+          const PValue v = ReadP(p);
+          if (v.name.size() == 3 && v.name.substr(0, 2) == "d|" && !v.numbers.empty() &&
+              v.name[2] >= 'X' && v.name[2] <= 'Z') {
+            n.value[v.name[2] - 'X'] = v.numbers[0];
+          }
+        }
+      }
+    }
+  }
+  for (const Link& l : op_links) {
+    if (const auto n = nodes.find(l.parent); n != nodes.end() && l.property.size() == 3 &&
+                                             l.property.substr(0, 2) == "d|" &&
+                                             l.property[2] >= 'X' && l.property[2] <= 'Z') {
+      n->second.curve[l.property[2] - 'X'] = l.child;
+    } else if (const auto m = nodes.find(l.child); m != nodes.end()) {
+      m->second.property = LclProperty(l.property);
+    }
+  }
+  const std::vector<AxisCurve> added = MissingAxisCurves(nodes, spans, next_id);
+  out.axes_completed = static_cast<int>(added.size());
+  if (!(fps > 0) && added.empty()) return std::nullopt;
   for (const Node& o : objects->children) {
     if (o.name != "AnimationStack") continue;
     const auto id = FirstId(o);
@@ -818,7 +981,7 @@ std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
     }
     takes.stack_start.emplace(*id, start);
   }
-  const double step = kTicks / fps;
+  const double step = fps > 0 ? kTicks / fps : 0;  // 0: no rate, no keys added on frames
   for (Node& o : objects->children) {
     if (o.name != "AnimationCurve") continue;
     ++out.curves;
@@ -846,7 +1009,8 @@ std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
     out.keys_after += static_cast<std::int64_t>(dense.times.size());
     WriteCurve(dense, &o);
   }
-  if (out.densified == 0) return std::nullopt;
+  if (out.densified == 0 && added.empty()) return std::nullopt;
+  for (const AxisCurve& a : added) AddAxisCurve(a, objects, connections);
   out.bytes.reserve(bytes.size() + static_cast<std::size_t>(out.keys_after) * 12);
   out.bytes.append(bytes.substr(0, 27));
   for (const Node& n : top) WriteNode(n, wide, &out.bytes);
@@ -951,6 +1115,16 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
   Takes takes;
   std::optional<std::int64_t> stack;
   std::vector<AsciiCurve> curves;
+  // Curve nodes, their values and curves, for MissingAxisCurves; where connections begin.
+  std::unordered_map<std::int64_t, CurveNodeAxes> nodes;
+  std::optional<std::int64_t> node;
+  std::int64_t next_id = 0;
+  std::optional<std::size_t> first_link;
+  struct Link {
+    std::int64_t child, parent;
+    std::string property;
+  };
+  std::vector<Link> op_links;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string_view t = Trim(text(i));
     if (t.rfind("P: \"TimeMode\"", 0) == 0 && !have_mode) {
@@ -968,17 +1142,39 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
     } else if (stack && t.rfind("P: \"LocalStart\"", 0) == 0) {
       if (const auto v = IdAfter(t, t.rfind(',') + 1)) takes.stack_start[*stack] = *v;
     } else if (t.rfind("C: \"O", 0) == 0) {
+      if (!first_link) first_link = i;
       const std::size_t c1 = t.find(',');
       const std::size_t c2 = c1 == std::string_view::npos ? c1 : t.find(',', c1 + 1);
       if (c2 != std::string_view::npos) {
         const auto child = IdAfter(t, c1 + 1), parent = IdAfter(t, c2 + 1);
         if (child && parent) takes.parent.emplace(*child, *parent);
+        // "OP": the property, quoted after the third comma.
+        const std::size_t c3 = t.find(',', c2 + 1);
+        const std::size_t q1 = c3 == std::string_view::npos ? c3 : t.find('"', c3);
+        const std::size_t q2 = q1 == std::string_view::npos ? q1 : t.find('"', q1 + 1);
+        if (child && parent && q2 != std::string_view::npos && t.rfind("C: \"OP\"", 0) == 0) {
+          op_links.push_back({*child, *parent, std::string(t.substr(q1 + 1, q2 - q1 - 1))});
+        }
+      }
+    } else if (t.rfind("AnimationCurveNode:", 0) == 0) {
+      node = IdAfter(t, 19);
+      if (node) {
+        nodes[*node];
+        next_id = std::max(next_id, *node + 1);
+      }
+    } else if (node && t.rfind("P: \"d|", 0) == 0 && t.size() > 7 && t[7] == '"' && t[6] >= 'X' &&
+               t[6] <= 'Z') {
+      std::vector<double> v;
+      if (Numbers(t.substr(t.rfind(',') + 1), &v, nullptr) && v.size() == 1) {
+        nodes[*node].value[t[6] - 'X'] = v[0];
       }
     } else if (t.rfind("AnimationCurve:", 0) == 0) {
       stack.reset();
+      node.reset();
       AsciiCurve c;
       c.first_line = i;
       if (const auto id = IdAfter(t, 15)) c.id = *id;
+      next_id = std::max(next_id, c.id + 1);
       // The object's lines up to its closing brace; each array's numbers.
       int depth = 0;
       std::string_view array;
@@ -1064,6 +1260,8 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
     } else if (!t.empty() && t.back() == '{' && t.find(':') != std::string_view::npos &&
                t.rfind("P", 0) != 0 && t.rfind("Properties70", 0) != 0) {
       stack.reset();  // another object
+      node.reset();
+      if (const auto id = IdAfter(t, t.find(':') + 1)) next_id = std::max(next_id, *id + 1);
     }
   }
   FbxDensified out;
@@ -1074,11 +1272,74 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
       if (c.ok) times.insert(times.end(), c.keys.times.begin(), c.keys.times.end());
     }
     fps = out.assumed_fps = UnstatedRate(std::move(times), &out.key_spacing);
-    if (!(fps > 0)) return std::nullopt;
   }
-  const double step = kTicks / fps;
+  std::unordered_map<std::int64_t, std::pair<std::int64_t, std::int64_t>> spans;
+  for (const AsciiCurve& c : curves) {
+    if (c.ok) spans.emplace(c.id, std::pair{c.keys.times.front(), c.keys.times.back()});
+  }
+  for (const Link& l : op_links) {
+    if (const auto n = nodes.find(l.parent); n != nodes.end() && l.property.size() == 3 &&
+                                             l.property.substr(0, 2) == "d|" &&
+                                             l.property[2] >= 'X' && l.property[2] <= 'Z') {
+      n->second.curve[l.property[2] - 'X'] = l.child;
+    } else if (const auto m = nodes.find(l.child); m != nodes.end()) {
+      m->second.property = LclProperty(l.property);
+    }
+  }
+  std::vector<AxisCurve> added = MissingAxisCurves(nodes, spans, next_id);
+  // The added curves go before the first curve, their connections before the first connection.
+  if (curves.empty() || !first_link || *first_link < curves.back().last_line) added.clear();
+  out.axes_completed = static_cast<int>(added.size());
+  if (!(fps > 0) && added.empty()) return std::nullopt;
+  const double step = fps > 0 ? kTicks / fps : 0;  // 0: no rate, no keys added on frames
   std::string result;
   std::size_t copied = 0;  // bytes of `d` already in `result`
+  // A curve's text: its header line, then Default, KeyVer and the five arrays.
+  auto write_curve = [&](std::string_view header, const std::string& pad, const FbxCurveKeys& k,
+                         double value) {
+    result.append(header);
+    result.push_back('\n');
+    auto array = [&](std::string_view name, std::size_t count, auto&& write) {
+      result +=
+          pad + "\t" + std::string(name) + ": *" + std::to_string(count) + " {\n" + pad + "\t\ta: ";
+      write();
+      result += "\n" + pad + "\t} \n";
+    };
+    char buf[32];
+    result += pad + "\tDefault: ";
+    result.append(buf, std::to_chars(buf, buf + sizeof(buf), value).ptr);
+    result += "\n" + pad + "\tKeyVer: 4009\n";
+    array("KeyTime", k.times.size(), [&] {
+      for (std::size_t i = 0; i < k.times.size(); ++i) {
+        if (i) result.push_back(',');
+        result += std::to_string(k.times[i]);
+      }
+    });
+    array("KeyValueFloat", k.values.size(), [&] {
+      for (std::size_t i = 0; i < k.values.size(); ++i) {
+        if (i) result.push_back(',');
+        result.append(buf, std::to_chars(buf, buf + sizeof(buf), k.values[i]).ptr);
+      }
+    });
+    array("KeyAttrFlags", 1, [&] { result += std::to_string(fbx_key::kLinear); });
+    array("KeyAttrDataFloat", 4, [&] { result += "0,0,0,0"; });
+    array("KeyAttrRefCount", 1, [&] { result += std::to_string(k.times.size()); });
+    result += pad + "}\n";
+  };
+  if (!added.empty()) {
+    const std::string_view first = text(curves.front().first_line);
+    const std::string pad(first.substr(0, first.find_first_not_of(" \t")));
+    result.append(d.substr(0, lines[curves.front().first_line].begin));
+    copied = lines[curves.front().first_line].begin;
+    for (const AxisCurve& a : added) {
+      FbxCurveKeys k;
+      k.times = {a.t0};
+      if (a.t1 != a.t0) k.times.push_back(a.t1);
+      k.values.assign(k.times.size(), static_cast<float>(a.value));
+      write_curve(pad + "AnimationCurve: " + std::to_string(a.id) + ", \"AnimCurve::\", \"\" {",
+                  pad, k, a.value);
+    }
+  }
   for (const AsciiCurve& c : curves) {
     ++out.curves;
     if (!c.ok) continue;
@@ -1098,36 +1359,22 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
     const std::size_t indent = header.find_first_not_of(" \t");
     const std::string pad(header.substr(0, indent == std::string_view::npos ? 0 : indent));
     result.append(d.substr(copied, lines[c.first_line].begin - copied));
-    result.append(header);
-    result.push_back('\n');
-    auto array = [&](std::string_view name, std::size_t count, auto&& write) {
-      result +=
-          pad + "\t" + std::string(name) + ": *" + std::to_string(count) + " {\n" + pad + "\t\ta: ";
-      write();
-      result += "\n" + pad + "\t} \n";
-    };
-    result += pad + "\tDefault: 0\n" + pad + "\tKeyVer: 4009\n";
-    array("KeyTime", dense.times.size(), [&] {
-      for (std::size_t k = 0; k < dense.times.size(); ++k) {
-        if (k) result.push_back(',');
-        result += std::to_string(dense.times[k]);
-      }
-    });
-    array("KeyValueFloat", dense.values.size(), [&] {
-      char buf[32];
-      for (std::size_t k = 0; k < dense.values.size(); ++k) {
-        if (k) result.push_back(',');
-        const auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), dense.values[k]);
-        result.append(buf, p);
-      }
-    });
-    array("KeyAttrFlags", 1, [&] { result += std::to_string(fbx_key::kLinear); });
-    array("KeyAttrDataFloat", 4, [&] { result += "0,0,0,0"; });
-    array("KeyAttrRefCount", 1, [&] { result += std::to_string(dense.times.size()); });
-    result += pad + "}\n";
+    write_curve(header, pad, dense, 0.0);
     copied = c.last_line + 1 < lines.size() ? lines[c.last_line + 1].begin : d.size();
   }
-  if (out.densified == 0) return std::nullopt;
+  if (out.densified == 0 && added.empty()) return std::nullopt;
+  if (!added.empty()) {
+    const std::size_t at = lines[*first_link].begin;
+    const std::string_view link = text(*first_link);
+    const std::string pad(link.substr(0, link.find_first_not_of(" \t")));
+    result.append(d.substr(copied, at - copied));
+    copied = at;
+    static constexpr std::string_view kAxis[] = {"d|X", "d|Y", "d|Z"};
+    for (const AxisCurve& a : added) {
+      result += pad + "C: \"OP\"," + std::to_string(a.id) + "," + std::to_string(a.node) + ", \"" +
+                std::string(kAxis[a.axis]) + "\"\n";
+    }
+  }
   result.append(d.substr(copied));
   out.bytes = std::move(result);
   return out;

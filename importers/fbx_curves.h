@@ -72,6 +72,9 @@ struct FbxDensified {
   // assumed rate (rigel's sampler takes it, and says so), `key_spacing` seconds the closest keys.
   double assumed_fps = 0;
   double key_spacing = 0;
+  // Axes the file keys no curve on, on a node whose other axes are keyed, whose stated value
+  // Assimp would read as 0 (1 for scale): given a constant curve of that value.
+  int axes_completed = 0;
 };
 
 // The copy of an FBX file (binary 7.x or ASCII 7.x) whose curves Assimp would read wrong between

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/pose.h"
 #include "importers/fbx_scan.h"
 #include "importers/load_scene.h"
 #include "test_util.h"
@@ -182,6 +183,31 @@ TEST(FbxCurves, SparseKeysWithoutARateAreEvaluatedOnTheAssumedGrid) {
   };
   EXPECT_TRUE(said("too sparse to be frames: 30 fps assumed"));
   EXPECT_TRUE(said("1 curve(s) with key velocities"));
+}
+
+// An axis without a curve on a node whose other axes are keyed keeps the value its curve node
+// states (ufbx/maya_keyframe_offset: Lcl Translation (0, 2, 3), only Z keyed, 0 -> 1 -> 3; Lcl
+// Rotation Z keyed 0 -> -90; rotation and scaling pivots (0, -2, 0)). Assimp read the unkeyed Y as
+// 0 where the pivots split the node: the cube lay 2 units low on every frame. By the FBX SDK's
+// transform, the node's origin is T + Rp - R Rp: (0, 2, 0) at frame 0 (R = I) and (2, 0, 3) at
+// frame 8 (R = Rz(-90), T = (0, 2, 3)).
+TEST(FbxCurves, AnAxisWithoutACurveKeepsItsStatedValue) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const std::string path = SharedData() + "/ufbx/maya_keyframe_offset_7700_ascii.fbx";
+  const std::optional<FbxDensified> copy = DensifyFbxCurves(Bytes(path));
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(copy->axes_completed, 1);
+  const Scene scene = LoadScene(path);
+  const int cube = scene.skeleton->FindJoint("pCube1");
+  ASSERT_GE(cube, 0);
+  ASSERT_GT(scene.clips.front().num_frames(), 8);
+  Pose pose(*scene.skeleton);
+  pose.SetFromRow(*scene.skeleton, scene.clips.front().frame(0));
+  EXPECT_LE((pose.world[cube].translation() - Eigen::Vector3d(0, 2, 0)).norm(), 1e-6)
+      << pose.world[cube].translation().transpose();
+  pose.SetFromRow(*scene.skeleton, scene.clips.front().frame(8));
+  EXPECT_LE((pose.world[cube].translation() - Eigen::Vector3d(2, 0, 3)).norm(), 1e-5)
+      << pose.world[cube].translation().transpose();
 }
 
 TEST(FbxCurves, KeysOnEveryFrameNeedNoCopy) {

@@ -25,8 +25,11 @@ int main(int argc, char** argv) {
   std::ofstream out(argv[2], std::ios::binary);
   out << copy->bytes;
   if (!out) return 2;
-  std::printf("%d of %d curves keyed on frames (%lld -> %lld keys)\n", copy->densified,
-              copy->curves, static_cast<long long>(copy->keys_before),
-              static_cast<long long>(copy->keys_after));
+  std::printf("%d of %d curves keyed on frames (%lld -> %lld keys)", copy->densified, copy->curves,
+              static_cast<long long>(copy->keys_before), static_cast<long long>(copy->keys_after));
+  if (copy->axes_completed > 0) {
+    std::printf("; %d unkeyed axes given their stated value", copy->axes_completed);
+  }
+  std::printf("\n");
   return 0;
 }
