@@ -32,7 +32,9 @@ import fbx_records
 from conftest import DATA, rigel
 
 KTIME = 46186158000  # FBX time units per second
-ORDERS = ["xyz", "xzy", "yzx", "yxz", "zxy", "zyx"]  # FBX RotationOrder 0-5, first applied first
+# FBX RotationOrder 0-5, first applied first; 6, eSphericXYZ (MotionBuilder), as XYZ, as the FBX
+# importers of Blender and ufbx take it (wild/orangeduck_100style-retarget's 21 joints state it).
+ORDERS = ["xyz", "xzy", "yzx", "yxz", "zxy", "zyx", "xyz"]
 
 
 def euler(degrees, order="xyz"):
@@ -139,14 +141,15 @@ class FbxFile:
         """The SDK's local matrix parts: (translation, rotation, scale, pivots matrix parts)."""
         p = self.props(model)
         zero, one = [0, 0, 0], [1, 1, 1]
-        v = lambda name: np.array([float(x) for x in p.get(name, zero)][:3])  # noqa: E731
+        v = lambda name: np.array([float(x) for x in (p.get(name) or zero)][:3])  # noqa: E731
         t = self.vec(model, "Lcl Translation", tick, zero)
         r = self.vec(model, "Lcl Rotation", tick, zero)
         s = self.vec(model, "Lcl Scaling", tick, one)
-        order = ORDERS[int(p.get("RotationOrder", [0])[0])]
+        first = lambda name, default: (p.get(name) or [default])[0]  # noqa: E731
+        order = ORDERS[int(first("RotationOrder", 0))]
         rotation = euler(v("PreRotation")) @ euler(r, order) @ euler(v("PostRotation")).T
         return t, rotation, s, v("RotationOffset"), v("RotationPivot"), v("ScalingOffset"), \
-            v("ScalingPivot"), int(p.get("InheritType", [0])[0])
+            v("ScalingPivot"), int(first("InheritType", 0))
 
     def world_position(self, model, tick):
         """The node's world origin at `tick` (None: the rest, the stored values)."""
@@ -183,10 +186,26 @@ def best_rotation(a, b):
 
 
 def corpus():
-    folder = DATA / "ufbx"
-    if not folder.is_dir():
+    """Every FBX 7.x file of the data set (the 6.x ones are read through rigel's own upgrade, whose
+    records this parser does not read the same way)."""
+    if not DATA.is_dir():
         return []
-    return sorted(p.name for p in folder.glob("*_7[0-9]00_*.fbx"))
+    out = []
+    for p in sorted(DATA.rglob("*")):
+        if p.suffix.lower() != ".fbx":
+            continue
+        with open(p, "rb") as f:
+            head = f.read(4096)
+        binary = head.startswith(b"Kaydara FBX Binary")
+        version = int.from_bytes(head[23:27], "little") if binary else \
+            next((int(line.split(b":")[1]) for line in head.splitlines()
+                  if line.strip().startswith(b"FBXVersion:")), 0)
+        if version >= 7000:
+            out.append(str(p.relative_to(DATA)))
+    return out
+
+
+MAX_TICKS = 24  # keyed times compared per joint, spread over the take (enough for every pattern)
 
 
 def readable(path):
@@ -196,9 +215,26 @@ def readable(path):
         return None  # refused: its expected outcome is tests/data/ufbx_expected.csv's
 
 
-@pytest.mark.parametrize("name", corpus())
+# Files rigel reads otherwise than the SDK's composition, with what was measured. A strict xfail:
+# the test fails when such a file comes to agree, so that the entry is removed.
+KNOWN = {
+    "wild/orangeduck_100style-retarget/100style_character.fbx":
+        "MotionBuilder skeleton, no animation: 21 joints state RotationOrder 6 (eSphericXYZ) with "
+        "PostRotation equal to PreRotation; rigel (through Assimp) turns the ankles' Lcl Rotation "
+        "(-8 degrees) about the parent's X where the SDK's Rpre R Rpost^-1 turns it about Rpre's: "
+        "the toes lie 3.9 % of the height apart (legs and spine agree). Blender 3.4 reads a third "
+        "pose (it does not invert PostRotation). Not resolved.",
+}
+
+
+def corpus_params():
+    return [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN[n], strict=True))
+            if n in KNOWN else n for n in corpus()]
+
+
+@pytest.mark.parametrize("name", corpus_params())
 def test_joints_are_where_the_sdk_puts_them(name):
-    path = DATA / "ufbx" / name
+    path = DATA / name
     scene = readable(path)
     if scene is None:
         pytest.skip("rigel refuses the file (ufbx_expected.csv holds the reason)")
@@ -212,6 +248,8 @@ def test_joints_are_where_the_sdk_puts_them(name):
         if model is None:
             continue
         ticks = fbx.key_times(model)
+        if ticks and len(ticks) > MAX_TICKS:
+            ticks = [ticks[round(i * (len(ticks) - 1) / (MAX_TICKS - 1))] for i in range(MAX_TICKS)]
         for tick in ticks if ticks else [None]:
             f = 0 if tick is None else round((tick / KTIME - fbx.start) * rate)
             if 0 <= f < positions.shape[0] and (tick is None or
