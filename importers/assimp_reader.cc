@@ -445,11 +445,19 @@ FbxPrepared ScanFbxFile(const std::string& path) {
     dense_scan = ScanFbx(dense->bytes);
     if (!dense_scan || dense_scan->stacks.size() != scan->stacks.size()) {
       dense.reset();  // not the same file to the scan: read the original
-    } else if (dense->velocity_curves > 0 || dense->tcb_curves > 0) {
-      out.notes.push_back(fmt::format(
-          "{}: {} curve(s) with key velocities and {} with TCB tangents are evaluated from their "
-          "stored slopes only (velocities and tension/continuity/bias are not applied)",
-          path, dense->velocity_curves, dense->tcb_curves));
+    } else {
+      if (dense->spheric_orders > 0) {
+        out.notes.push_back(fmt::format(
+            "{}: {} node(s) state the spheric rotation order (RotationOrder 6, eSphericXYZ), "
+            "which rigel reads as XYZ, as the FBX importers of Blender and ufbx do",
+            path, dense->spheric_orders));
+      }
+      if (dense->velocity_curves > 0 || dense->tcb_curves > 0) {
+        out.notes.push_back(fmt::format(
+            "{}: {} curve(s) with key velocities and {} with TCB tangents are evaluated from "
+            "their stored slopes only (velocities and tension/continuity/bias are not applied)",
+            path, dense->velocity_curves, dense->tcb_curves));
+      }
     }
   }
   if (dense) {

@@ -964,7 +964,26 @@ std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
   }
   const std::vector<AxisCurve> added = MissingAxisCurves(nodes, spans, next_id);
   out.axes_completed = static_cast<int>(added.size());
-  if (!(fps > 0) && added.empty()) return std::nullopt;
+  // RotationOrder 6 (eSphericXYZ) stated 0 (XYZ), on models and in the models' template.
+  const auto spheric_as_xyz = [&out](Node& n, const auto& self) -> void {
+    for (Node& c : n.children) {
+      if (c.name == "P" && n.name == "Properties70") {
+        const PValue v = ReadP(c);
+        if (v.name != "RotationOrder" || v.numbers.empty() || v.numbers.back() != 6) continue;
+        const std::string_view raw = c.changed ? std::string_view(c.rewritten) : c.props;
+        if (raw.size() < 5 || raw[raw.size() - 5] != 'I') continue;
+        c.rewritten = std::string(raw.substr(0, raw.size() - 4)) + std::string(4, '\0');
+        c.changed = true;
+        ++out.spheric_orders;
+      } else if (c.name != "AnimationCurve") {
+        self(c, self);
+      }
+    }
+  };
+  for (Node& n : top) {
+    if (n.name == "Objects" || n.name == "Definitions") spheric_as_xyz(n, spheric_as_xyz);
+  }
+  if (!(fps > 0) && added.empty() && out.spheric_orders == 0) return std::nullopt;
   for (const Node& o : objects->children) {
     if (o.name != "AnimationStack") continue;
     const auto id = FirstId(o);
@@ -1009,7 +1028,7 @@ std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
     out.keys_after += static_cast<std::int64_t>(dense.times.size());
     WriteCurve(dense, &o);
   }
-  if (out.densified == 0 && added.empty()) return std::nullopt;
+  if (out.densified == 0 && added.empty() && out.spheric_orders == 0) return std::nullopt;
   for (const AxisCurve& a : added) AddAxisCurve(a, objects, connections);
   out.bytes.reserve(bytes.size() + static_cast<std::size_t>(out.keys_after) * 12);
   out.bytes.append(bytes.substr(0, 27));
@@ -1287,10 +1306,17 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
     }
   }
   std::vector<AxisCurve> added = MissingAxisCurves(nodes, spans, next_id);
+  // RotationOrder 6 (eSphericXYZ) read as XYZ (SphericAsXyz): the lines that state it.
+  constexpr std::string_view kSpheric = "P: \"RotationOrder\", \"enum\", \"\", \"\",6";
+  std::vector<std::size_t> spheric;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (Trim(text(i)) == kSpheric) spheric.push_back(i);
+  }
+  out.spheric_orders = static_cast<int>(spheric.size());
   // The added curves go before the first curve, their connections before the first connection.
   if (curves.empty() || !first_link || *first_link < curves.back().last_line) added.clear();
   out.axes_completed = static_cast<int>(added.size());
-  if (!(fps > 0) && added.empty()) return std::nullopt;
+  if (!(fps > 0) && added.empty() && spheric.empty()) return std::nullopt;
   const double step = fps > 0 ? kTicks / fps : 0;  // 0: no rate, no keys added on frames
   std::string result;
   std::size_t copied = 0;  // bytes of `d` already in `result`
@@ -1362,7 +1388,7 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
     write_curve(header, pad, dense, 0.0);
     copied = c.last_line + 1 < lines.size() ? lines[c.last_line + 1].begin : d.size();
   }
-  if (out.densified == 0 && added.empty()) return std::nullopt;
+  if (out.densified == 0 && added.empty() && spheric.empty()) return std::nullopt;
   if (!added.empty()) {
     const std::size_t at = lines[*first_link].begin;
     const std::string_view link = text(*first_link);
@@ -1377,6 +1403,12 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
   }
   result.append(d.substr(copied));
   out.bytes = std::move(result);
+  if (!spheric.empty()) {  // the lines are unchanged by the rewrite above (models, not curves)
+    for (std::size_t at = out.bytes.find(kSpheric); at != std::string::npos;
+         at = out.bytes.find(kSpheric, at + kSpheric.size())) {
+      out.bytes[at + kSpheric.size() - 1] = '0';
+    }
+  }
   return out;
 }
 

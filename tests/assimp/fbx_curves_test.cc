@@ -210,6 +210,27 @@ TEST(FbxCurves, AnAxisWithoutACurveKeepsItsStatedValue) {
       << pose.world[cube].translation().transpose();
 }
 
+// RotationOrder 6 (eSphericXYZ, MotionBuilder) is stated XYZ in the copy, as Blender's and ufbx's
+// importers read it, and said. Assimp 5.2 composed such joints' pre-rotation, rotation and
+// post-rotation otherwise: the 100STYLE character's ankles turned about their parent's X, its toes
+// 3.9 % of its height from the FBX SDK's composition (python.test_fbx_transform measures the
+// positions from the file's records; here, that the copy is made and the reader says so).
+TEST(FbxCurves, SphericRotationOrderIsReadAsXyz) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const std::string path =
+      SharedData() + "/wild/orangeduck_100style-retarget/100style_character.fbx";
+  const std::optional<FbxDensified> copy = DensifyFbxCurves(Bytes(path));
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(copy->spheric_orders, 21);
+  EXPECT_EQ(copy->densified, 0);
+  const std::optional<FbxDensified> again = DensifyFbxCurves(copy->bytes);
+  EXPECT_FALSE(again) << "the copy states no spheric order any more";
+  const Scene scene = LoadScene(path);
+  EXPECT_TRUE(std::ranges::any_of(scene.warnings, [](const std::string& w) {
+    return w.find("21 node(s) state the spheric rotation order") != std::string::npos;
+  }));
+}
+
 TEST(FbxCurves, KeysOnEveryFrameNeedNoCopy) {
   RIGEL_REQUIRE_SHARED_DATA();
   // Mocap keyed on every frame (cubic or not): Assimp's reading is exact on frames.
