@@ -8,19 +8,45 @@
 local rigel = require("rigel")
 local M = {}
 
+-- Near straight (a bend under this share of the limb's length), the hip's hinge decides, blended
+-- continuously; the retargeter's clean-up uses the same rule (core/retarget/cleanup.cc).
+local HINGE_WEIGHT = 0.02
+
+local function perpendicular(v, axis)
+  local n = axis:dot(axis)
+  return n > 0 and v - axis * (v:dot(axis) / n) or v
+end
+
+--- The direction the knee bends, in the hip joint's own frame, from the skeleton's rest pose:
+--- the rest's own bend where the rest is bent (modelled knees and elbows often are), else
+--- `fallback` (a world direction at rest, default +Z: knees forward in a Y-up, Z-forward skeleton).
+function M.rest_hinge(skeleton, hip, knee, ankle, fallback)
+  local rest = rigel.pose(skeleton)
+  local h, k, a = rest:world_position(hip), rest:world_position(knee), rest:world_position(ankle)
+  local bend = perpendicular(k - h, a - h)
+  local hinge = rigel.vec3(fallback or { 0, 0, 1 })
+  if bend:length() > HINGE_WEIGHT * (h:distance(k) + k:distance(a)) then
+    hinge = bend:normalized()
+  end
+  return rest:world_rotation(hip):inverse() * hinge
+end
+
 --- World pole point from the current bend of hip-knee-ankle: the knee pushed away from the
---- hip-ankle line by `distance` (default: the thigh's length). A straight leg falls back to
---- `fallback` (a world direction, default +Z: knees forward in a Y-up, Z-forward skeleton).
-function M.knee_pole(pose, hip, knee, ankle, distance, fallback)
+--- hip-ankle line by `distance` (default: the thigh's length). Near straight, the hip's hinge
+--- (`hinge`, in the hip's frame, default limbs.rest_hinge's) turned with the thigh takes over,
+--- blended continuously, so a leg that straightens and bends again keeps its plane (a fixed
+--- direction for an exactly straight leg flipped the knee when the thigh had turned).
+function M.knee_pole(pose, hip, knee, ankle, distance, fallback, hinge)
   local h, k, a = pose:world_position(hip), pose:world_position(knee), pose:world_position(ankle)
   local axis = a - h
-  local t = axis:length() > 0 and (k - h):dot(axis) / axis:dot(axis) or 0
-  local bend = k - (h + axis * t)
+  local length = h:distance(k) + k:distance(a)
   distance = distance or h:distance(k)
-  if bend:length() < 1e-6 * distance then
-    bend = rigel.vec3(fallback or { 0, 0, 1 })
-  end
-  return k + bend:normalized() * distance
+  hinge = hinge or M.rest_hinge(pose.skeleton, hip, knee, ankle, fallback)
+  local dir = length > 0 and perpendicular(k - h, axis) * (1 / length) or rigel.vec3(0, 0, 0)
+  local turned = perpendicular(pose:world_rotation(hip) * hinge, axis)
+  if turned:length() > 1e-9 then dir = dir + turned:normalized() * HINGE_WEIGHT end
+  if dir:length() < 1e-9 then dir = rigel.vec3(fallback or { 0, 0, 1 }) end
+  return k + dir:normalized() * distance
 end
 
 --- Two-bone leg (or arm): a position effector on `ankle`, a pole effector on the
@@ -38,10 +64,11 @@ function M.two_bone_leg(rig, options)
     root = options.hip, mid = options.knee })
   rig:stage({ method = "two_bone", effectors = { effector, pole }, upper = options.hip,
     lower = options.knee })
-  local handle = { effector = effector, pole = pole, rig = rig, options = options }
+  local handle = { effector = effector, pole = pole, rig = rig, options = options,
+    hinge = M.rest_hinge(rig.skeleton, options.hip, options.knee, options.ankle) }
   function handle:set(pose, target, pole_point)
     local o = self.options
-    pole_point = pole_point or M.knee_pole(pose, o.hip, o.knee, o.ankle)
+    pole_point = pole_point or M.knee_pole(pose, o.hip, o.knee, o.ankle, nil, nil, self.hinge)
     self.rig:blend(self.effector, 1):blend(self.pole, 1)
     self.rig:target(self.effector, target):target(self.pole, pole_point)
   end

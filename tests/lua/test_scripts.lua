@@ -83,6 +83,35 @@ t.run({
     t.near(n:dot(pole - h), 0, 1e-9, "pole lies in the chain's plane")
   end,
 
+  knee_pole_straight_leg_turns_with_the_thigh = function()
+    -- The chain is straight at rest (Upper -> Lower -> Tip along +Y). A straight leg's pole came
+    -- from a fixed +Z whatever the thigh did, so a thigh turned about its own axis (a leg
+    -- straightening with the knee pointing out) got a pole that swung the knee back to +Z.
+    local skel = rigel.load(dir .. "/fixtures/chain.bvh").skeleton
+    local pose = rigel.pose(skel)
+    local function pole_dir(p)
+      return (limbs.knee_pole(p, "Upper", "Lower", "Tip") - p:world_position("Lower")):normalized()
+    end
+    t.vnear(pole_dir(pose), { 0, 0, 1 }, 1e-9, "straight at rest: the fallback hinge, +Z")
+    pose:set("Upper", "Yrotation", 90)  -- the thigh turned a quarter about its own axis
+    t.vnear(pole_dir(pose), { 1, 0, 0 }, 1e-9, "straight, thigh turned: the hinge turns with it")
+    -- Bent a little either way of straight, the pole stays near the hinge's side: no flip.
+    local straight = pole_dir(pose)
+    for _, degrees in ipairs({ 0.2, -0.2 }) do
+      pose:set("Lower", "Zrotation", degrees)
+      t.ok(pole_dir(pose):dot(straight) > math.cos(math.rad(60)),
+        "bent " .. degrees .. " degrees: within 60 degrees of the straight leg's pole")
+    end
+    -- Bent clearly, the leg's own bend decides (the knee pushed away from the hip-ankle line).
+    pose:set("Lower", "Zrotation", 0)
+    pose:set("Lower", "Xrotation", 30)
+    local h, k, a = pose:world_position("Upper"), pose:world_position("Lower"),
+      pose:world_position("Tip")
+    local axis = (a - h):normalized()
+    local bend = ((k - h) - axis * (k - h):dot(axis)):normalized()
+    t.ok(pole_dir(pose):dot(bend) > 0.99, "bent 30 degrees: the pole follows the bend")
+  end,
+
   two_bone_leg_handle = function()
     local scene = rigel.load(dir .. "/fixtures/chain.bvh")
     local rig = rigel.rig(scene.skeleton)
