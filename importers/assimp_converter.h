@@ -44,8 +44,9 @@ struct Frame {
   Eigen::Vector3d origin = Eigen::Vector3d::Zero();
 };
 
-// True when an FBX node's InheritType is Rrs (Assimp keeps it in the node's metadata).
-bool InheritsNoScale(const aiNode& node);
+// An FBX node's InheritType (0 RrSs, 1 RSrs, 2 Rrs; Assimp keeps it in the node's metadata), or
+// -1 when it states none.
+int InheritTypeOf(const aiNode& node);
 
 // Removes scale from `t`. Sets *nonuniform when the axes' scales differ by more than 1e-4.
 Frame ToFrame(const Eigen::Affine3d& t, bool* nonuniform);
@@ -67,6 +68,10 @@ struct Node {
   // static chain: the topmost helper above the node, or the node itself without helpers.
   bool inherit_rrs = false;
   bool drop_parent_scale = false;
+  // InheritType RrSs (0): the parent's scale applies axis by axis after the child's rotation (no
+  // shear). rigel composes it as the plain product (RSrs), the same while the parent's world
+  // scale is uniform; NoteComponentwiseScale says where it is not.
+  bool inherit_componentwise = false;
 };
 
 // Converts one aiScene read from `path` (used in messages) to a Scene. Throws ImportError.
@@ -199,6 +204,10 @@ class Converter {
   // Nothing silent: a warning naming the node properties of joints that rigel does not carry
   // (FBX user properties, rotation limits, display settings), from Assimp's node metadata.
   void NoteUncarriedProperties();
+  // Joints whose InheritType is RrSs under a parent whose world scale is not uniform on some
+  // frame: the warning gives how far the plain product (what rigel composes) turns and scales
+  // their axes from the FBX SDK's RrSs, at the worst joint and frame.
+  void NoteComponentwiseScale(const Scene& out);
   // Nothing silent: one warning that lists what the file holds and rigel does not carry (animated
   // and other nodes outside the skeleton, cameras, lights, UV sets past the first, vertex colours,
   // material properties beyond names), after ConvertMeshes.

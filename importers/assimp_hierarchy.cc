@@ -59,7 +59,9 @@ void Converter::Flatten() {
     n.parent = parent;
     n.name = ai->mName.C_Str();
     n.static_local = ToEigen(ai->mTransformation);
-    n.inherit_rrs = InheritsNoScale(*ai);
+    const int inherit = InheritTypeOf(*ai);
+    n.inherit_rrs = inherit == 2;
+    n.inherit_componentwise = inherit == 0;
     const std::size_t tag = n.name.find(kHelperTag);
     if (tag != std::string::npos) {
       n.helper = true;
@@ -93,16 +95,15 @@ void Converter::ResolveHelpers() {
   }
 }
 
-bool InheritsNoScale(const aiNode& node) {
+int InheritTypeOf(const aiNode& node) {
   const aiMetadata* meta = node.mMetaData;
-  if (meta == nullptr) return false;
-  constexpr int kInheritRrs = 2;
+  if (meta == nullptr) return -1;
   for (unsigned i = 0; i < meta->mNumProperties; ++i) {
     if (std::string_view(meta->mKeys[i].C_Str()) != "InheritType") continue;
     const aiMetadataEntry& e = meta->mValues[i];
-    if (e.mType == AI_INT32) return *static_cast<const int32_t*>(e.mData) == kInheritRrs;
+    if (e.mType == AI_INT32) return *static_cast<const int32_t*>(e.mData);
   }
-  return false;
+  return -1;
 }
 
 std::vector<Eigen::Affine3d> Converter::StaticGlobals(bool rest_only) const {

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 #include <sys/stat.h>
 
+#include <Eigen/SVD>
 #include <algorithm>
 #include <assimp/Importer.hpp>
 #include <cmath>
@@ -22,6 +23,7 @@
 #include <set>
 #include <string_view>
 
+#include "core/pose.h"
 #include "importers/assimp_converter.h"
 #include "importers/fbx_curves.h"
 #include "importers/fbx_scan.h"
@@ -64,6 +66,7 @@ Scene Converter::Run() {
   for (const Sampled& s : sampled) MarkAnimatedTranslations(s);
   BuildSkeleton(out);
   for (const Sampled& s : sampled) out.clips.push_back(ToClip(s, *out.skeleton));
+  NoteComponentwiseScale(out);
   ConvertMeshes(out);
   SampleWeights(sampled, out);
   NoteUncarriedProperties();
@@ -175,6 +178,51 @@ void Converter::NoteNotCarried() {
   }
   if (parts.empty()) return;
   warnings_.push_back(fmt::format("{}: not carried: {}", path_, fmt::join(parts, "; ")));
+}
+
+void Converter::NoteComponentwiseScale(const Scene& out) {
+  const Skeleton& s = *out.skeleton;
+  std::vector<int> flagged;  // rigel joints whose node states RrSs, below a parent
+  for (int k = 0; k < static_cast<int>(joints_.size()) && k < s.num_joints(); ++k) {
+    if (nodes_[joints_[k]].inherit_componentwise && s.parent(k) >= 0) flagged.push_back(k);
+  }
+  if (flagged.empty()) return;
+  std::vector<Eigen::Isometry3d> world(s.num_joints());
+  std::vector<Eigen::Matrix3d> linear(s.num_joints());
+  double worst = 0;
+  int worst_joint = -1, worst_frame = 0, count = 0;
+  const Clip* worst_clip = nullptr;
+  std::vector<char> counted(s.num_joints(), 0);
+  for (const Clip& clip : out.clips) {
+    for (int f = 0; f < clip.num_frames(); ++f) {
+      ForwardKinematicsScaled(s, clip.frame(f), world, linear);
+      for (const int k : flagged) {
+        const Eigen::Matrix3d& parent = linear[s.parent(k)];
+        const Eigen::Array3d scale = parent.colwise().norm().transpose().array();
+        if ((scale - scale.mean()).abs().maxCoeff() <= 1e-9 * scale.maxCoeff()) continue;
+        // rigel's plain product, and the SDK's RrSs: the parent's rotation, then the joint's
+        // rotation, then the parent's scale times the joint's, axis by axis.
+        const Eigen::Matrix3d local = parent.inverse() * linear[k];
+        const Eigen::Array3d own = local.colwise().norm().transpose().array();
+        const Eigen::JacobiSVD<Eigen::Matrix3d> polar(parent,
+                                                      Eigen::ComputeFullU | Eigen::ComputeFullV);
+        const Eigen::Matrix3d rotation = polar.matrixU() * polar.matrixV().transpose();
+        const Eigen::Matrix3d componentwise = rotation *
+                                              (local * own.inverse().matrix().asDiagonal()) *
+                                              (scale * own).matrix().asDiagonal();
+        const double off = (linear[k] - componentwise).norm() / componentwise.norm();
+        if (off <= 1e-9) continue;
+        if (!counted[k]) ++count, counted[k] = 1;
+        if (off > worst) worst = off, worst_joint = k, worst_frame = f, worst_clip = &clip;
+      }
+    }
+  }
+  if (worst_joint < 0) return;
+  warnings_.push_back(fmt::format(
+      "{}: {} joint(s) inherit their parent's scale axis by axis (FBX InheritType RrSs) under a "
+      "parent scaled unevenly; rigel composes them as plain matrices (RSrs), which turns and "
+      "scales their axes up to {:.3g} % from the file's (worst '{}', take '{}', frame {})",
+      path_, count, 100 * worst, s.name(worst_joint), worst_clip->name(), worst_frame));
 }
 
 void Converter::NoteUncarriedProperties() {

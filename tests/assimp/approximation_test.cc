@@ -5,6 +5,8 @@
 
 #include <Eigen/Geometry>
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -88,6 +90,34 @@ TEST(Approximation, TheWarningStatesTheLargestErrorOrIsNotGiven) {
 }
 
 // BVH states no axes: writing data that are not +Y up to it says so (the data are kept).
+// InheritType RrSs (0: the parent's scale applied axis by axis after the child's rotation) is
+// composed as the plain product, which is the same while the parent's world scale is uniform;
+// where it is not, the reader says so with its figure. No file of the corpus has a RrSs joint
+// under an uneven scale: this one is maya_mixed_inherit_mode with its "Left" joint (under "Mid",
+// whose scale curves go uneven) restated as RrSs. The original says nothing.
+TEST(Approximation, ComponentwiseScaleUnderAnUnevenParentIsSaid) {
+  RIGEL_REQUIRE_SHARED_DATA();
+  const std::string original =
+      testing::SharedData() + "/ufbx/maya_mixed_inherit_mode_7700_ascii.fbx";
+  constexpr std::string_view kWhat = "axis by axis (FBX InheritType RrSs)";
+  EXPECT_TRUE(Matching(LoadScene(original), std::string(kWhat)).empty());
+  std::ifstream in(original, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t left = text.find("\"Model::Left\", \"LimbNode\"");
+  ASSERT_NE(left, std::string::npos);
+  const std::string rsrs = "P: \"InheritType\", \"enum\", \"\", \"\",1";
+  const std::size_t at = text.find(rsrs, left);
+  ASSERT_NE(at, std::string::npos);
+  text[at + rsrs.size() - 1] = '0';
+  const testing::TempDir dir;
+  const std::string path = dir.file("rrss.fbx");
+  std::ofstream(path, std::ios::binary) << text;
+  const std::vector<std::string> said = Matching(LoadScene(path), std::string(kWhat));
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("1 joint(s)"), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("worst 'Left'"), std::string::npos) << said[0];
+}
+
 TEST(AxesDroppedBy, BvhOfDataNotYUpIsSaid) {
   SceneAxes z_up;
   z_up.up.value = {2, 1};
