@@ -29,22 +29,41 @@ namespace {
 
 using testing::TempDir;
 
-nlohmann::json BlenderDump(const std::string& path, const std::string& take, double fps, int frames,
-                           const TempDir& dir, const std::string& tag) {
-  std::vector<int> at(frames);
-  for (int f = 0; f < frames; ++f) at[f] = f;
-  const std::string json_path = dir.file(tag + ".json");
-  const std::string cmd =
-      fmt::format("blender -b --factory-startup --python '{}' -- '{}' '{}' '{}' {} {} > '{}' 2>&1",
-                  RIGEL_BLENDER_SCALE_DUMP, path, json_path, take, fps, fmt::join(at, " "),
-                  dir.file(tag + ".log"));
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream in(json_path);
-  if (!in) {
-    ADD_FAILURE() << "Blender wrote no result; see " << dir.file(tag + ".log");
-    return nlohmann::json::object();
+// One Blender file read: the file, the take's name ("-": the one Blender assigned), the clip's
+// rate and frames, and where its JSON goes.
+struct Dump {
+  std::string path, take;
+  double fps = 30;
+  int frames = 1;
+  std::string tag;
+};
+
+// Every dump in one Blender run (its start-up was most of a dump's time when each had its own).
+std::vector<nlohmann::json> BlenderDumps(const std::vector<Dump>& dumps, const TempDir& dir,
+                                         const std::string& log) {
+  std::string args;
+  for (const Dump& d : dumps) {
+    std::vector<int> at(d.frames);
+    for (int f = 0; f < d.frames; ++f) at[f] = f;
+    args += fmt::format("{}'{}' '{}' '{}' {} {}", args.empty() ? "" : " ++ ", d.path,
+                        dir.file(d.tag + ".json"), d.take, d.fps, fmt::join(at, " "));
   }
-  return nlohmann::json::parse(in);
+  const std::string cmd =
+      fmt::format("blender -b --factory-startup --python '{}' -- {} > '{}' 2>&1",
+                  RIGEL_BLENDER_SCALE_DUMP, args, dir.file(log + ".log"));
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::vector<nlohmann::json> out;
+  for (const Dump& d : dumps) {
+    std::ifstream in(dir.file(d.tag + ".json"));
+    if (!in) {
+      ADD_FAILURE() << "Blender wrote no result for " << d.path << "; see "
+                    << dir.file(log + ".log");
+      out.push_back(nlohmann::json::object());
+    } else {
+      out.push_back(nlohmann::json::parse(in));
+    }
+  }
+  return out;
 }
 
 Eigen::Vector3d Vec(const nlohmann::json& v) {
@@ -169,14 +188,20 @@ void CheckFile(const std::string& source, const std::string& take, const TempDir
   const int frames = clip.num_frames();
   const double fps = 1.0 / clip.frame_time();
   const std::string blender_take = take.empty() ? "-" : take;
-  const nlohmann::json reference =
-      BlenderDump(source, blender_take, fps, frames, dir, tag + "_source");
+  // The source and rigel's two outputs, read by one Blender run.
+  std::vector<Dump> dumps = {{source, blender_take, fps, frames, tag + "_source"}};
+  const std::vector<std::string> exts = {".glb", ".fbx"};
+  for (const std::string& ext : exts) {
+    SaveScene(scene, dir.file(tag + ext));
+    dumps.push_back({dir.file(tag + ext), blender_take, fps, frames, tag + ext});
+  }
+  const std::vector<nlohmann::json> read = BlenderDumps(dumps, dir, tag);
+  const nlohmann::json& reference = read[0];
   const double height = Height(reference);
   ASSERT_GT(height, 0);
-  for (const std::string ext : {".glb", ".fbx"}) {
-    const std::string out = dir.file(tag + ext);
-    SaveScene(scene, out);
-    const nlohmann::json written = BlenderDump(out, blender_take, fps, frames, dir, tag + ext);
+  for (std::size_t i = 0; i < exts.size(); ++i) {
+    const std::string& ext = exts[i];
+    const nlohmann::json& written = read[i + 1];
     const Errors e = Compare(reference, written, frames, height);
     fmt::print(
         "{} -> {}: {} frames, {} bones, {} vertices: max position error {:.3g} of the height "
@@ -189,29 +214,18 @@ void CheckFile(const std::string& source, const std::string& take, const TempDir
   }
 }
 
-class BlenderScaleTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    REQUIRE_BLENDER();
-    const std::string cmd =
-        fmt::format("blender -b --factory-startup --python '{}' -- '{}' > '{}' 2>&1",
-                    RIGEL_BLENDER_SCALE_MAKE, dir_.path().string(), dir_.file("make.log"));
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  }
-  TempDir dir_;
-};
-
-TEST_F(BlenderScaleTest, UniformFbx) {
-  CheckFile(dir_.file("scale_uniform.fbx"), "", dir_, "uniform_fbx");
-}
-TEST_F(BlenderScaleTest, UniformGlb) {
-  CheckFile(dir_.file("scale_uniform.glb"), "", dir_, "uniform_glb");
-}
-TEST_F(BlenderScaleTest, NonUniformFbx) {
-  CheckFile(dir_.file("scale_nonuniform.fbx"), "", dir_, "nonuniform_fbx");
-}
-TEST_F(BlenderScaleTest, NonUniformGlb) {
-  CheckFile(dir_.file("scale_nonuniform.glb"), "", dir_, "nonuniform_glb");
+// The four files Blender makes (uniform and non-uniform scale, as glb and FBX), one check each.
+TEST(BlenderScaleTest, BlenderMadeFiles) {
+  REQUIRE_BLENDER();
+  TempDir dir;
+  const std::string cmd =
+      fmt::format("blender -b --factory-startup --python '{}' -- '{}' > '{}' 2>&1",
+                  RIGEL_BLENDER_SCALE_MAKE, dir.path().string(), dir.file("make.log"));
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  CheckFile(dir.file("scale_uniform.fbx"), "", dir, "uniform_fbx");
+  CheckFile(dir.file("scale_uniform.glb"), "", dir, "uniform_glb");
+  CheckFile(dir.file("scale_nonuniform.fbx"), "", dir, "nonuniform_fbx");
+  CheckFile(dir.file("scale_nonuniform.glb"), "", dir, "nonuniform_glb");
 }
 
 TEST(BlenderScaleCorpusTest, MayaSausage) {
