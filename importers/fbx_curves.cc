@@ -407,6 +407,19 @@ double UnstatedRate(std::vector<std::int64_t> times, double* key_spacing) {
   return kAssumedFps;
 }
 
+void ApplyOpLinks(const std::vector<OpLink>& links,
+                  std::unordered_map<std::int64_t, CurveNodeAxes>* nodes) {
+  for (const OpLink& l : links) {
+    if (const auto n = nodes->find(l.parent); n != nodes->end() && l.property.size() == 3 &&
+                                              l.property.substr(0, 2) == "d|" &&
+                                              l.property[2] >= 'X' && l.property[2] <= 'Z') {
+      n->second.curve[l.property[2] - 'X'] = l.child;
+    } else if (const auto m = nodes->find(l.child); m != nodes->end()) {
+      m->second.property = LclProperty(l.property);
+    }
+  }
+}
+
 }  // namespace fbx_curves_internal
 
 std::optional<FbxDensified> DensifyFbxCurves(std::string_view bytes) {

@@ -118,11 +118,7 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
   std::optional<std::int64_t> node;
   std::int64_t next_id = 0;
   std::optional<std::size_t> first_link;
-  struct Link {
-    std::int64_t child, parent;
-    std::string property;
-  };
-  std::vector<Link> op_links;
+  std::vector<OpLink> op_links;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string_view t = Trim(text(i));
     if (t.rfind("P: \"TimeMode\"", 0) == 0 && !have_mode) {
@@ -275,15 +271,7 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
   for (const AsciiCurve& c : curves) {
     if (c.ok) spans.emplace(c.id, std::pair{c.keys.times.front(), c.keys.times.back()});
   }
-  for (const Link& l : op_links) {
-    if (const auto n = nodes.find(l.parent); n != nodes.end() && l.property.size() == 3 &&
-                                             l.property.substr(0, 2) == "d|" &&
-                                             l.property[2] >= 'X' && l.property[2] <= 'Z') {
-      n->second.curve[l.property[2] - 'X'] = l.child;
-    } else if (const auto m = nodes.find(l.child); m != nodes.end()) {
-      m->second.property = LclProperty(l.property);
-    }
-  }
+  ApplyOpLinks(op_links, &nodes);
   std::vector<AxisCurve> added = MissingAxisCurves(nodes, spans, next_id);
   // RotationOrder 6 (eSphericXYZ) read as XYZ (SphericAsXyz): the lines that state it.
   constexpr std::string_view kSpheric = "P: \"RotationOrder\", \"enum\", \"\", \"\",6";

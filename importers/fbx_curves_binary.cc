@@ -442,11 +442,7 @@ std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
   Takes takes;
   Node* objects = nullptr;
   Node* connections = nullptr;
-  struct Link {
-    std::int64_t child, parent;
-    std::string property;
-  };
-  std::vector<Link> op_links;
+  std::vector<OpLink> op_links;
   for (Node& n : top) {
     if (n.name == "GlobalSettings") {
       if (const Node* p70 = Child(n, "Properties70")) {
@@ -523,15 +519,7 @@ std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
       }
     }
   }
-  for (const Link& l : op_links) {
-    if (const auto n = nodes.find(l.parent); n != nodes.end() && l.property.size() == 3 &&
-                                             l.property.substr(0, 2) == "d|" &&
-                                             l.property[2] >= 'X' && l.property[2] <= 'Z') {
-      n->second.curve[l.property[2] - 'X'] = l.child;
-    } else if (const auto m = nodes.find(l.child); m != nodes.end()) {
-      m->second.property = LclProperty(l.property);
-    }
-  }
+  ApplyOpLinks(op_links, &nodes);
   const std::vector<AxisCurve> added = MissingAxisCurves(nodes, spans, next_id);
   out.axes_completed = static_cast<int>(added.size());
   // RotationOrder 6 (eSphericXYZ) stated 0 (XYZ), on models and in the models' template.

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -80,6 +81,15 @@ std::vector<AxisCurve> MissingAxisCurves(
     std::int64_t next_id);
 // 'T', 'R', 'S' for Lcl Translation, Rotation, Scaling; 0 otherwise.
 char LclProperty(std::string_view name);
+
+// An "OP" connection: `child` connected to `parent`'s property.
+struct OpLink {
+  std::int64_t child, parent;
+  std::string property;
+};
+// Each curve node's curves (a curve on its "d|X", "d|Y", "d|Z") and the property it animates.
+void ApplyOpLinks(const std::vector<OpLink>& links,
+                  std::unordered_map<std::int64_t, CurveNodeAxes>* nodes);
 
 std::optional<FbxDensified> DensifyBinary(std::string_view bytes);
 std::optional<FbxDensified> DensifyAscii(std::string_view d);
