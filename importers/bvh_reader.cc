@@ -21,11 +21,18 @@
 #include "core/retarget/upside_down.h"
 #include "core/skeleton_builder.h"
 #include "core/skeleton_utils.h"
+#include "importers/bvh_text.h"
+#include "importers/bvh_translation_rule.h"
 #include "importers/utf8.h"
 #include "io/exact_decimal.h"
 
 namespace rigel {
 namespace {
+
+using bvh_internal::DecideTranslation;
+using bvh_internal::IsSpace;
+using bvh_internal::JointVerdict;
+using bvh_internal::Quote;
 
 constexpr size_t kChunkBytes = 1 << 20;
 
@@ -93,17 +100,6 @@ class LineReader {
   bool eof_ = false;
   int line_ = 0;
 };
-
-inline bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-// A token for a message: at most 40 bytes, valid UTF-8 (other bytes written "\xFF"), so the
-// message can go into a JSON report.
-std::string Quote(std::string_view s) {
-  constexpr size_t kMax = 40;
-  bool cut = false;
-  const std::string shown = Utf8ForMessage(s, kMax, &cut);
-  return "'" + shown + (cut ? "...'" : "'");
-}
 
 enum class NumberStatus { kOk, kNotNumber, kComma, kNotFinite };
 
@@ -179,134 +175,6 @@ bool WriterMisses(double v, double x, double to_file, double scale, double offse
 const char* TokenEnd(const char* p, const char* end) {
   while (p < end && !IsSpace(*p)) ++p;
   return p;
-}
-
-struct UnitName {
-  std::string_view name;
-  double metres;
-};
-constexpr UnitName kUnits[] = {
-    {"m", 1.0}, {"dm", 0.1}, {"cm", 0.01}, {"mm", 0.001}, {"in", 0.0254}};
-// The units a BVH figure's size is compared against: the named ones and the CMU ASF unit
-// (1/0.45 inch), the unit of every BVH converted from the CMU motion-capture database.
-constexpr double kCmuAsfUnit = 0.0254 / 0.45;
-
-// Value at quantile q (0..1) of `v` (reordered), nearest rank.
-double Quantile(std::vector<double>& v, double q) {
-  const size_t k = std::min(
-      v.size() - 1, static_cast<size_t>(std::llround(q * static_cast<double>(v.size() - 1))));
-  std::nth_element(v.begin(), v.begin() + k, v.end());
-  return v[k];
-}
-
-// What one joint's own data say about its position channels (the header comment's rule).
-struct JointVerdict {
-  enum Kind { kTrivial, kDecided, kUndecided } kind = kTrivial;
-  TranslationMode mode = TranslationMode::kAdd;  // kDecided only
-  std::string detail;                            // kUndecided: why, in words
-};
-
-// True when no ancestor of `joint` has a channel: its translation is as free as a root's.
-bool IsFree(const Skeleton& skeleton, int joint) {
-  for (int p = skeleton.parent(joint); p >= 0; p = skeleton.parent(p)) {
-    if (skeleton.channel_count(p) > 0) return false;
-  }
-  return true;
-}
-
-// Bone-length evidence: a joint under a moving parent is one rigid bone away from it, so its
-// local translation keeps one length on every frame under the right reading. Returns the reading
-// whose length spread over the frames is less than a tenth of the other's, when the other's is
-// more than rounding (1e-9 of the figure); nullopt when the lengths do not tell.
-std::optional<TranslationMode> BoneLengthVerdict(const Skeleton& skeleton, const Clip& clip,
-                                                 int joint, double figure_size) {
-  if (IsFree(skeleton, joint) || clip.num_frames() < 2) return std::nullopt;
-  const Eigen::Vector3d& offset = skeleton.rest_translation(joint);
-  double add_min = INFINITY, add_max = -INFINITY, rep_min = INFINITY, rep_max = -INFINITY;
-  for (int f = 0; f < clip.num_frames(); ++f) {
-    Eigen::Vector3d added = offset, replaced = offset;
-    for (int k = 0; k < 3; ++k) {
-      const int c = skeleton.translation_channel(joint, k);
-      if (c < 0) continue;
-      added[k] += clip.at(f, c);
-      replaced[k] = clip.at(f, c);
-    }
-    add_min = std::min(add_min, added.norm());
-    add_max = std::max(add_max, added.norm());
-    rep_min = std::min(rep_min, replaced.norm());
-    rep_max = std::max(rep_max, replaced.norm());
-  }
-  const double add_spread = add_max - add_min, rep_spread = rep_max - rep_min;
-  const double noise = 1e-9 * figure_size;
-  if (add_spread > noise && rep_spread * 10 < add_spread) return TranslationMode::kReplace;
-  if (rep_spread > noise && add_spread * 10 < rep_spread) return TranslationMode::kAdd;
-  return std::nullopt;
-}
-
-// The per-joint decision of the header comment from the joint's own values. `clip` holds the
-// file's values.
-JointVerdict DecideTranslation(const Skeleton& skeleton, const Clip& clip, int joint,
-                               double figure_size, std::vector<double>& values) {
-  JointVerdict verdict;
-  const Eigen::Vector3d& offset = skeleton.rest_translation(joint);
-  double norm2 = 0;
-  for (int k = 0; k < 3; ++k) {
-    if (skeleton.translation_channel(joint, k) >= 0) norm2 += offset[k] * offset[k];
-  }
-  const double norm = std::sqrt(norm2);
-  if (norm <= 1e-9 * figure_size || norm == 0) return verdict;
-  int add = 0, replace = 0, neither = 0;
-  std::string detail;
-  values.resize(clip.num_frames());
-  for (int k = 0; k < 3; ++k) {
-    const int c = skeleton.translation_channel(joint, k);
-    if (c < 0 || std::abs(offset[k]) < 0.1 * norm) continue;
-    for (int f = 0; f < clip.num_frames(); ++f) values[f] = clip.at(f, c);
-    const double spread = Quantile(values, 0.95) - Quantile(values, 0.05);
-    const double median = Quantile(values, 0.5);
-    const char axis = static_cast<char>('X' + k);
-    if (spread > 0.5 * std::abs(offset[k])) {
-      detail +=
-          fmt::format(" {}: values spread over {:.4g}, OFFSET {:.4g};", axis, spread, offset[k]);
-      continue;
-    }
-    const double t = median / offset[k];
-    if (std::abs(t - 1) <= 0.25) {
-      ++replace;
-    } else if (std::abs(t) <= 0.25) {
-      ++add;
-    } else {
-      ++neither;
-      detail +=
-          fmt::format(" {}: median {:.4g} is {:.3g} x OFFSET {:.4g};", axis, median, t, offset[k]);
-    }
-  }
-  std::optional<TranslationMode> votes;
-  if (replace > 0 && add == 0 && neither == 0) votes = TranslationMode::kReplace;
-  if (add > 0 && replace == 0 && neither == 0) votes = TranslationMode::kAdd;
-  const std::optional<TranslationMode> bones =
-      BoneLengthVerdict(skeleton, clip, joint, figure_size);
-  if (votes && (!bones || bones == votes)) {
-    verdict.kind = JointVerdict::kDecided;
-    verdict.mode = *votes;
-    return verdict;
-  }
-  if (bones && !votes) {
-    verdict.kind = JointVerdict::kDecided;
-    verdict.mode = *bones;
-    return verdict;
-  }
-  if (add > 0 && replace > 0) detail += " some axes restate the OFFSET, others stay near zero;";
-  if (votes && bones) {
-    detail +=
-        fmt::format(" the values {}, but the bone keeps its length only {};",
-                    votes == TranslationMode::kReplace ? "restate the OFFSET" : "stay near zero",
-                    bones == TranslationMode::kReplace ? "as absolute" : "as deltas");
-  }
-  if (!detail.empty()) detail.pop_back();
-  verdict.kind = JointVerdict::kUndecided;
-  verdict.detail = detail.empty() ? std::string("no axis to judge by") : detail.substr(1);
-  return verdict;
 }
 
 class BvhParser {
@@ -841,93 +709,6 @@ std::optional<BvhTranslation> ParseBvhTranslation(std::string_view text) {
   if (text == "add") return BvhTranslation::kAdd;
   if (text == "replace") return BvhTranslation::kReplace;
   return std::nullopt;
-}
-
-std::optional<double> ParseBvhUnit(std::string_view text, std::string* error) {
-  for (const UnitName& u : kUnits) {
-    if (u.name == text) return u.metres;
-  }
-  // A factor: "0.0254" (metres), "2.54cm", "1e-3", "2.54 cm".
-  const auto fail = [&](std::string_view why) -> std::optional<double> {
-    if (error != nullptr) {
-      *error = fmt::format(
-          "{} is not a length unit ({}): give m, dm, cm, mm, in, or the length of one file "
-          "unit as a number > 0 in metres or followed by one of those units (0.0254, 2.54cm, "
-          "1e-3)",
-          Quote(text), why);
-    }
-    return std::nullopt;
-  };
-  const char* p = text.data();
-  const char* end = p + text.size();
-  while (p < end && IsSpace(*p)) ++p;
-  double factor = 0;
-  const auto result = fast_float::from_chars(p, end, factor);
-  if (result.ptr == p) return fail(text.empty() ? "empty" : "no number and not a unit name");
-  if (result.ec != std::errc() || !std::isfinite(factor)) return fail("out of range");
-  if (!(factor > 0)) return fail("not > 0");
-  p = result.ptr;
-  while (p < end && IsSpace(*p)) ++p;
-  const std::string_view suffix(p, end - p);
-  double unit = 1.0;
-  if (!suffix.empty()) {
-    const UnitName* found = nullptr;
-    for (const UnitName& u : kUnits) {
-      if (u.name == suffix) found = &u;
-    }
-    if (found == nullptr)
-      return fail(fmt::format("unknown unit {} after the number", Quote(suffix)));
-    unit = found->metres;
-  }
-  const double metres = factor * unit;
-  if (!(metres > 0) || !std::isfinite(metres)) return fail("out of range");
-  return metres;
-}
-
-std::vector<std::string> BvhUnitNames() {
-  std::vector<std::string> names;
-  for (const UnitName& u : kUnits) names.emplace_back(u.name);
-  return names;
-}
-
-std::string UnitLabel(double metres) {
-  for (const UnitName& u : kUnits) {
-    if (u.metres == metres) return std::string(u.name);
-  }
-  if (metres == kCmuAsfUnit) return fmt::format("{:.6g} m (the CMU ASF unit, 1/0.45 inch)", metres);
-  return fmt::format("{:g} m", metres);
-}
-
-double EstimateBvhUnit(double height) {
-  if (!(height > 0) || !std::isfinite(height)) return 0.0;
-  double best = 0, best_distance = INFINITY;
-  auto consider = [&](double metres) {
-    const double d = std::abs(std::log(height * metres / 1.6));
-    if (d < best_distance) {
-      best_distance = d;
-      best = metres;
-    }
-  };
-  for (const UnitName& u : kUnits) consider(u.metres);
-  consider(kCmuAsfUnit);
-  return best;
-}
-
-double EstimateUnitFromBody(const Skeleton& skeleton, const Clip* clip, BodyMeasure* measure) {
-  BodyMeasure body = MeasureBody(skeleton, clip);
-  const double unit = body.humanoid ? EstimateBvhUnit(body.height) : 0.0;
-  if (measure != nullptr) *measure = std::move(body);
-  return unit;
-}
-
-double EstimateUnitFromFrame(const Skeleton& skeleton, std::span<const double> row,
-                             double* height) {
-  Clip clip(1, skeleton.num_channels(), 1.0);
-  std::copy(row.begin(), row.end(), &clip.at(0, 0));
-  BodyMeasure body;
-  const double unit = EstimateUnitFromBody(skeleton, &clip, &body);
-  if (height != nullptr) *height = body.height;
-  return unit;
 }
 
 Scene ReadBvh(const std::string& path, const BvhReadOptions& options) {
