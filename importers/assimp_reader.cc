@@ -211,7 +211,7 @@ void Converter::NoteComponentwiseScale(const Scene& out) {
                                               (local * own.inverse().matrix().asDiagonal()) *
                                               (scale * own).matrix().asDiagonal();
         const double off = (linear[k] - componentwise).norm() / componentwise.norm();
-        if (off <= 1e-9) continue;
+        if (!(off > 1e-9)) continue;  // also NaN: a parent scaled to nothing has no axes to compare
         if (!counted[k]) ++count, counted[k] = 1;
         if (off > worst) worst = off, worst_joint = k, worst_frame = f, worst_clip = &clip;
       }
