@@ -351,7 +351,7 @@ void MeasureProportions(const Skeleton& src, const Skeleton& tgt, const Humanoid
     m.scale = hip_t / hip_s;
     m.target_hip_height = hip_t;
   } else {
-    warnings->push_back("hips at or below the ground in a reference pose: scale 1 used");
+    warnings->emplace_back("hips at or below the ground in a reference pose: scale 1 used");
     m.target_hip_height = std::max(height_t * 0.5, 1e-9);
   }
   m.source_origin = ws[m.source_hips].translation();

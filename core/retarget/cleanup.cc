@@ -281,7 +281,7 @@ CleanUpReport IkCleanUp(const Skeleton& tgt, const Alignment& m, const RetargetO
   const bool ik_on = options.pin_feet || options.pin_hands;
   report.applied = ik_on && !m.limbs.empty();
   if (options.pin_feet && options.root_motion == RootMotion::kInPlace) {
-    warnings->push_back(
+    warnings->emplace_back(
         "feet pinned with in-place root motion: the hips do not travel, so pinned feet stretch "
         "the legs; use scale or keep with --pin-feet");
   }
