@@ -474,31 +474,25 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   return batch::InputReport(std::move(rows), read_seconds);
 }
 
-}  // namespace
+// What `rigel bake` is told.
+struct BakeArgs {
+  std::string rig, out = "out", format = "bvh", shard, report, timeout, preview, frames_report;
+  int jobs = 0;
+  bool resume = false, allow_io = false, progress = false, no_progress = false;
+  std::vector<std::string> inputs, merge;
+  double clip_timeout = 0;
+  int lua_memory_mb = 2048;
+  int workers = -1;   // -1: -j worker processes; 0: threads of this process
+  int memory_mb = 0;  // 0: DefaultWorkerMemoryMb
+  int import_memory_mb = 4096;
+  double import_timeout = 300;
+  ReadArgs read;  // --bvh-translation, --unit-in, --up, --forward
+  std::string take;
+  bool strict = false;
+  ReduceArgs reduce;
+};
 
-Runner AddBakeCommand(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand(
-      "bake",
-      "Bake clips through a Lua rig script, in parallel. Inputs are files, folders (searched "
-      "recursively by extension) or @list.txt files. Exit 0 when every clip succeeds, 1 when any "
-      "failed, 2 on usage errors.");
-  struct Options {
-    std::string rig, out = "out", format = "bvh", shard, report, timeout, preview, frames_report;
-    int jobs = 0;
-    bool resume = false, allow_io = false, progress = false, no_progress = false;
-    std::vector<std::string> inputs, merge;
-    double clip_timeout = 0;
-    int lua_memory_mb = 2048;
-    int workers = -1;   // -1: -j worker processes; 0: threads of this process
-    int memory_mb = 0;  // 0: DefaultWorkerMemoryMb
-    int import_memory_mb = 4096;
-    double import_timeout = 300;
-    ReadArgs read;  // --bvh-translation, --unit-in, --up, --forward
-    std::string take;
-    bool strict = false;
-    ReduceArgs reduce;
-  };
-  auto o = std::make_shared<Options>();
+void AddBakeOptions(CLI::App* sub, BakeArgs* o) {
   sub->add_option("--rig", o->rig, "Rig script (Lua) that bakes one clip");
   sub->add_option("--out", o->out, "Output folder (default: out)");
   sub->add_option("-j,--jobs", o->jobs, "Worker processes (default: all cores)")
@@ -548,127 +542,157 @@ Runner AddBakeCommand(CLI::App& app) {
   sub->add_flag("--allow-io", o->allow_io, "Lift the script sandbox");
   sub->add_flag("--no-progress", o->no_progress, "No progress bar even on a terminal");
   sub->add_option("INPUTS", o->inputs, "Clips: files, folders or @list.txt");
-  return [o]() {
-    try {
-      if (!o->merge.empty()) {
-        if (o->report.empty()) throw batch::UsageError("--merge-reports needs --report OUT.json");
-        batch::CheckInputsNotOverwritten({o->merge, {}, {o->report}});
-        const nlohmann::json merged = batch::MergeReports(o->merge);
-        WriteFileAtomically(
-            o->report, merged.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-        return kExitOk;
-      }
-      if (o->rig.empty()) throw batch::UsageError("--rig RIG.lua is required");
-      if (o->inputs.empty()) throw batch::UsageError("no INPUTS given");
-      if (!fs::is_regular_file(o->rig)) throw batch::UsageError(o->rig + ": no such rig script");
-      std::vector<batch::Input> inputs = batch::CollectInputs(o->inputs, ReadableExtensions());
-      if (!o->shard.empty()) inputs = batch::SelectShard(inputs, batch::ParseShard(o->shard));
-      // Inputs are never written: no output folder or file may be an input or the rig script
-      // (checked again with every output by batch::Run).
-      {
-        batch::WritePlan plan;  // freed before the batch: a path per input
-        for (const batch::Input& i : inputs) plan.inputs.push_back(i.path);
-        plan.inputs.push_back(o->rig);
-        plan.folders = {
-            {o->out, "--out"}, {o->frames_report, "--frames-report"}, {o->preview, "--preview"}};
-        plan.files = {o->report};
-        batch::CheckInputsNotOverwritten(plan);
-      }
+}
 
-      BakeConfig config;
-      config.rig = o->rig;
-      config.rig_dir = fs::weakly_canonical(fs::absolute(o->rig)).parent_path().string();
-      config.out_dir = o->out;
-      config.frames_report_dir = o->frames_report;
-      if (!o->frames_report.empty()) {
-        std::error_code ec;
-        fs::create_directories(o->frames_report, ec);
-        if (!fs::is_directory(o->frames_report, ec)) {
-          throw batch::UsageError("--frames-report " + o->frames_report +
-                                  ": cannot create the folder");
-        }
-      }
-      config.allow_io = o->allow_io;
-      config.timeout = o->clip_timeout;
-      config.memory_limit = static_cast<size_t>(o->lua_memory_mb) << 20;
-      config.load.memory_limit_mib = static_cast<size_t>(o->import_memory_mb);
-      config.load.time_limit_seconds = o->import_timeout;
-      config.load = ApplyReadArgs(o->read, config.load);
-      config.take = o->take;
-      config.strict = o->strict;
-      config.reduce = o->reduce;
-      config.inputs = &inputs;
-      config.input_ids.reserve(inputs.size());
-      for (const batch::Input& i : inputs) config.input_ids.push_back(FileIdentity(i.path));
+// --merge-reports: the shard reports merged into --report.
+int MergeShardReports(const BakeArgs& o) {
+  if (o.report.empty()) throw batch::UsageError("--merge-reports needs --report OUT.json");
+  batch::CheckInputsNotOverwritten({o.merge, {}, {o.report}});
+  const nlohmann::json merged = batch::MergeReports(o.merge);
+  WriteFileAtomically(o.report,
+                      merged.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  return kExitOk;
+}
 
-      batch::RunOptions run;
-      run.out_dir = o->out;
-      run.extension = std::string(FormatNamed(o->format)->extensions.front());
-      run.jobs = o->jobs;
-      run.resume = o->resume;
-      run.recipe.version = RIGEL_VERSION;
-      run.recipe.recipe_hash = batch::HashBytes(
-          batch::HashFile(o->rig) + "|" + o->format + "|" + o->read.bvh_translation + "|" +
-          o->read.unit_in + "|" + o->take +
-          (o->read.up.empty() && o->read.forward.empty()
-               ? std::string()
-               : "|" + o->read.up + "|" + o->read.forward) +
-          (o->reduce.enabled ? fmt::format("|keys {} {}", o->reduce.error_mm, o->reduce.vertex_mm)
-                             : std::string()));
-      run.progress = !o->no_progress && isatty(STDERR_FILENO);
-      run.command = "bake";
-      run.processes = o->workers != 0;
-      if (run.processes) {
-        const int workers =
-            o->jobs > 0 ? o->jobs
-                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        run.memory_mb = o->memory_mb > 0
-                            ? static_cast<size_t>(o->memory_mb)
-                            : batch::DefaultWorkerMemoryMb(std::min<int>(
-                                  workers, static_cast<int>(std::max<size_t>(1, inputs.size()))));
-        run.timeout = o->clip_timeout;
-        if (!o->allow_io) {
-          if (ProbeConfinement().kind == ConfinementKind::kNone) {
-            fmt::print(stderr, "rigel bake: warning: confinement: {}\n", DescribeConfinement());
-          }
-          // The workers start after batch::Run has created --out (a rule needs the folder).
-          // The rules (a path per input) are made in the worker, not kept by the coordinator.
-          run.worker_setup = [&config, &inputs] {
-            ConfineCurrentThread(BakeRules(config, inputs));
-          };
-        }
-      }
-      // The rows go to a temporary file as clips finish (batch::ReportSpill): the coordinator's
-      // memory does not grow with the batch.
-      batch::ReportSpill spill(inputs.size());
-      batch::Run(
-          inputs, run,
-          [&config](const batch::Input& input, const std::string& output) {
-            return BakeOne(input, output, config);
-          },
-          &spill);
-      int failed = spill.failed();
-      spill.ForEachRow(
-          [](const batch::ClipReport& r) {
-            // Reasons from importers already start with the file name.
-            if (r.reason.rfind(r.input, 0) == 0) {
-              fmt::print(stderr, "rigel bake: failed: {}\n", r.reason);
-            } else {
-              fmt::print(stderr, "rigel bake: failed: {}: {}\n", r.input, r.reason);
-            }
-          },
-          /*failed_only=*/true);
-      if (!o->preview.empty()) failed += preview::WritePreviewPages(o->preview, spill, "bake");
-      if (!o->report.empty()) spill.Write(o->report, run);
-      return failed ? kExitBadInput : kExitOk;
-    } catch (const batch::UsageError& e) {
-      fmt::print(stderr, "rigel bake: error: {}\n", e.what());
-      return kExitUsage;
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "rigel bake: error: {}\n", e.what());
-      return kExitBadInput;
+// The inputs to bake (INPUTS, --shard), refused when an output could overwrite one.
+std::vector<batch::Input> BakeInputs(const BakeArgs& o) {
+  if (o.rig.empty()) throw batch::UsageError("--rig RIG.lua is required");
+  if (o.inputs.empty()) throw batch::UsageError("no INPUTS given");
+  if (!fs::is_regular_file(o.rig)) throw batch::UsageError(o.rig + ": no such rig script");
+  std::vector<batch::Input> inputs = batch::CollectInputs(o.inputs, ReadableExtensions());
+  if (!o.shard.empty()) inputs = batch::SelectShard(inputs, batch::ParseShard(o.shard));
+  // Inputs are never written: no output folder or file may be an input or the rig script
+  // (checked again with every output by batch::Run).
+  {
+    batch::WritePlan plan;  // freed before the batch: a path per input
+    for (const batch::Input& i : inputs) plan.inputs.push_back(i.path);
+    plan.inputs.push_back(o.rig);
+    plan.folders = {
+        {o.out, "--out"}, {o.frames_report, "--frames-report"}, {o.preview, "--preview"}};
+    plan.files = {o.report};
+    batch::CheckInputsNotOverwritten(plan);
+  }
+  return inputs;
+}
+
+// What every clip's bake is given (BakeOne); creates the --frames-report folder.
+void FillBakeConfig(const BakeArgs& o, const std::vector<batch::Input>& inputs,
+                    BakeConfig* config) {
+  config->rig = o.rig;
+  config->rig_dir = fs::weakly_canonical(fs::absolute(o.rig)).parent_path().string();
+  config->out_dir = o.out;
+  config->frames_report_dir = o.frames_report;
+  if (!o.frames_report.empty()) {
+    std::error_code ec;
+    fs::create_directories(o.frames_report, ec);
+    if (!fs::is_directory(o.frames_report, ec)) {
+      throw batch::UsageError("--frames-report " + o.frames_report + ": cannot create the folder");
     }
-  };
+  }
+  config->allow_io = o.allow_io;
+  config->timeout = o.clip_timeout;
+  config->memory_limit = static_cast<size_t>(o.lua_memory_mb) << 20;
+  config->load.memory_limit_mib = static_cast<size_t>(o.import_memory_mb);
+  config->load.time_limit_seconds = o.import_timeout;
+  config->load = ApplyReadArgs(o.read, config->load);
+  config->take = o.take;
+  config->strict = o.strict;
+  config->reduce = o.reduce;
+  config->inputs = &inputs;
+  config->input_ids.reserve(inputs.size());
+  for (const batch::Input& i : inputs) config->input_ids.push_back(FileIdentity(i.path));
+}
+
+// How the batch runs: the recipe --resume compares, the worker processes, their limits and
+// confinement (`config` and `inputs` must outlive the batch: the workers' setup reads them).
+batch::RunOptions BakeRunOptions(const BakeArgs& o, const BakeConfig& config,
+                                 const std::vector<batch::Input>& inputs) {
+  batch::RunOptions run;
+  run.out_dir = o.out;
+  run.extension = std::string(FormatNamed(o.format)->extensions.front());
+  run.jobs = o.jobs;
+  run.resume = o.resume;
+  run.recipe.version = RIGEL_VERSION;
+  run.recipe.recipe_hash = batch::HashBytes(
+      batch::HashFile(o.rig) + "|" + o.format + "|" + o.read.bvh_translation + "|" +
+      o.read.unit_in + "|" + o.take +
+      (o.read.up.empty() && o.read.forward.empty() ? std::string()
+                                                   : "|" + o.read.up + "|" + o.read.forward) +
+      (o.reduce.enabled ? fmt::format("|keys {} {}", o.reduce.error_mm, o.reduce.vertex_mm)
+                        : std::string()));
+  run.progress = !o.no_progress && isatty(STDERR_FILENO);
+  run.command = "bake";
+  run.processes = o.workers != 0;
+  if (run.processes) {
+    const int workers =
+        o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    run.memory_mb = o.memory_mb > 0
+                        ? static_cast<size_t>(o.memory_mb)
+                        : batch::DefaultWorkerMemoryMb(std::min<int>(
+                              workers, static_cast<int>(std::max<size_t>(1, inputs.size()))));
+    run.timeout = o.clip_timeout;
+    if (!o.allow_io) {
+      if (ProbeConfinement().kind == ConfinementKind::kNone) {
+        fmt::print(stderr, "rigel bake: warning: confinement: {}\n", DescribeConfinement());
+      }
+      // The workers start after batch::Run has created --out (a rule needs the folder).
+      // The rules (a path per input) are made in the worker, not kept by the coordinator.
+      run.worker_setup = [&config, &inputs] { ConfineCurrentThread(BakeRules(config, inputs)); };
+    }
+  }
+  return run;
+}
+
+int RunBake(const BakeArgs& o) {
+  try {
+    if (!o.merge.empty()) return MergeShardReports(o);
+    std::vector<batch::Input> inputs = BakeInputs(o);
+    BakeConfig config;
+    FillBakeConfig(o, inputs, &config);
+    const batch::RunOptions run = BakeRunOptions(o, config, inputs);
+    // The rows go to a temporary file as clips finish (batch::ReportSpill): the coordinator's
+    // memory does not grow with the batch.
+    batch::ReportSpill spill(inputs.size());
+    batch::Run(
+        inputs, run,
+        [&config](const batch::Input& input, const std::string& output) {
+          return BakeOne(input, output, config);
+        },
+        &spill);
+    int failed = spill.failed();
+    spill.ForEachRow(
+        [](const batch::ClipReport& r) {
+          // Reasons from importers already start with the file name.
+          if (r.reason.rfind(r.input, 0) == 0) {
+            fmt::print(stderr, "rigel bake: failed: {}\n", r.reason);
+          } else {
+            fmt::print(stderr, "rigel bake: failed: {}: {}\n", r.input, r.reason);
+          }
+        },
+        /*failed_only=*/true);
+    if (!o.preview.empty()) failed += preview::WritePreviewPages(o.preview, spill, "bake");
+    if (!o.report.empty()) spill.Write(o.report, run);
+    return failed ? kExitBadInput : kExitOk;
+  } catch (const batch::UsageError& e) {
+    fmt::print(stderr, "rigel bake: error: {}\n", e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rigel bake: error: {}\n", e.what());
+    return kExitBadInput;
+  }
+}
+
+}  // namespace
+
+Runner AddBakeCommand(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand(
+      "bake",
+      "Bake clips through a Lua rig script, in parallel. Inputs are files, folders (searched "
+      "recursively by extension) or @list.txt files. Exit 0 when every clip succeeds, 1 when any "
+      "failed, 2 on usage errors.");
+  auto o = std::make_shared<BakeArgs>();
+  AddBakeOptions(sub, o.get());
+  return [o]() { return RunBake(*o); };
 }
 
 }  // namespace rigel::cli

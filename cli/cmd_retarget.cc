@@ -185,6 +185,319 @@ int SuggestMap(const RetargetArgs& a) {
   }
 }
 
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// The inputs named by CLIPS (and --shard), refused before reading or writing anything when an
+// output could overwrite an input: inputs are never written. kExitOk, else kExitUsage.
+int CollectInputs(const RetargetArgs& a, const std::string& ext,
+                  std::vector<batch::Input>* inputs) {
+  try {
+    *inputs = batch::CollectInputs(a.clips, ReadableExtensions());
+    if (!a.shard.empty()) *inputs = batch::SelectShard(*inputs, batch::ParseShard(a.shard));
+    std::vector<std::string> read{a.target, a.map}, written;  // inputs are never written
+    for (const batch::Input& i : *inputs) read.push_back(i.path);
+    batch::RunOptions where;
+    where.out_dir = a.out;
+    where.extension = ext;
+    for (const batch::Input& i : *inputs) written.push_back(batch::OutputPath(where, i));
+    written.push_back(a.report);
+    batch::CheckInputsNotOverwritten(
+        {read,
+         {{a.out, "--out"}, {a.frames_report, "--frames-report"}, {a.preview, "--preview"}},
+         written});
+  } catch (const batch::UsageError& e) {
+    fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+// Reads the target (its warnings on stderr) and the map, when one is given. kExitOk, else
+// kExitBadInput.
+int LoadTargetAndMap(const RetargetArgs& a, Scene* target, retarget::BoneMap* map) {
+  try {
+    *target = LoadScene(a.target, ApplyReadArgs(a.read));
+    for (const std::string& w : target->warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
+    if (!a.map.empty()) *map = ReadBoneMap(a.map);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
+    return kExitBadInput;
+  }
+  return kExitOk;
+}
+
+// The options every clip shares (each adds its source's unit and axes).
+retarget::RetargetOptions SharedOptions(const RetargetArgs& a, retarget::RootMotion root,
+                                        const Scene& target) {
+  retarget::RetargetOptions options;
+  options.root_motion = root;
+  options.root_motion_bone = a.root_motion_bone;
+  options.pin_feet = a.pin_feet;
+  options.pin_hands = a.pin_hands;
+  options.follow_source_between_contacts = a.follow_source;
+  options.source_reference_frame = a.source_ref;
+  options.target_reference_frame = a.target_ref;
+  options.target_unit_metres = UnitOf(target);
+  options.target_up_axis = UpAxisOf(target);
+  return options;
+}
+
+// How the batch runs (recipe_hash aside: RecipeHash).
+batch::RunOptions BatchOptions(const RetargetArgs& a, const std::string& ext) {
+  batch::RunOptions run;
+  run.out_dir = a.out;
+  run.extension = ext;
+  run.jobs = a.jobs;
+  run.resume = a.resume;
+  run.recipe.version = RIGEL_VERSION;
+  run.progress = !a.no_progress && isatty(STDERR_FILENO);
+  run.command = "retarget";
+  // Clips run in worker processes (docs/bake.md, "Workers"): a crash or a runaway clip fails
+  // only itself. Retargeting runs no script, so the workers are not Landlocked (the loads are).
+  run.processes = true;
+  {
+    const int workers =
+        a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    run.memory_mb =
+        a.memory_mb > 0 ? static_cast<size_t>(a.memory_mb) : batch::DefaultWorkerMemoryMb(workers);
+  }
+  run.timeout = a.timeout;
+  return run;
+}
+
+// Everything the outputs depend on besides the clip itself (--resume compares it). Throws when
+// the target or the map cannot be read.
+std::string RecipeHash(const RetargetArgs& a) {
+  return batch::HashBytes(
+      fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", batch::HashFile(a.target),
+                  a.map.empty() ? std::string("auto") : batch::HashFile(a.map), a.format,
+                  a.root_motion, a.pin_feet, a.pin_hands, a.follow_source, a.source_ref,
+                  a.target_ref, a.read.bvh_translation, a.read.unit_in, a.take) +
+      (a.reduce.enabled ? fmt::format("|keys {} {}", a.reduce.error_mm, a.reduce.vertex_mm)
+                        : std::string()) +
+      (a.root_motion_bone.empty() ? "" : "|" + a.root_motion_bone));
+}
+
+// What every input of the batch shares.
+struct RetargetJob {
+  const RetargetArgs& a;
+  const Scene& target;
+  const retarget::BoneMap& map;
+  const retarget::RetargetOptions& options;
+};
+
+// The scene the takes of one input are written in: the target's skeleton, unit and axes (the
+// retargeted clip is in them) and meshes (they move with the retargeted clip).
+Scene OutputSceneOf(const Scene& target) {
+  Scene out;
+  out.skeleton = target.skeleton;
+  out.file_unit_metres = target.file_unit_metres;
+  out.estimated_unit_metres = target.estimated_unit_metres;
+  out.length_scale = target.length_scale;
+  out.axes = target.axes;      // the retargeted clip is in the target's axes
+  out.meshes = target.meshes;  // the target character's meshes move with the retargeted clip
+  return out;
+}
+
+// The quality of one retargeted take on stderr and in its report row.
+void ReportTake(const retarget::RetargetResult& result, const std::string& where,
+                batch::ClipReport& row) {
+  const retarget::RetargetMetrics& q = result.metrics;
+  fmt::print(stderr,
+             "rigel retarget: {} -> {}: {} frames, bone direction mean {:.3f} deg (max "
+             "{:.2f}), foot slide mean {:.2f} mm (max {:.2f}) over {} contacts; on the "
+             "output's own {} contacts mean {:.2f} mm (max {:.2f})\n",
+             where, row.output, q.frames, q.bone_direction_mean_deg, q.bone_direction_max_deg,
+             q.foot_slide_mean_mm, q.foot_slide_max_mm, q.contacts, q.output_contacts,
+             q.output_foot_slide_mean_mm, q.output_foot_slide_max_mm);
+  row.frames = q.frames;
+  row.solver.frames = q.ik_applied ? q.frames : 0;
+  row.solver.unreachable = q.ik_unreached;
+  row.extra = MetricsJson(q);
+  AddRootMotionJson(q, &row.extra);
+  if (!q.root_bone.empty()) {
+    fmt::print(stderr,
+               "rigel retarget: {}: root motion on '{}'{}: path {:.3f} m, heading change {:.1f} "
+               "deg (turned {:.1f})\n",
+               where, q.root_bone, q.root_bone_added ? " (added)" : "", q.root_path_length_m,
+               q.root_heading_change_deg, q.root_heading_turned_deg);
+  }
+  row.extra["warnings"] = result.warnings;
+}
+
+// Writes the takes (nothing unless every take retargeted; a failed write removes what was
+// written), each row getting its keys when --reduce-keys reduced them.
+void WriteTakes(const RetargetArgs& a, const std::string& input, const std::string& out_path,
+                bool split, Scene& out, std::vector<batch::ClipReport>& rows,
+                std::vector<retarget::RetargetResult>& results) {
+  batch::WriteTakeOutputs(
+      "retarget", input, split, rows,
+      [&] {
+        for (retarget::RetargetResult& result : results) out.clips.push_back(result.clip);
+        const std::vector<ClipKeys> keys = SaveSceneReduced(out, out_path, a.reduce);
+        for (std::size_t k = 0; k < keys.size() && k < rows.size(); ++k) {
+          rows[k].keys = KeysJson(keys[k], a.reduce);
+        }
+      },
+      [&](std::size_t k) {
+        Scene one = out;
+        one.clips = {results[k].clip};
+        const std::vector<ClipKeys> keys = SaveSceneReduced(one, rows[k].output, a.reduce);
+        if (!keys.empty()) rows[k].keys = KeysJson(keys.front(), a.reduce);
+      });
+  if (a.reduce.enabled) {
+    if (std::string w = ReductionDroppedBy(out_path); !w.empty())
+      rows.front().warnings.push_back(w);
+  }
+}
+
+// Nothing silent: the source's own warnings (a guessed unit or convention) and the target's
+// meshes a format cannot hold reach the report.
+void WarnAboutDropped(const Scene& source, const std::string& input, const std::string& out_path,
+                      const Scene& out, const std::vector<retarget::RetargetResult>& results,
+                      std::vector<batch::ClipReport>& rows) {
+  rows.front().warnings.insert(rows.front().warnings.begin(), source.warnings.begin(),
+                               source.warnings.end());
+  std::vector<std::string> dropped =
+      DroppedBy(out_path, out.meshes.size(), 1, CountMorphTargets(out.meshes));
+  {
+    std::vector<Clip> clips;
+    if (out.skeleton->has_scale()) {
+      for (const retarget::RetargetResult& r : results) clips.push_back(r.clip);
+    }
+    for (std::string& w : SkeletonDroppedBy(out_path, *out.skeleton, clips)) {
+      dropped.push_back(std::move(w));
+    }
+  }
+  if (std::string w = AxesDroppedBy(out_path, out.axes); !w.empty()) {
+    dropped.push_back(std::move(w));
+  }
+  // The source's blend-shape weights drive the source's meshes, not the target's: the target's
+  // shapes stay at their rest weights.
+  if (const int weights = CountMorphTargets(source.meshes); weights > 0) {
+    dropped.push_back(fmt::format(
+        "{}: the source's {} blend-shape weight channel{} are not retargeted; the target's "
+        "blend shapes stay at their rest weights",
+        input, weights, weights == 1 ? "" : "s"));
+  }
+  for (std::string& w : dropped) {
+    fmt::print(stderr, "rigel retarget: warning: {}\n", w);
+    rows.front().warnings.push_back(std::move(w));
+  }
+}
+
+// Retargets every take of one input (or the one --take names) and writes them to `out_path`
+// (BVH: a file per take, docs/formats.md); the input's report.
+batch::ClipReport RetargetInput(const RetargetJob& job, const batch::Input& input,
+                                const std::string& out_path) {
+  const RetargetArgs& a = job.a;
+  const Scene& target = job.target;
+  std::error_code same_ec;
+  if (std::filesystem::equivalent(input.path, out_path, same_ec) ||
+      std::filesystem::equivalent(a.target, out_path, same_ec)) {
+    throw std::runtime_error(out_path + ": output would overwrite an input");
+  }
+  const auto read_start = Clock::now();
+  const Scene source = LoadScene(input.path, ApplyReadArgs(a.read));
+  const double read_seconds = SecondsSince(read_start);
+  for (const std::string& w : source.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
+  if (source.clips.empty()) throw std::runtime_error(input.path + ": no animation");
+  // Every take (or the one --take names); BVH holds one take per file (docs/formats.md).
+  const std::vector<std::size_t> picked = batch::SelectTakes(source, a.take, input.path);
+  const bool several = picked.size() > 1;
+  const bool split = several && !FormatNamed(a.format)->several_takes;
+  const std::vector<std::string> safe = batch::FileSafeTakeNames(batch::TakeNames(source, picked));
+  retarget::RetargetOptions clip_options = job.options;
+  clip_options.source_unit_metres = UnitOf(source);
+  clip_options.source_up_axis = UpAxisOf(source);
+  clip_options.frame_records = !a.frames_report.empty();
+  Scene out = OutputSceneOf(target);
+  std::vector<batch::ClipReport> rows;
+  std::vector<retarget::RetargetResult> results;
+  for (std::size_t k = 0; k < picked.size(); ++k) {
+    const auto start = Clock::now();
+    const Clip& take = source.clips[picked[k]];
+    const std::string where =
+        several ? fmt::format("{} (take '{}')", input.path, take.name()) : input.path;
+    std::string error;
+    auto r = retarget::Retargeter::Create(source.skeleton, target.skeleton, job.map, clip_options,
+                                          &error, &take,
+                                          target.clips.empty() ? nullptr : &target.clips.front());
+    if (!r) throw std::runtime_error(several ? where + ": " + error : error);
+    if (r->added_root() && k == 0) {
+      // --root-motion extract added a root bone: joint 0, every target joint one index later.
+      out.skeleton = r->target_ptr();
+      for (Mesh& mesh : out.meshes) {
+        for (int& j : mesh.skin_joints) ++j;
+        if (mesh.attach_joint >= 0) ++mesh.attach_joint;
+      }
+    }
+    retarget::RetargetResult result = r->Run(take);
+    result.clip.set_name(take.name());
+    batch::ClipReport row;
+    row.take = source.clips.size() > 1 ? take.name() : "";
+    row.output = split ? batch::TakeOutputPath(out_path, safe[k]) : out_path;
+    for (const std::string& w : result.warnings) {
+      fmt::print(stderr, "rigel retarget: warning: {}: {}\n", where, w);
+      row.warnings.push_back(w);
+    }
+    const auto check_start = Clock::now();
+    ApplyChecks(CheckRetarget(source, take, target, *r, result), "retarget", where, a.strict, &row);
+    row.checks["seconds"] = SecondsSince(check_start);
+    ReportTake(result, where, row);
+    row.phases.script = SecondsSince(start);  // the retarget and its clean-up
+    row.seconds = row.phases.script;
+    rows.push_back(std::move(row));
+    results.push_back(std::move(result));
+  }
+  WriteTakes(a, input.path, out_path, split, out, rows, results);
+  if (!a.frames_report.empty()) {
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      const auto report_start = Clock::now();
+      const retarget::RetargetResult& result = results[k];
+      WriteFramesReportFor(a.frames_report, source, input.path, rows[k].output,
+                           several && !split ? safe[k] : "", *out.skeleton, result.clip,
+                           result.metrics.ik_applied ? &result.records : nullptr, &rows[k]);
+      rows[k].phases.report = SecondsSince(report_start);
+      rows[k].seconds += rows[k].phases.report;
+    }
+  }
+  WarnAboutDropped(source, input.path, out_path, out, results, rows);
+  return batch::InputReport(std::move(rows), read_seconds);
+}
+
+// The failures on stderr, the preview pages and the report; the exit code.
+int FinishBatch(const RetargetArgs& a, retarget::RootMotion root,
+                const std::vector<batch::ClipReport>& reports, const batch::RunOptions& run) {
+  int failed = 0;
+  for (const batch::ClipReport& r : reports) {
+    if (r.status == "failed") {
+      ++failed;
+      fmt::print(stderr, "rigel retarget: error: {}\n", r.reason);
+    }
+  }
+  if (!a.preview.empty()) failed += preview::WritePreviewPages(a.preview, reports, "retarget");
+  if (!a.report.empty()) {
+    nlohmann::json report = nlohmann::json::object();  // beside the standard fields (WriteReport)
+    report["target"] = a.target;
+    report["map"] = a.map.empty() ? "automatic" : a.map;
+    report["root_motion"] = std::string(retarget::RootMotionName(root));
+    report["pin_feet"] = a.pin_feet;
+    report["pin_hands"] = a.pin_hands;
+    try {
+      batch::WriteReport(a.report, reports, run, report);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
+      return kExitBadInput;
+    }
+  }
+  return failed ? kExitBadInput : kExitOk;
+}
+
 int Run(const RetargetArgs& a) {
   if (a.suggest) return SuggestMap(a);
   if (a.target.empty()) {
@@ -204,74 +517,23 @@ int Run(const RetargetArgs& a) {
     return kExitUsage;
   }
   const std::string ext(FormatNamed(a.format)->extensions.front());
-  // Refuse before reading or writing anything: inputs are never written.
   std::vector<batch::Input> inputs;
-  try {
-    inputs = batch::CollectInputs(a.clips, ReadableExtensions());
-    if (!a.shard.empty()) inputs = batch::SelectShard(inputs, batch::ParseShard(a.shard));
-    std::vector<std::string> read{a.target, a.map}, written;  // inputs are never written
-    for (const batch::Input& i : inputs) read.push_back(i.path);
-    batch::RunOptions where;
-    where.out_dir = a.out;
-    where.extension = ext;
-    for (const batch::Input& i : inputs) written.push_back(batch::OutputPath(where, i));
-    written.push_back(a.report);
-    batch::CheckInputsNotOverwritten(
-        {read,
-         {{a.out, "--out"}, {a.frames_report, "--frames-report"}, {a.preview, "--preview"}},
-         written});
-  } catch (const batch::UsageError& e) {
-    fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
-    return kExitUsage;
-  }
+  if (const int code = CollectInputs(a, ext, &inputs); code != kExitOk) return code;
   Scene target;
   retarget::BoneMap map;
-  try {
-    target = LoadScene(a.target, ApplyReadArgs(a.read));
-    for (const std::string& w : target.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
-    if (!a.map.empty()) map = ReadBoneMap(a.map);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
-    return kExitBadInput;
-  }
+  if (const int code = LoadTargetAndMap(a, &target, &map); code != kExitOk) return code;
   std::error_code ec;
   std::filesystem::create_directories(a.out, ec);
   if (!std::filesystem::is_directory(a.out, ec)) {
     fmt::print(stderr, "rigel retarget: error: {}: cannot create the output folder\n", a.out);
     return kExitBadInput;
   }
-  retarget::RetargetOptions options;
-  options.root_motion = *root;
-  options.root_motion_bone = a.root_motion_bone;
   if (!a.root_motion_bone.empty() && *root != retarget::RootMotion::kExtract) {
     fmt::print(stderr, "rigel retarget: error: --root-motion-bone needs --root-motion extract\n");
     return kExitUsage;
   }
-  options.pin_feet = a.pin_feet;
-  options.pin_hands = a.pin_hands;
-  options.follow_source_between_contacts = a.follow_source;
-  options.source_reference_frame = a.source_ref;
-  options.target_reference_frame = a.target_ref;
-  options.target_unit_metres = UnitOf(target);
-  options.target_up_axis = UpAxisOf(target);
-  batch::RunOptions run;
-  run.out_dir = a.out;
-  run.extension = ext;
-  run.jobs = a.jobs;
-  run.resume = a.resume;
-  run.recipe.version = RIGEL_VERSION;
-  run.progress = !a.no_progress && isatty(STDERR_FILENO);
-  run.command = "retarget";
-  // Clips run in worker processes (docs/bake.md, "Workers"): a crash or a runaway clip fails
-  // only itself. Retargeting runs no script, so the workers are not Landlocked (the loads are).
-  run.processes = true;
-  {
-    const int workers =
-        a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    run.memory_mb =
-        a.memory_mb > 0 ? static_cast<size_t>(a.memory_mb) : batch::DefaultWorkerMemoryMb(workers);
-  }
-  run.timeout = a.timeout;
+  const retarget::RetargetOptions options = SharedOptions(a, *root, target);
+  batch::RunOptions run = BatchOptions(a, ext);
   if (!a.frames_report.empty()) {
     std::filesystem::create_directories(a.frames_report, ec);
     if (!std::filesystem::is_directory(a.frames_report, ec)) {
@@ -281,198 +543,17 @@ int Run(const RetargetArgs& a) {
     }
   }
   try {
-    // Everything the outputs depend on besides the clip itself.
-    run.recipe.recipe_hash = batch::HashBytes(
-        fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", batch::HashFile(a.target),
-                    a.map.empty() ? std::string("auto") : batch::HashFile(a.map), a.format,
-                    a.root_motion, a.pin_feet, a.pin_hands, a.follow_source, a.source_ref,
-                    a.target_ref, a.read.bvh_translation, a.read.unit_in, a.take) +
-        (a.reduce.enabled ? fmt::format("|keys {} {}", a.reduce.error_mm, a.reduce.vertex_mm)
-                          : std::string()) +
-        (a.root_motion_bone.empty() ? "" : "|" + a.root_motion_bone));
+    run.recipe.recipe_hash = RecipeHash(a);
   } catch (const std::exception& e) {
     fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
     return kExitBadInput;
   }
-  auto process = [&](const batch::Input& input, const std::string& out_path) {
-    std::error_code same_ec;
-    if (std::filesystem::equivalent(input.path, out_path, same_ec) ||
-        std::filesystem::equivalent(a.target, out_path, same_ec)) {
-      throw std::runtime_error(out_path + ": output would overwrite an input");
-    }
-    using Clock = std::chrono::steady_clock;
-    auto since = [](Clock::time_point t) {
-      return std::chrono::duration<double>(Clock::now() - t).count();
-    };
-    const auto read_start = Clock::now();
-    const Scene source = LoadScene(input.path, ApplyReadArgs(a.read));
-    const double read_seconds = since(read_start);
-    for (const std::string& w : source.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
-    if (source.clips.empty()) throw std::runtime_error(input.path + ": no animation");
-    // Every take (or the one --take names); BVH holds one take per file (docs/formats.md).
-    const std::vector<std::size_t> picked = batch::SelectTakes(source, a.take, input.path);
-    const bool several = picked.size() > 1;
-    const bool split = several && !FormatNamed(a.format)->several_takes;
-    const std::vector<std::string> safe =
-        batch::FileSafeTakeNames(batch::TakeNames(source, picked));
-    retarget::RetargetOptions clip_options = options;
-    clip_options.source_unit_metres = UnitOf(source);
-    clip_options.source_up_axis = UpAxisOf(source);
-    clip_options.frame_records = !a.frames_report.empty();
-    Scene out;
-    out.skeleton = target.skeleton;
-    out.file_unit_metres = target.file_unit_metres;
-    out.estimated_unit_metres = target.estimated_unit_metres;
-    out.length_scale = target.length_scale;
-    out.axes = target.axes;      // the retargeted clip is in the target's axes
-    out.meshes = target.meshes;  // the target character's meshes move with the retargeted clip
-    std::vector<batch::ClipReport> rows;
-    std::vector<retarget::RetargetResult> results;
-    for (std::size_t k = 0; k < picked.size(); ++k) {
-      const auto start = Clock::now();
-      const Clip& take = source.clips[picked[k]];
-      const std::string where =
-          several ? fmt::format("{} (take '{}')", input.path, take.name()) : input.path;
-      std::string error;
-      auto r = retarget::Retargeter::Create(source.skeleton, target.skeleton, map, clip_options,
-                                            &error, &take,
-                                            target.clips.empty() ? nullptr : &target.clips.front());
-      if (!r) throw std::runtime_error(several ? where + ": " + error : error);
-      if (r->added_root() && k == 0) {
-        // --root-motion extract added a root bone: joint 0, every target joint one index later.
-        out.skeleton = r->target_ptr();
-        for (Mesh& mesh : out.meshes) {
-          for (int& j : mesh.skin_joints) ++j;
-          if (mesh.attach_joint >= 0) ++mesh.attach_joint;
-        }
-      }
-      retarget::RetargetResult result = r->Run(take);
-      result.clip.set_name(take.name());
-      batch::ClipReport row;
-      row.take = source.clips.size() > 1 ? take.name() : "";
-      row.output = split ? batch::TakeOutputPath(out_path, safe[k]) : out_path;
-      for (const std::string& w : result.warnings) {
-        fmt::print(stderr, "rigel retarget: warning: {}: {}\n", where, w);
-        row.warnings.push_back(w);
-      }
-      const auto check_start = Clock::now();
-      ApplyChecks(CheckRetarget(source, take, target, *r, result), "retarget", where, a.strict,
-                  &row);
-      row.checks["seconds"] = since(check_start);
-      const retarget::RetargetMetrics& q = result.metrics;
-      fmt::print(stderr,
-                 "rigel retarget: {} -> {}: {} frames, bone direction mean {:.3f} deg (max "
-                 "{:.2f}), foot slide mean {:.2f} mm (max {:.2f}) over {} contacts; on the "
-                 "output's own {} contacts mean {:.2f} mm (max {:.2f})\n",
-                 where, row.output, q.frames, q.bone_direction_mean_deg, q.bone_direction_max_deg,
-                 q.foot_slide_mean_mm, q.foot_slide_max_mm, q.contacts, q.output_contacts,
-                 q.output_foot_slide_mean_mm, q.output_foot_slide_max_mm);
-      row.frames = q.frames;
-      row.solver.frames = q.ik_applied ? q.frames : 0;
-      row.solver.unreachable = q.ik_unreached;
-      row.extra = MetricsJson(q);
-      AddRootMotionJson(q, &row.extra);
-      if (!q.root_bone.empty()) {
-        fmt::print(
-            stderr,
-            "rigel retarget: {}: root motion on '{}'{}: path {:.3f} m, heading change {:.1f} "
-            "deg (turned {:.1f})\n",
-            where, q.root_bone, q.root_bone_added ? " (added)" : "", q.root_path_length_m,
-            q.root_heading_change_deg, q.root_heading_turned_deg);
-      }
-      row.extra["warnings"] = result.warnings;
-      row.phases.script = since(start);  // the retarget and its clean-up
-      row.seconds = row.phases.script;
-      rows.push_back(std::move(row));
-      results.push_back(std::move(result));
-    }
-    // Write: nothing unless every take retargeted; a failed write removes what was written.
-    batch::WriteTakeOutputs(
-        "retarget", input.path, split, rows,
-        [&] {
-          for (retarget::RetargetResult& result : results) out.clips.push_back(result.clip);
-          const std::vector<ClipKeys> keys = SaveSceneReduced(out, out_path, a.reduce);
-          for (std::size_t k = 0; k < keys.size() && k < rows.size(); ++k) {
-            rows[k].keys = KeysJson(keys[k], a.reduce);
-          }
-        },
-        [&](std::size_t k) {
-          Scene one = out;
-          one.clips = {results[k].clip};
-          const std::vector<ClipKeys> keys = SaveSceneReduced(one, rows[k].output, a.reduce);
-          if (!keys.empty()) rows[k].keys = KeysJson(keys.front(), a.reduce);
-        });
-    if (a.reduce.enabled) {
-      if (std::string w = ReductionDroppedBy(out_path); !w.empty())
-        rows.front().warnings.push_back(w);
-    }
-    if (!a.frames_report.empty()) {
-      for (std::size_t k = 0; k < results.size(); ++k) {
-        const auto report_start = Clock::now();
-        const retarget::RetargetResult& result = results[k];
-        WriteFramesReportFor(a.frames_report, source, input.path, rows[k].output,
-                             several && !split ? safe[k] : "", *out.skeleton, result.clip,
-                             result.metrics.ik_applied ? &result.records : nullptr, &rows[k]);
-        rows[k].phases.report = since(report_start);
-        rows[k].seconds += rows[k].phases.report;
-      }
-    }
-    // Nothing silent: the source's own warnings (a guessed unit or convention) and the target's
-    // meshes a format cannot hold reach the report.
-    rows.front().warnings.insert(rows.front().warnings.begin(), source.warnings.begin(),
-                                 source.warnings.end());
-    std::vector<std::string> dropped =
-        DroppedBy(out_path, out.meshes.size(), 1, CountMorphTargets(out.meshes));
-    {
-      std::vector<Clip> clips;
-      if (out.skeleton->has_scale()) {
-        for (const retarget::RetargetResult& r : results) clips.push_back(r.clip);
-      }
-      for (std::string& w : SkeletonDroppedBy(out_path, *out.skeleton, clips)) {
-        dropped.push_back(std::move(w));
-      }
-    }
-    if (std::string w = AxesDroppedBy(out_path, out.axes); !w.empty()) {
-      dropped.push_back(std::move(w));
-    }
-    // The source's blend-shape weights drive the source's meshes, not the target's: the target's
-    // shapes stay at their rest weights.
-    if (const int weights = CountMorphTargets(source.meshes); weights > 0) {
-      dropped.push_back(fmt::format(
-          "{}: the source's {} blend-shape weight channel{} are not retargeted; the target's "
-          "blend shapes stay at their rest weights",
-          input.path, weights, weights == 1 ? "" : "s"));
-    }
-    for (std::string& w : dropped) {
-      fmt::print(stderr, "rigel retarget: warning: {}\n", w);
-      rows.front().warnings.push_back(std::move(w));
-    }
-    return batch::InputReport(std::move(rows), read_seconds);
-  };
-  const std::vector<batch::ClipReport> reports = batch::Run(inputs, run, process);
-  int failed = 0;
-  for (const batch::ClipReport& r : reports) {
-    if (r.status == "failed") {
-      ++failed;
-      fmt::print(stderr, "rigel retarget: error: {}\n", r.reason);
-    }
-  }
-  if (!a.preview.empty()) failed += preview::WritePreviewPages(a.preview, reports, "retarget");
-  if (!a.report.empty()) {
-    nlohmann::json report = nlohmann::json::object();  // beside the standard fields (WriteReport)
-    report["target"] = a.target;
-    report["map"] = a.map.empty() ? "automatic" : a.map;
-    report["root_motion"] = std::string(retarget::RootMotionName(*root));
-    report["pin_feet"] = a.pin_feet;
-    report["pin_hands"] = a.pin_hands;
-    try {
-      batch::WriteReport(a.report, reports, run, report);
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
-      return kExitBadInput;
-    }
-  }
-  return failed ? kExitBadInput : kExitOk;
+  const RetargetJob job{a, target, map, options};
+  const std::vector<batch::ClipReport> reports =
+      batch::Run(inputs, run, [&](const batch::Input& input, const std::string& out_path) {
+        return RetargetInput(job, input, out_path);
+      });
+  return FinishBatch(a, *root, reports, run);
 }
 
 }  // namespace

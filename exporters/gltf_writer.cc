@@ -15,12 +15,14 @@
 #include "core/curves/key_reduction.h"
 #include "core/pose.h"
 #include "exporters/export_check.h"
+#include "exporters/gltf_internal.h"
 
 namespace rigel {
 
 namespace {
 
-constexpr int kFloat = 5126;
+using gltf_internal::AddMesh;
+using gltf_internal::BufferBuilder;
 
 std::string Base64(const std::string& bytes) {
   static constexpr char kTable[] =
@@ -48,275 +50,6 @@ std::string Base64(const std::string& bytes) {
     out += '=';
   }
   return out;
-}
-
-// Accumulates the binary buffer, its views and accessors.
-class BufferBuilder {
- public:
-  // Adds `values` (float32) as one view + accessor of `type` ("SCALAR", "VEC3", ...); returns the
-  // accessor index. min/max are written when `bounds` is set.
-  int Add(const std::vector<float>& values, const char* type, int components, bool bounds,
-          nlohmann::json& gltf) {
-    while (data_.size() % 4) data_.push_back('\0');
-    const std::size_t offset = data_.size();
-    data_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
-    nlohmann::json view = {
-        {"buffer", 0}, {"byteOffset", offset}, {"byteLength", values.size() * sizeof(float)}};
-    gltf["bufferViews"].push_back(view);
-    nlohmann::json accessor = {{"bufferView", gltf["bufferViews"].size() - 1},
-                               {"componentType", kFloat},
-                               {"count", values.size() / components},
-                               {"type", type}};
-    if (bounds) {
-      std::vector<float> lo(components, INFINITY), hi(components, -INFINITY);
-      for (std::size_t i = 0; i < values.size(); ++i) {
-        lo[i % components] = std::min(lo[i % components], values[i]);
-        hi[i % components] = std::max(hi[i % components], values[i]);
-      }
-      accessor["min"] = lo;
-      accessor["max"] = hi;
-    }
-    gltf["accessors"].push_back(accessor);
-    return static_cast<int>(gltf["accessors"].size()) - 1;
-  }
-  // Adds raw little-endian `bytes` (count elements of `type` with `component_type`) as one view
-  // (with `target`: 34962 vertex attributes, 34963 indices; 0 none) and one accessor.
-  int AddRaw(const void* bytes, std::size_t size, int component_type, const char* type,
-             std::size_t count, int target, nlohmann::json& gltf) {
-    while (data_.size() % 4) data_.push_back('\0');
-    const std::size_t offset = data_.size();
-    data_.append(static_cast<const char*>(bytes), size);
-    nlohmann::json view = {{"buffer", 0}, {"byteOffset", offset}, {"byteLength", size}};
-    if (target != 0) view["target"] = target;
-    gltf["bufferViews"].push_back(view);
-    gltf["accessors"].push_back({{"bufferView", gltf["bufferViews"].size() - 1},
-                                 {"componentType", component_type},
-                                 {"count", count},
-                                 {"type", type}});
-    return static_cast<int>(gltf["accessors"].size()) - 1;
-  }
-  std::string& data() { return data_; }
-
- private:
-  std::string data_;
-};
-
-constexpr int kUnsignedShort = 5123;
-constexpr int kUnsignedInt = 5125;
-constexpr int kArrayBuffer = 34962;
-constexpr int kElementArrayBuffer = 34963;
-
-// Adds one morph-target attribute: `deltas` of the `vertices` listed (of `count`), turned by
-// `linear` and scaled by `scale`, as an accessor: dense when that is smaller, else sparse (a
-// target that moves no vertex lists vertex 0 with a zero offset: Assimp 5.2 reads no accessor
-// without data). POSITION needs `bounds`.
-int AddTargetAttribute(std::span<const Eigen::Vector3d> deltas,
-                       std::span<const std::uint32_t> vertices, std::size_t count,
-                       const Eigen::Matrix3d& linear, double scale, bool bounds,
-                       BufferBuilder& buffer, nlohmann::json& gltf) {
-  static constexpr std::uint32_t kFirst = 0;
-  static const Eigen::Vector3d kZero = Eigen::Vector3d::Zero();
-  if (vertices.empty()) {
-    vertices = std::span<const std::uint32_t>(&kFirst, 1);
-    deltas = std::span<const Eigen::Vector3d>(&kZero, 1);
-  }
-  std::vector<float> values;
-  values.reserve(deltas.size() * 3);
-  std::vector<float> lo(3, vertices.size() < count ? 0.0f : INFINITY);
-  std::vector<float> hi(3, vertices.size() < count ? 0.0f : -INFINITY);
-  for (const Eigen::Vector3d& d : deltas) {
-    const Eigen::Vector3d q = linear * d * scale;
-    for (int a = 0; a < 3; ++a) {
-      values.push_back(static_cast<float>(q[a]));
-      lo[a] = std::min(lo[a], values.back());
-      hi[a] = std::max(hi[a], values.back());
-    }
-  }
-  if (vertices.size() * 16 >= count * 12) {  // dense is smaller
-    std::vector<float> dense(count * 3, 0.0f);
-    for (std::size_t i = 0; i < vertices.size(); ++i) {
-      for (int a = 0; a < 3; ++a) dense[vertices[i] * 3 + a] = values[i * 3 + a];
-    }
-    const int index = buffer.Add(dense, "VEC3", 3, bounds, gltf);
-    gltf["bufferViews"].back()["target"] = kArrayBuffer;
-    return index;
-  }
-  const int indices = buffer.AddRaw(vertices.data(), vertices.size() * 4, kUnsignedInt, "SCALAR",
-                                    vertices.size(), 0, gltf);
-  const int data = buffer.Add(values, "VEC3", 3, false, gltf);
-  // The two accessors only laid out the views: the sparse accessor points at the views.
-  nlohmann::json accessor = {
-      {"componentType", kFloat},
-      {"count", count},
-      {"type", "VEC3"},
-      {"sparse",
-       {{"count", vertices.size()},
-        {"indices",
-         {{"bufferView", gltf["accessors"][indices]["bufferView"]},
-          {"componentType", kUnsignedInt}}},
-        {"values", {{"bufferView", gltf["accessors"][data]["bufferView"]}}}}}};
-  gltf["accessors"].erase(gltf["accessors"].end() - 2, gltf["accessors"].end());
-  if (bounds) {
-    accessor["min"] = lo;
-    accessor["max"] = hi;
-  }
-  gltf["accessors"].push_back(accessor);
-  return static_cast<int>(gltf["accessors"].size()) - 1;
-}
-
-// The morph targets of `mesh` on `primitive` and `gltf_mesh` (weights at rest, target names in
-// extras.targetNames as Blender and three.js read them). NORMAL offsets are written for every
-// target when the mesh has normals and some target has normal offsets.
-void AddMorphTargets(const Mesh& mesh, const Eigen::Matrix3d& linear, double scale,
-                     BufferBuilder& buffer, nlohmann::json& gltf, nlohmann::json& primitive,
-                     nlohmann::json& gltf_mesh) {
-  if (mesh.morph_targets.empty()) return;
-  const std::size_t n = mesh.positions.size();
-  const bool normals = !mesh.normals.empty() &&
-                       std::any_of(mesh.morph_targets.begin(), mesh.morph_targets.end(),
-                                   [](const MorphTarget& t) { return !t.normal_deltas.empty(); });
-  std::vector<double> weights;
-  std::vector<std::string> names;
-  for (const MorphTarget& t : mesh.morph_targets) {
-    nlohmann::json target;
-    target["POSITION"] =
-        AddTargetAttribute(t.position_deltas, t.vertices, n, linear, scale, true, buffer, gltf);
-    if (normals) {
-      const bool given = !t.normal_deltas.empty();
-      target["NORMAL"] = AddTargetAttribute(
-          given ? std::span<const Eigen::Vector3d>(t.normal_deltas)
-                : std::span<const Eigen::Vector3d>(),
-          given ? std::span<const std::uint32_t>(t.vertices) : std::span<const std::uint32_t>(), n,
-          linear, 1.0, false, buffer, gltf);
-    }
-    primitive["targets"].push_back(target);
-    weights.push_back(t.default_weight);
-    names.push_back(t.name);
-  }
-  gltf_mesh["weights"] = weights;
-  gltf_mesh["extras"] = {{"targetNames", names}};
-}
-
-// Adds `mesh` (core/mesh.h) to `gltf`: its node (a root, or a child of its attach joint's node),
-// its primitive and, when skinned, its own skin. `scale`: metres per unit.
-int AddMesh(const Mesh& mesh, double scale, const Eigen::Matrix3d& rotation, BufferBuilder& buffer,
-            nlohmann::json& gltf, std::vector<int>* scene_nodes,
-            std::vector<std::string>* materials) {
-  // Where the geometry is expressed: world at bind (skinned, static: turned into glTF's frame),
-  // or the attach joint's space at bind (attached: the node follows the joint).
-  Eigen::Isometry3d to_space = Eigen::Isometry3d::Identity();
-  to_space.linear() = rotation;
-  if (!mesh.skinned() && mesh.attach_joint >= 0) to_space = mesh.attach_bind.inverse();
-  const std::size_t n = mesh.positions.size();
-  std::vector<float> positions, normals, uvs;
-  positions.reserve(n * 3);
-  for (const Eigen::Vector3d& p : mesh.positions) {
-    const Eigen::Vector3d q = to_space * p;
-    for (int a = 0; a < 3; ++a) positions.push_back(static_cast<float>(q[a] * scale));
-  }
-  nlohmann::json attributes;
-  attributes["POSITION"] = buffer.Add(positions, "VEC3", 3, true, gltf);
-  gltf["bufferViews"].back()["target"] = kArrayBuffer;
-  if (!mesh.normals.empty()) {
-    for (const Eigen::Vector3d& v : mesh.normals) {
-      Eigen::Vector3f f = (to_space.linear() * v).cast<float>();
-      f.normalize();
-      for (int a = 0; a < 3; ++a) normals.push_back(f[a]);
-    }
-    attributes["NORMAL"] = buffer.Add(normals, "VEC3", 3, false, gltf);
-    gltf["bufferViews"].back()["target"] = kArrayBuffer;
-  }
-  if (!mesh.uvs.empty()) {
-    for (const Eigen::Vector2d& uv : mesh.uvs) {  // glTF's v runs down the image
-      uvs.push_back(static_cast<float>(uv.x()));
-      uvs.push_back(static_cast<float>(1.0 - uv.y()));
-    }
-    attributes["TEXCOORD_0"] = buffer.Add(uvs, "VEC2", 2, false, gltf);
-    gltf["bufferViews"].back()["target"] = kArrayBuffer;
-  }
-  nlohmann::json node = {{"name", mesh.name}};
-  if (mesh.skinned()) {
-    int used = 1;
-    for (const auto& w : mesh.vertex_weights) {
-      for (int k = Mesh::kMaxInfluences - 1; k >= used; --k) {
-        if (w[k] > 0) used = k + 1;
-      }
-    }
-    const int sets = used > 4 ? 2 : 1;
-    std::vector<std::uint16_t> joints(n * 4 * sets, 0);
-    std::vector<float> weights(n * 4 * sets, 0.0f);
-    for (std::size_t v = 0; v < n; ++v) {
-      // Float weights summing to 1: normalised, then the largest absorbs the rounding.
-      float total = 0;
-      for (int k = 0; k < Mesh::kMaxInfluences; ++k) total += mesh.vertex_weights[v][k];
-      float* w = &weights[v * 4 * sets];
-      std::uint16_t* j = &joints[v * 4 * sets];
-      int largest = 0;
-      float sum = 0;
-      for (int k = 0; k < 4 * sets; ++k) {
-        w[k] = total > 0 ? mesh.vertex_weights[v][k] / total : (k == 0 ? 1.0f : 0.0f);
-        if (w[k] > 0) j[k] = mesh.vertex_joints[v][k];
-        if (w[k] > w[largest]) largest = k;
-        sum += w[k];
-      }
-      w[largest] += 1.0f - sum;
-    }
-    for (int set = 0; set < sets; ++set) {
-      std::vector<std::uint16_t> set_joints(n * 4);
-      std::vector<float> set_weights(n * 4);
-      for (std::size_t v = 0; v < n; ++v) {
-        for (int k = 0; k < 4; ++k) {
-          set_joints[v * 4 + k] = joints[v * 4 * sets + set * 4 + k];
-          set_weights[v * 4 + k] = weights[v * 4 * sets + set * 4 + k];
-        }
-      }
-      attributes[fmt::format("JOINTS_{}", set)] = buffer.AddRaw(
-          set_joints.data(), set_joints.size() * 2, kUnsignedShort, "VEC4", n, kArrayBuffer, gltf);
-      attributes[fmt::format("WEIGHTS_{}", set)] = buffer.Add(set_weights, "VEC4", 4, false, gltf);
-      gltf["bufferViews"].back()["target"] = kArrayBuffer;
-    }
-    std::vector<float> ibm;
-    ibm.reserve(mesh.bind_world.size() * 16);
-    for (const Eigen::Isometry3d& bind : mesh.bind_world) {
-      Eigen::Isometry3d b = to_space * bind;
-      b.translation() *= scale;
-      const Eigen::Matrix4d m = b.inverse().matrix();
-      for (int c = 0; c < 4; ++c) {
-        for (int r = 0; r < 4; ++r) ibm.push_back(static_cast<float>(m(r, c)));
-      }
-    }
-    gltf["skins"].push_back({{"name", mesh.name + "_skin"},
-                             {"joints", mesh.skin_joints},
-                             {"inverseBindMatrices", buffer.Add(ibm, "MAT4", 16, false, gltf)}});
-    node["skin"] = gltf["skins"].size() - 1;
-  }
-  nlohmann::json primitive = {{"attributes", attributes}, {"mode", 4}};
-  if (!mesh.triangles.empty()) {
-    primitive["indices"] =
-        buffer.AddRaw(mesh.triangles.data(), mesh.triangles.size() * 4, kUnsignedInt, "SCALAR",
-                      mesh.triangles.size(), kElementArrayBuffer, gltf);
-  }
-  if (!mesh.material.empty()) {
-    auto it = std::find(materials->begin(), materials->end(), mesh.material);
-    if (it == materials->end()) {
-      materials->push_back(mesh.material);
-      it = materials->end() - 1;
-    }
-    primitive["material"] = it - materials->begin();
-  }
-  nlohmann::json gltf_mesh = {{"name", mesh.name}};
-  AddMorphTargets(mesh, to_space.linear(), scale, buffer, gltf, primitive, gltf_mesh);
-  gltf_mesh["primitives"] = nlohmann::json::array({primitive});
-  gltf["meshes"].push_back(gltf_mesh);
-  node["mesh"] = gltf["meshes"].size() - 1;
-  const int index = static_cast<int>(gltf["nodes"].size());
-  gltf["nodes"].push_back(node);
-  if (!mesh.skinned() && mesh.attach_joint >= 0) {
-    gltf["nodes"][mesh.attach_joint]["children"].push_back(index);
-  } else {
-    scene_nodes->push_back(index);
-  }
-  return index;
 }
 
 // The blend-shape weights of `clip` (core/clip.h: column w is the w-th target of `meshes`) as one
@@ -494,27 +227,20 @@ std::vector<std::string> UncompensatedJoints(const Skeleton& skeleton,
   return names;
 }
 
-std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
-                       const GltfOptions& options, const std::string& name) {
-  CheckClipsForExport(skeleton, clips, name, options.meshes);
-  const double scale = options.metres_per_unit > 0 ? options.metres_per_unit : 1.0;
-  const int n = skeleton.num_joints();
-  nlohmann::json gltf;
-  gltf["asset"] = {{"version", "2.0"}, {"generator", "rigel"}};
-  gltf["nodes"] = nlohmann::json::array();
-  gltf["bufferViews"] = nlohmann::json::array();
-  gltf["accessors"] = nlohmann::json::array();
-  BufferBuilder buffer;
+namespace {
 
+// The skeleton's nodes: one per joint (index j), then the End Sites as leaf nodes.
+void AddSkeletonNodes(const Skeleton& skeleton, const GltfOptions& options, double scale,
+                      nlohmann::json& gltf) {
+  const int n = skeleton.num_joints();
   std::unordered_set<std::string> names(skeleton.names().begin(), skeleton.names().end());
   auto vec3 = [&](const Eigen::Vector3d& v) {
     return std::vector<double>{v.x() * scale, v.y() * scale, v.z() * scale};
   };
   const Eigen::Quaterniond turn(options.rotation);
   const bool turned = !options.rotation.isIdentity();
-  auto is_root = [&skeleton](int j) { return skeleton.parent(j) == Skeleton::kNoParent; };
   for (int j = 0; j < n; ++j) {
-    const bool root = turned && is_root(j);
+    const bool root = turned && skeleton.parent(j) == Skeleton::kNoParent;
     const Eigen::Quaterniond q =
         root ? turn * skeleton.rest_orientation(j) : skeleton.rest_orientation(j);
     const Eigen::Vector3d t =
@@ -527,7 +253,6 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
     gltf["nodes"].push_back(node);
   }
   // End sites: leaf nodes (joints of the skin, so Blender gives the last bones their length).
-  const Pose rest(skeleton);
   for (std::size_t e = 0; e < skeleton.end_sites().size(); ++e) {
     const EndSite& site = skeleton.end_sites()[e];
     const std::string base = site.name.empty() ? skeleton.name(site.parent) + "_end" : site.name;
@@ -538,6 +263,14 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
     gltf["nodes"].push_back({{"name", end_name}, {"translation", vec3(site.offset)}});
     gltf["nodes"][site.parent]["children"].push_back(index);
   }
+}
+
+// The skin over every node (joints and End Sites) with its inverse bind matrices; returns the
+// skeleton's roots.
+std::vector<int> AddSkin(const Skeleton& skeleton, const GltfOptions& options, double scale,
+                         BufferBuilder& buffer, nlohmann::json& gltf) {
+  const int n = skeleton.num_joints();
+  const Pose rest(skeleton);
   const int num_nodes = static_cast<int>(gltf["nodes"].size());
   // Inverse bind matrices: the rest pose (all channels zero), in metres, column-major.
   std::vector<float> ibm;
@@ -566,6 +299,15 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
                     {"joints", skin_joints},
                     {"skeleton", roots.front()},
                     {"inverseBindMatrices", buffer.Add(ibm, "MAT4", 16, false, gltf)}}};
+  return roots;
+}
+
+// The meshes, their materials and the scene (the skeleton's roots and the meshes' root nodes);
+// returns each mesh's node.
+std::vector<int> AddMeshesAndScene(const Skeleton& skeleton, const GltfOptions& options,
+                                   double scale, const std::string& name,
+                                   const std::vector<int>& roots, BufferBuilder& buffer,
+                                   nlohmann::json& gltf) {
   std::vector<int> scene_nodes = roots;
   std::vector<std::string> materials;
   std::vector<int> mesh_nodes;
@@ -583,141 +325,197 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
   }
   gltf["scenes"] = {{{"name", "Scene"}, {"nodes", scene_nodes}}};
   gltf["scene"] = 0;
+  return mesh_nodes;
+}
 
-  gltf["animations"] = nlohmann::json::array();
-  std::vector<bool> has_translation(n, false);
+// Which channels each joint's animation has, the same for every clip.
+struct JointChannels {
+  std::vector<bool> has_translation;
+  std::vector<bool> compensating;  // scale written over the parent's (CompensatingJoints)
+  bool any_compensating = false;
+  std::vector<bool> has_scale;
+};
+
+JointChannels ChannelsOf(const Skeleton& skeleton, std::span<const Clip> clips) {
+  const int n = skeleton.num_joints();
+  JointChannels c;
+  c.has_translation.assign(n, false);
   for (int j = 0; j < n; ++j) {
     for (int axis = 0; axis < 3; ++axis) {
-      if (skeleton.translation_channel(j, axis) >= 0) has_translation[j] = true;
+      if (skeleton.translation_channel(j, axis) >= 0) c.has_translation[j] = true;
     }
   }
   // Joints under a non-uniform parent scale are written inheriting it (UncompensatedJoints).
-  std::vector<bool> compensating = CompensatingJoints(skeleton);
+  c.compensating = CompensatingJoints(skeleton);
   const std::vector<bool> uncompensated = UncompensatedMask(skeleton, clips);
-  for (int j = 0; j < n; ++j) compensating[j] = compensating[j] && !uncompensated[j];
-  const bool any_compensating = std::ranges::find(compensating, true) != compensating.end();
-  std::vector<bool> has_scale(n);
-  for (int j = 0; j < n; ++j) has_scale[j] = skeleton.has_scale(j) || compensating[j];
-  if (!options.keys.empty() && options.keys.size() != clips.size()) {
-    throw ExportError(
-        fmt::format("{}: {} key sets for {} clips", name, options.keys.size(), clips.size()));
+  for (int j = 0; j < n; ++j) c.compensating[j] = c.compensating[j] && !uncompensated[j];
+  c.any_compensating = std::ranges::find(c.compensating, true) != c.compensating.end();
+  c.has_scale.assign(n, false);
+  for (int j = 0; j < n; ++j) c.has_scale[j] = skeleton.has_scale(j) || c.compensating[j];
+  return c;
+}
+
+// The time accessors of one clip: every frame (dense clips and weights), or one per distinct key
+// list, each added to the buffer when first asked for.
+class TimeInputs {
+ public:
+  TimeInputs(const Clip& clip, BufferBuilder& buffer, nlohmann::json& gltf)
+      : times_(clip.num_frames()), buffer_(buffer), gltf_(gltf) {
+    for (int f = 0; f < clip.num_frames(); ++f) {
+      times_[f] = static_cast<float>(f * clip.frame_time());
+    }
   }
-  for (std::size_t ci = 0; ci < clips.size(); ++ci) {
-    const Clip& clip = clips[ci];
-    const int frames = clip.num_frames();
-    std::vector<float> times(frames);
-    for (int f = 0; f < frames; ++f) times[f] = static_cast<float>(f * clip.frame_time());
-    std::vector<std::vector<int>> rotation_keys, translation_keys;
-    std::vector<char> added;
-    if (!options.keys.empty()) {
-      if (static_cast<int>(options.keys[ci].joints.size()) != n) {
-        throw ExportError(name + ": the key set does not match the skeleton");
-      }
-      SampledKeyLists(options.keys[ci], frames, has_translation, rotation_keys, translation_keys,
-                      added);
+  // The accessor of the frames `keys` (null: every frame).
+  int Of(const std::vector<int>* keys) {
+    if (keys == nullptr) {
+      if (dense_input_ < 0) dense_input_ = buffer_.Add(times_, "SCALAR", 1, true, gltf_);
+      return dense_input_;
     }
-    // Time accessors: every frame (dense clips and weights), or one per distinct key list.
-    int dense_input = -1;
-    std::map<std::vector<int>, int> inputs;
-    auto input_of = [&](const std::vector<int>* keys) {
-      if (keys == nullptr) {
-        if (dense_input < 0) dense_input = buffer.Add(times, "SCALAR", 1, true, gltf);
-        return dense_input;
-      }
-      const auto it = inputs.find(*keys);
-      if (it != inputs.end()) return it->second;
-      std::vector<float> key_times;
-      for (const int f : *keys) key_times.push_back(times[f]);
-      const int index = buffer.Add(key_times, "SCALAR", 1, true, gltf);
-      inputs.emplace(*keys, index);
-      return index;
-    };
-    if (options.keys.empty()) input_of(nullptr);
-    nlohmann::json anim = {{"name", clip.name().empty() ? fmt::format("clip{}", ci) : clip.name()},
-                           {"samplers", nlohmann::json::array()},
-                           {"channels", nlohmann::json::array()}};
-    // Joints compensating their parent's scale get it divided out (UncompensatedJoints).
-    std::vector<std::vector<double>> compensation(n);
-    if (any_compensating) {
-      std::vector<Eigen::Isometry3d> world(n);
-      std::vector<Eigen::Matrix3d> linear(n);
-      for (int f = 0; f < frames; ++f) {
-        ForwardKinematicsScaled(skeleton, clip.frame(f), world, linear);
-        for (int j = 0; j < n; ++j) {
-          if (compensating[j]) {
-            compensation[j].push_back(CompensationFactor(ParentScale(skeleton, j, world, linear)));
-          }
-        }
-      }
-    }
-    for (int j = 0; j < n; ++j) {
-      std::vector<float> rotations;
-      std::vector<float> translations;
-      // Joints with scale channels: 1 + value per axis (T * R * S), over the compensated parent
-      // scale.
-      std::vector<float> scales;
-      rotations.reserve(static_cast<std::size_t>(frames) * 4);
-      Eigen::Quaterniond previous = Eigen::Quaterniond::Identity();
-      for (int f = 0; f < frames; ++f) {
-        Eigen::Isometry3d local = LocalTransform(skeleton, j, clip.frame(f));
-        if (turned && is_root(j)) local.prerotate(options.rotation);
-        Eigen::Quaterniond q(local.linear());
-        q.normalize();
-        if (f > 0 && q.dot(previous) < 0) q.coeffs() = -q.coeffs();
-        previous = q;
-        for (const double v : {q.x(), q.y(), q.z(), q.w()})
-          rotations.push_back(static_cast<float>(v));
-        if (has_translation[j]) {
-          for (int a = 0; a < 3; ++a) {
-            translations.push_back(static_cast<float>(local.translation()[a] * scale));
-          }
-        }
-        if (has_scale[j]) {
-          const Eigen::Vector3d s =
-              LocalScale(skeleton, j, clip.frame(f)) / (compensating[j] ? compensation[j][f] : 1.0);
-          for (int a = 0; a < 3; ++a) scales.push_back(static_cast<float>(s[a]));
-        }
-      }
-      const std::vector<int>* rkeys = rotation_keys.empty() ? nullptr : &rotation_keys[j];
-      if (rkeys) rotations = KeyedValues(rotations, 4, *rkeys, true, added[j]);
-      const int rotation_output = buffer.Add(rotations, "VEC4", 4, false, gltf);
-      anim["samplers"].push_back(
-          {{"input", input_of(rkeys)}, {"output", rotation_output}, {"interpolation", "LINEAR"}});
-      anim["channels"].push_back({{"sampler", anim["samplers"].size() - 1},
-                                  {"target", {{"node", j}, {"path", "rotation"}}}});
-      if (has_translation[j]) {
-        const std::vector<int>* tkeys = translation_keys.empty() ? nullptr : &translation_keys[j];
-        if (tkeys) translations = KeyedValues(translations, 3, *tkeys, false, added[n + j]);
-        const int translation_output = buffer.Add(translations, "VEC3", 3, false, gltf);
-        anim["samplers"].push_back({{"input", input_of(tkeys)},
-                                    {"output", translation_output},
-                                    {"interpolation", "LINEAR"}});
-        anim["channels"].push_back({{"sampler", anim["samplers"].size() - 1},
-                                    {"target", {{"node", j}, {"path", "translation"}}}});
-      }
-      if (has_scale[j]) {
-        // Scale channels are keyed on every frame (key reduction covers rotation and translation).
-        const int scale_output = buffer.Add(scales, "VEC3", 3, false, gltf);
-        anim["samplers"].push_back(
-            {{"input", input_of(nullptr)}, {"output", scale_output}, {"interpolation", "LINEAR"}});
-        anim["channels"].push_back({{"sampler", anim["samplers"].size() - 1},
-                                    {"target", {{"node", j}, {"path", "scale"}}}});
-      }
-    }
-    const int input = clip.num_weights() > 0 ? input_of(nullptr) : -1;
-    AddWeightChannels(clip, options.meshes, mesh_nodes, input, buffer, gltf, anim);
-    gltf["animations"].push_back(anim);
+    const auto it = inputs_.find(*keys);
+    if (it != inputs_.end()) return it->second;
+    std::vector<float> key_times;
+    for (const int f : *keys) key_times.push_back(times_[f]);
+    const int index = buffer_.Add(key_times, "SCALAR", 1, true, gltf_);
+    inputs_.emplace(*keys, index);
+    return index;
   }
+
+ private:
+  std::vector<float> times_;
+  BufferBuilder& buffer_;
+  nlohmann::json& gltf_;
+  int dense_input_ = -1;
+  std::map<std::vector<int>, int> inputs_;
+};
+
+// Per compensating joint, per frame of `clip`: the factor its scale is divided by.
+std::vector<std::vector<double>> CompensationOf(const Skeleton& skeleton, const Clip& clip,
+                                                const JointChannels& channels) {
+  const int n = skeleton.num_joints();
+  std::vector<std::vector<double>> compensation(n);
+  if (channels.any_compensating) {
+    std::vector<Eigen::Isometry3d> world(n);
+    std::vector<Eigen::Matrix3d> linear(n);
+    for (int f = 0; f < clip.num_frames(); ++f) {
+      ForwardKinematicsScaled(skeleton, clip.frame(f), world, linear);
+      for (int j = 0; j < n; ++j) {
+        if (channels.compensating[j]) {
+          compensation[j].push_back(CompensationFactor(ParentScale(skeleton, j, world, linear)));
+        }
+      }
+    }
+  }
+  return compensation;
+}
+
+// One joint's dense tracks over a clip: rotations (continuous quaternions), translations in
+// metres, and scales.
+struct JointTracks {
+  std::vector<float> rotations;
+  std::vector<float> translations;
+  // Joints with scale channels: 1 + value per axis (T * R * S), over the compensated parent
+  // scale.
+  std::vector<float> scales;
+};
+
+JointTracks SampleJoint(const Skeleton& skeleton, const Clip& clip, int j,
+                        const GltfOptions& options, double scale, const JointChannels& channels,
+                        const std::vector<std::vector<double>>& compensation) {
+  const int frames = clip.num_frames();
+  const bool turned = !options.rotation.isIdentity();
+  JointTracks t;
+  t.rotations.reserve(static_cast<std::size_t>(frames) * 4);
+  Eigen::Quaterniond previous = Eigen::Quaterniond::Identity();
+  for (int f = 0; f < frames; ++f) {
+    Eigen::Isometry3d local = LocalTransform(skeleton, j, clip.frame(f));
+    if (turned && skeleton.parent(j) == Skeleton::kNoParent) local.prerotate(options.rotation);
+    Eigen::Quaterniond q(local.linear());
+    q.normalize();
+    if (f > 0 && q.dot(previous) < 0) q.coeffs() = -q.coeffs();
+    previous = q;
+    for (const double v : {q.x(), q.y(), q.z(), q.w()})
+      t.rotations.push_back(static_cast<float>(v));
+    if (channels.has_translation[j]) {
+      for (int a = 0; a < 3; ++a) {
+        t.translations.push_back(static_cast<float>(local.translation()[a] * scale));
+      }
+    }
+    if (channels.has_scale[j]) {
+      const Eigen::Vector3d s = LocalScale(skeleton, j, clip.frame(f)) /
+                                (channels.compensating[j] ? compensation[j][f] : 1.0);
+      for (int a = 0; a < 3; ++a) t.scales.push_back(static_cast<float>(s[a]));
+    }
+  }
+  return t;
+}
+
+// One LINEAR sampler of `output` on `input` and its channel driving `path` of node `node`.
+void AddChannel(int input, int output, int node, const char* path, nlohmann::json& anim) {
+  anim["samplers"].push_back({{"input", input}, {"output", output}, {"interpolation", "LINEAR"}});
+  anim["channels"].push_back(
+      {{"sampler", anim["samplers"].size() - 1}, {"target", {{"node", node}, {"path", path}}}});
+}
+
+// The animation of clip `ci`: every joint's rotation, translation and scale channels (keyed on
+// the reduced key lists when options.keys has them), and the blend-shape weights.
+nlohmann::json AnimationOf(const Skeleton& skeleton, const Clip& clip, std::size_t ci,
+                           const GltfOptions& options, double scale, const std::string& name,
+                           const JointChannels& channels, const std::vector<int>& mesh_nodes,
+                           BufferBuilder& buffer, nlohmann::json& gltf) {
+  const int n = skeleton.num_joints();
+  const int frames = clip.num_frames();
+  TimeInputs inputs(clip, buffer, gltf);
+  std::vector<std::vector<int>> rotation_keys, translation_keys;
+  std::vector<char> added;
+  if (!options.keys.empty()) {
+    if (static_cast<int>(options.keys[ci].joints.size()) != n) {
+      throw ExportError(name + ": the key set does not match the skeleton");
+    }
+    SampledKeyLists(options.keys[ci], frames, channels.has_translation, rotation_keys,
+                    translation_keys, added);
+  }
+  if (options.keys.empty()) inputs.Of(nullptr);
+  nlohmann::json anim = {{"name", clip.name().empty() ? fmt::format("clip{}", ci) : clip.name()},
+                         {"samplers", nlohmann::json::array()},
+                         {"channels", nlohmann::json::array()}};
+  // Joints compensating their parent's scale get it divided out (UncompensatedJoints).
+  const std::vector<std::vector<double>> compensation = CompensationOf(skeleton, clip, channels);
+  for (int j = 0; j < n; ++j) {
+    JointTracks t = SampleJoint(skeleton, clip, j, options, scale, channels, compensation);
+    const std::vector<int>* rkeys = rotation_keys.empty() ? nullptr : &rotation_keys[j];
+    if (rkeys) t.rotations = KeyedValues(t.rotations, 4, *rkeys, true, added[j]);
+    const int rotation_output = buffer.Add(t.rotations, "VEC4", 4, false, gltf);
+    AddChannel(inputs.Of(rkeys), rotation_output, j, "rotation", anim);
+    if (channels.has_translation[j]) {
+      const std::vector<int>* tkeys = translation_keys.empty() ? nullptr : &translation_keys[j];
+      if (tkeys) t.translations = KeyedValues(t.translations, 3, *tkeys, false, added[n + j]);
+      const int translation_output = buffer.Add(t.translations, "VEC3", 3, false, gltf);
+      AddChannel(inputs.Of(tkeys), translation_output, j, "translation", anim);
+    }
+    if (channels.has_scale[j]) {
+      // Scale channels are keyed on every frame (key reduction covers rotation and translation).
+      const int scale_output = buffer.Add(t.scales, "VEC3", 3, false, gltf);
+      AddChannel(inputs.Of(nullptr), scale_output, j, "scale", anim);
+    }
+  }
+  const int input = clip.num_weights() > 0 ? inputs.Of(nullptr) : -1;
+  AddWeightChannels(clip, options.meshes, mesh_nodes, input, buffer, gltf, anim);
+  return anim;
+}
+
+// The document with its buffer: glTF (JSON, the buffer as a data URI) or glb.
+std::string Container(nlohmann::json& gltf, BufferBuilder& buffer, bool binary,
+                      const std::string& name) {
   std::string& bin = buffer.data();
   while (bin.size() % 4) bin.push_back('\0');
   nlohmann::json buf = {{"byteLength", bin.size()}};
-  if (!options.binary) {
+  if (!binary) {
     buf["uri"] = "data:application/octet-stream;base64," + Base64(bin);
   }
   // An explicit array: `= {buf}` is an initializer list that clang resolves to an object.
   gltf["buffers"] = nlohmann::json::array({buf});
-  std::string json = gltf.dump(options.binary ? -1 : 1);
-  if (!options.binary) return json + "\n";
+  std::string json = gltf.dump(binary ? -1 : 1);
+  if (!binary) return json + "\n";
   while (json.size() % 4) json.push_back(' ');
   std::string out;
   auto u32 = [&out](std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
@@ -734,6 +532,36 @@ std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
   u32(0x004E4942);  // "BIN\0"
   out += bin;
   return out;
+}
+
+}  // namespace
+
+std::string FormatGltf(const Skeleton& skeleton, std::span<const Clip> clips,
+                       const GltfOptions& options, const std::string& name) {
+  CheckClipsForExport(skeleton, clips, name, options.meshes);
+  const double scale = options.metres_per_unit > 0 ? options.metres_per_unit : 1.0;
+  nlohmann::json gltf;
+  gltf["asset"] = {{"version", "2.0"}, {"generator", "rigel"}};
+  gltf["nodes"] = nlohmann::json::array();
+  gltf["bufferViews"] = nlohmann::json::array();
+  gltf["accessors"] = nlohmann::json::array();
+  BufferBuilder buffer;
+  AddSkeletonNodes(skeleton, options, scale, gltf);
+  const std::vector<int> roots = AddSkin(skeleton, options, scale, buffer, gltf);
+  const std::vector<int> mesh_nodes =
+      AddMeshesAndScene(skeleton, options, scale, name, roots, buffer, gltf);
+
+  gltf["animations"] = nlohmann::json::array();
+  const JointChannels channels = ChannelsOf(skeleton, clips);
+  if (!options.keys.empty() && options.keys.size() != clips.size()) {
+    throw ExportError(
+        fmt::format("{}: {} key sets for {} clips", name, options.keys.size(), clips.size()));
+  }
+  for (std::size_t ci = 0; ci < clips.size(); ++ci) {
+    gltf["animations"].push_back(AnimationOf(skeleton, clips[ci], ci, options, scale, name,
+                                             channels, mesh_nodes, buffer, gltf));
+  }
+  return Container(gltf, buffer, options.binary, name);
 }
 
 void WriteGltf(const Skeleton& skeleton, std::span<const Clip> clips, const std::string& path,

@@ -51,7 +51,8 @@ int InheritTypeOf(const aiNode& node);
 // Removes scale from `t`. Sets *nonuniform when the axes' scales differ by more than 1e-4.
 Frame ToFrame(const Eigen::Affine3d& t, bool* nonuniform);
 
-struct Xform;  // importers/assimp_keys.h
+struct Xform;     // importers/assimp_keys.h
+struct Animated;  // importers/assimp_keys.h
 
 // One node of the file's tree, flattened parent first.
 struct Node {
@@ -236,6 +237,23 @@ class Converter {
   // Samples animation `a` (-1: the static pose). Evaluates only the joints and their ancestors,
   // nodes whose chain to the root is static once, and walks every key list with a cursor.
   Sampled SampleAnimation(int a, const std::string& name);
+  // SampleAnimation's steps and their working state (assimp_sampling.cc).
+  struct Sampling;
+  // The nodes to evaluate (joints and their ancestors), their storage slots and block size, the
+  // static ones' globals, and the dynamic ones in `st.evaluate`.
+  void PlanNodes(const std::vector<const aiNodeAnim*>& map, Sampling& st);
+  // Node `i`'s local transform: fixed, or its channel's key lists ready to sample. Marks
+  // `drop_on_owner` and `animated_scale` (a scale leaves its rest value).
+  Animated AnimatedNode(int i, const std::vector<const aiNodeAnim*>& map, const Timing& timing,
+                        std::vector<char>& drop_on_owner, bool* animated_scale);
+  // The per-joint state: rest rotations, constant joints, the scale path's buffers.
+  void PrepareJoints(Sampling& st, Sampled& out);
+  // The globals of the dynamic nodes on frames first .. first + count - 1.
+  void EvaluateNodes(Sampling& st, int first, int count);
+  // Joint k's values on frames first .. first + count - 1 (EvaluateNodes done).
+  void SampleJoint(Sampling& st, int k, int first, int count, Sampled& out);
+  // The scale path's values replace the rigid path's when some joint does scale.
+  void KeepScalePathOrNot(Sampling& st, Sampled& out);
   // One joint's values on one frame of an animation that scales (SampleAnimation): rigel's
   // world linear (the source's relative to the rest) and rotation frame per joint of the block
   // (`linear`, `frame`, joint k at k * block + b), the joint's rotation, translation (`v`, as

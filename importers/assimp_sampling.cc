@@ -191,13 +191,46 @@ Converter::Timing Converter::TimingOf(const aiAnimation* anim) const {
   return timing;
 }
 
+// SampleAnimation's working state. Frames are evaluated in blocks, node by node within a block
+// (PlanNodes says why); per node and frame of the block, global transforms and rotations are kept
+// per needed node (slot), at At(node, b).
+struct Converter::Sampling {
+  Timing timing;
+  int num_joints = 0;
+  std::vector<int> slot;
+  int num_slots = 0;
+  int block = 1;
+  std::vector<Xform> global;
+  std::vector<Animated> evaluate;  // the dynamic nodes, parent first
+  bool animated_scale = false;
+  std::vector<Eigen::Quaterniond> world;  // per slot and frame of the block, as `global`
+  // Per joint (joints_ order).
+  std::vector<Eigen::Quaterniond> rest_inverse;
+  std::vector<char> constant, cached;
+  std::vector<double> constant_values;
+  std::vector<double> cached_scale;
+  std::vector<Eigen::Vector3d> previous;
+  double moved_tolerance = 0;
+  // The path with scale (PrepareJoints).
+  std::vector<Eigen::Matrix3d> to_rigel, linear, frame;
+  std::unique_ptr<double[]> scaled_values;
+  int rigid_nonuniform = -1, scaled_nonuniform = -1;  // first node each path could not carry
+  std::vector<char> scaled_moved;
+  std::vector<Eigen::Vector3d> scaled_previous;
+  std::vector<int> joint_slot;
+
+  std::size_t At(int node, int b) const { return static_cast<std::size_t>(slot[node]) * block + b; }
+};
+
 Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
   const aiAnimation* anim = a >= 0 ? scene_.mAnimations[a] : nullptr;
   const std::vector<const aiNodeAnim*>& map = maps_[a + 1];
-  const Timing timing = TimingOf(anim);
+  Sampling st;
+  st.timing = TimingOf(anim);
+  const Timing& timing = st.timing;
   if (!record_world_) NoteRateSource(timing, name);
-  const int n = static_cast<int>(nodes_.size());
   const int num_joints = static_cast<int>(joints_.size());
+  st.num_joints = num_joints;
   const double values = static_cast<double>(timing.frames) * num_joints * 6;
   if (values > kMaxClipValues) {
     Fail(fmt::format("animation '{}' is too large ({} frames x {} joints)", name, timing.frames,
@@ -209,6 +242,27 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
     record_linear_->assign(static_cast<std::size_t>(timing.frames) * num_joints,
                            Eigen::Matrix3d::Zero());
   }
+  PlanNodes(map, st);
+  Sampled out;
+  out.name = name;
+  out.anim = a;
+  out.ticks_per_frame = timing.ticks_per_frame;
+  out.fps = timing.fps;
+  out.frames = timing.frames;
+  out.values.reset(new double[static_cast<std::size_t>(timing.frames) * num_joints * 6]);
+  out.moved.assign(num_joints, 0);
+  PrepareJoints(st, out);
+  for (int first = 0; first < timing.frames; first += st.block) {
+    const int count = std::min(st.block, timing.frames - first);
+    EvaluateNodes(st, first, count);
+    for (int k = 0; k < num_joints; ++k) SampleJoint(st, k, first, count, out);
+  }
+  KeepScalePathOrNot(st, out);
+  return out;
+}
+
+void Converter::PlanNodes(const std::vector<const aiNodeAnim*>& map, Sampling& st) {
+  const int n = static_cast<int>(nodes_.size());
   // Nodes to evaluate: joints and their ancestors. Dynamic: animated, or below an animated node.
   std::vector<char> needed(n, 0), dynamic(n, 0);
   for (const int j : joints_) {
@@ -220,257 +274,256 @@ Converter::Sampled Converter::SampleAnimation(int a, const std::string& name) {
   // is a similarity, else a general linear part that ToFrame decomposes).
   // Storage is per needed node (slots), and the block shrinks for very large hierarchies so
   // that it stays within about 2^18 transforms (35 MB).
-  std::vector<int> slot(n, -1);
-  int num_slots = 0;
+  st.slot.assign(n, -1);
   for (int i = 0; i < n; ++i) {
-    if (needed[i]) slot[i] = num_slots++;
+    if (needed[i]) st.slot[i] = st.num_slots++;
   }
-  const int kBlock = std::clamp((1 << 18) / std::max(num_slots, 1), 1, 64);
-  std::vector<Xform> global(static_cast<std::size_t>(num_slots) * kBlock);
-  auto at = [&slot, kBlock](int node, int b) {
-    return static_cast<std::size_t>(slot[node]) * kBlock + b;
-  };
-  std::vector<Animated> evaluate;
+  st.block = std::clamp((1 << 18) / std::max(st.num_slots, 1), 1, 64);
+  st.global = std::vector<Xform>(static_cast<std::size_t>(st.num_slots) * st.block);
   // Inherit type Rrs acts at the top of a node's chain, or on the node when its channel holds the
   // whole chain (the helpers are then identities).
   std::vector<char> drop_on_owner(n, 0);
-  bool animated_scale = pose_scales_rest_;
+  st.animated_scale = pose_scales_rest_;
   for (int i = 0; i < n; ++i) {
     if (!needed[i]) continue;
-    const Node& node = nodes_[i];
-    const int p = node.parent;
-    const aiNodeAnim* ch = map[i];
-    // The owner's channel holds the whole chain's transform (Assimp bakes pre-rotation and
-    // translation into it when it is "simple"), so the helpers contribute nothing.
-    const bool whole_owner =
-        node.helper && node.owner >= 0 && map[node.owner] &&
-        std::none_of(nodes_[node.owner].helpers.begin(), nodes_[node.owner].helpers.end(),
-                     [&](int h) { return map[h] != nullptr; });
-    Animated e;
-    if (!whole_owner) e.fixed = ToXform(node.static_local);
-    e.node = i;
-    e.drop_parent_scale = (node.drop_parent_scale && !whole_owner) || drop_on_owner[i];
-    if (node.drop_parent_scale && whole_owner) drop_on_owner[node.owner] = 1;
-    e.channel = whole_owner ? nullptr : ch;
-    if (e.channel) {
-      Eigen::Matrix3d rot = Eigen::Matrix3d::Identity(), scl = Eigen::Matrix3d::Identity();
-      if (ch->mNumPositionKeys == 0 || ch->mNumRotationKeys == 0 || ch->mNumScalingKeys == 0) {
-        node.static_local.computeRotationScaling(&rot, &scl);
-      }
-      e.fallback_t = node.static_local.translation();
-      e.fallback_q = Eigen::Quaterniond(rot);
-      e.fallback_s = scl.diagonal();
-      // A key list whose keys are all equal is its value (Blender keys every bone's constant
-      // translation and scale on every frame): no sampling.
-      if (AllKeysEqual(ch->mPositionKeys, ch->mNumPositionKeys)) {
-        e.fallback_t = ToVector(ch->mPositionKeys[0].mValue);
-      } else {
-        e.position.Reset(ch->mPositionKeys, ch->mNumPositionKeys, timing.ticks_per_frame);
-      }
-      if (AllKeysEqual(ch->mRotationKeys, ch->mNumRotationKeys)) {
-        const aiQuaternion& v = ch->mRotationKeys[0].mValue;
-        e.fallback_q = Eigen::Quaterniond(v.w, v.x, v.y, v.z).normalized();
-      } else {
-        e.rotation.Reset(ch->mRotationKeys, ch->mNumRotationKeys, timing.ticks_per_frame);
-      }
-      if (AllKeysEqual(ch->mScalingKeys, ch->mNumScalingKeys)) {
-        e.fallback_s = ToVector(ch->mScalingKeys[0].mValue);
-      } else {
-        e.scaling.Reset(ch->mScalingKeys, ch->mNumScalingKeys, timing.ticks_per_frame);
-      }
-      // Scale channels: some node's scale leaves its static (rest) value.
-      if (e.scaling.count > 0) {
-        animated_scale = true;
-      } else {
-        const Eigen::Matrix3d& l = node.static_local.linear();
-        const Eigen::Vector3d rest_s(l.col(0).norm(), l.col(1).norm(), l.col(2).norm());
-        if ((e.fallback_s.cwiseAbs() - rest_s).cwiseAbs().maxCoeff() >
-            1e-6 * std::max(1.0, rest_s.maxCoeff())) {
-          animated_scale = true;
-        }
-      }
-      // The channel's scale is sampled, unless it is constant and uniform.
-      e.fixed.s = e.scaling.count == 0 ? UniformScale(e.fallback_s) : 0.0;
-      if (e.position.count == 0 && e.rotation.count == 0 && e.scaling.count == 0) {
-        // Constant channel: a static node with the channel's transform.
-        Xform x;
-        SampleLocal(e, 0, &x);
-        e.fixed = x;
-        e.channel = nullptr;
-      }
-    }
+    const int p = nodes_[i].parent;
+    Animated e = AnimatedNode(i, map, st.timing, drop_on_owner, &st.animated_scale);
     dynamic[i] = e.channel != nullptr || (p >= 0 && dynamic[p]);
     if (dynamic[i]) {
-      evaluate.push_back(e);
+      st.evaluate.push_back(e);
     } else {
       Xform g = e.fixed;
-      if (p >= 0) Compose(global[at(p, 0)], e.fixed, &g, e.drop_parent_scale);
-      for (int b = 0; b < kBlock; ++b) global[at(i, b)] = g;
+      if (p >= 0) Compose(st.global[st.At(p, 0)], e.fixed, &g, e.drop_parent_scale);
+      for (int b = 0; b < st.block; ++b) st.global[st.At(i, b)] = g;
     }
   }
-  // Per joint: the inverse of its joint-local rest rotation.
-  std::vector<Eigen::Quaterniond> rest_inverse(num_joints);
-  for (int k = 0; k < num_joints; ++k) {
-    rest_inverse[k] = Eigen::Quaterniond(rest_local_[joints_[k]].rotation).normalized().conjugate();
-  }
+}
 
-  Sampled out;
-  out.name = name;
-  out.anim = a;
-  out.ticks_per_frame = timing.ticks_per_frame;
-  out.fps = timing.fps;
-  out.frames = timing.frames;
-  out.values.reset(new double[static_cast<std::size_t>(timing.frames) * num_joints * 6]);
-  out.moved.assign(num_joints, 0);
-  const double moved_tolerance = translation_tolerance_ * translation_tolerance_;
+Animated Converter::AnimatedNode(int i, const std::vector<const aiNodeAnim*>& map,
+                                 const Timing& timing, std::vector<char>& drop_on_owner,
+                                 bool* animated_scale) {
+  const Node& node = nodes_[i];
+  const aiNodeAnim* ch = map[i];
+  // The owner's channel holds the whole chain's transform (Assimp bakes pre-rotation and
+  // translation into it when it is "simple"), so the helpers contribute nothing.
+  const bool whole_owner =
+      node.helper && node.owner >= 0 && map[node.owner] &&
+      std::none_of(nodes_[node.owner].helpers.begin(), nodes_[node.owner].helpers.end(),
+                   [&](int h) { return map[h] != nullptr; });
+  Animated e;
+  if (!whole_owner) e.fixed = ToXform(node.static_local);
+  e.node = i;
+  e.drop_parent_scale = (node.drop_parent_scale && !whole_owner) || drop_on_owner[i];
+  if (node.drop_parent_scale && whole_owner) drop_on_owner[node.owner] = 1;
+  e.channel = whole_owner ? nullptr : ch;
+  if (!e.channel) return e;
+  Eigen::Matrix3d rot = Eigen::Matrix3d::Identity(), scl = Eigen::Matrix3d::Identity();
+  if (ch->mNumPositionKeys == 0 || ch->mNumRotationKeys == 0 || ch->mNumScalingKeys == 0) {
+    node.static_local.computeRotationScaling(&rot, &scl);
+  }
+  e.fallback_t = node.static_local.translation();
+  e.fallback_q = Eigen::Quaterniond(rot);
+  e.fallback_s = scl.diagonal();
+  // A key list whose keys are all equal is its value (Blender keys every bone's constant
+  // translation and scale on every frame): no sampling.
+  if (AllKeysEqual(ch->mPositionKeys, ch->mNumPositionKeys)) {
+    e.fallback_t = ToVector(ch->mPositionKeys[0].mValue);
+  } else {
+    e.position.Reset(ch->mPositionKeys, ch->mNumPositionKeys, timing.ticks_per_frame);
+  }
+  if (AllKeysEqual(ch->mRotationKeys, ch->mNumRotationKeys)) {
+    const aiQuaternion& v = ch->mRotationKeys[0].mValue;
+    e.fallback_q = Eigen::Quaterniond(v.w, v.x, v.y, v.z).normalized();
+  } else {
+    e.rotation.Reset(ch->mRotationKeys, ch->mNumRotationKeys, timing.ticks_per_frame);
+  }
+  if (AllKeysEqual(ch->mScalingKeys, ch->mNumScalingKeys)) {
+    e.fallback_s = ToVector(ch->mScalingKeys[0].mValue);
+  } else {
+    e.scaling.Reset(ch->mScalingKeys, ch->mNumScalingKeys, timing.ticks_per_frame);
+  }
+  // Scale channels: some node's scale leaves its static (rest) value.
+  if (e.scaling.count > 0) {
+    *animated_scale = true;
+  } else {
+    const Eigen::Matrix3d& l = node.static_local.linear();
+    const Eigen::Vector3d rest_s(l.col(0).norm(), l.col(1).norm(), l.col(2).norm());
+    if ((e.fallback_s.cwiseAbs() - rest_s).cwiseAbs().maxCoeff() >
+        1e-6 * std::max(1.0, rest_s.maxCoeff())) {
+      *animated_scale = true;
+    }
+  }
+  // The channel's scale is sampled, unless it is constant and uniform.
+  e.fixed.s = e.scaling.count == 0 ? UniformScale(e.fallback_s) : 0.0;
+  if (e.position.count == 0 && e.rotation.count == 0 && e.scaling.count == 0) {
+    // Constant channel: a static node with the channel's transform.
+    Xform x;
+    SampleLocal(e, 0, &x);
+    e.fixed = x;
+    e.channel = nullptr;
+  }
+  return e;
+}
+
+void Converter::PrepareJoints(Sampling& st, Sampled& out) {
+  const int n = static_cast<int>(nodes_.size());
+  const int num_joints = st.num_joints;
+  // Per joint: the inverse of its joint-local rest rotation.
+  st.rest_inverse.resize(num_joints);
+  for (int k = 0; k < num_joints; ++k) {
+    st.rest_inverse[k] =
+        Eigen::Quaterniond(rest_local_[joints_[k]].rotation).normalized().conjugate();
+  }
+  st.moved_tolerance = translation_tolerance_ * translation_tolerance_;
   // Joints whose transform relative to their joint parent has no channel on the way (LHipJoint,
   // a shoulder): while both globals are similarities their values are constant, computed once.
   std::vector<char> own_channel(n, 0);
-  for (const Animated& e : evaluate) own_channel[e.node] = e.channel != nullptr;
-  std::vector<char> constant(num_joints, 1), cached(num_joints, 0);
+  for (const Animated& e : st.evaluate) own_channel[e.node] = e.channel != nullptr;
+  st.constant.assign(num_joints, 1);
+  st.cached.assign(num_joints, 0);
   for (int k = 0; k < num_joints; ++k) {
     const int p = joint_parent_[joints_[k]];
     for (int i = joints_[k]; i >= 0 && i != p; i = nodes_[i].parent) {
-      if (own_channel[i]) constant[k] = 0;
+      if (own_channel[i]) st.constant[k] = 0;
     }
   }
-  std::vector<double> constant_values(static_cast<std::size_t>(num_joints) * 6);
-  std::vector<double> cached_scale(num_joints, 0.0);
-  std::vector<Eigen::Quaterniond> world(static_cast<std::size_t>(num_slots) * kBlock);
-  std::vector<Eigen::Vector3d> previous(num_joints, Eigen::Vector3d::Zero());
+  st.constant_values.assign(static_cast<std::size_t>(num_joints) * 6, 0.0);
+  st.cached_scale.assign(num_joints, 0.0);
+  st.world.resize(static_cast<std::size_t>(st.num_slots) * st.block);
+  st.previous.assign(num_joints, Eigen::Vector3d::Zero());
   // With scale: per joint, rest world linear^-1 * rest rotation (a source world linear times it
   // is rigel's world linear: the scale relative to the rest), and rigel's world linear and
   // rotation frame per joint and frame of the block.
   // The rotations and translations of that path go to `scaled_values` (and `scaled_moved`,
   // `scaled_previous`): they replace the rigid path's only when some joint does scale, so a file
   // whose scale keys only restate the rest keeps its values bit for bit.
-  std::vector<Eigen::Matrix3d> to_rigel, linear, frame;
-  std::unique_ptr<double[]> scaled_values;
-  int rigid_nonuniform = -1, scaled_nonuniform = -1;  // first node each path could not carry
-  std::vector<char> scaled_moved;
-  std::vector<Eigen::Vector3d> scaled_previous;
-  if (animated_scale) {
-    out.scales.reset(new double[static_cast<std::size_t>(timing.frames) * num_joints * 3]);
+  if (st.animated_scale) {
+    const std::size_t frames = static_cast<std::size_t>(st.timing.frames);
+    out.scales.reset(new double[frames * num_joints * 3]);
     out.scaled.assign(num_joints, 0);
-    scaled_values.reset(new double[static_cast<std::size_t>(timing.frames) * num_joints * 6]);
-    scaled_moved.assign(num_joints, 0);
-    scaled_previous.assign(num_joints, Eigen::Vector3d::Zero());
-    to_rigel.resize(num_joints);
+    st.scaled_values.reset(new double[frames * num_joints * 6]);
+    st.scaled_moved.assign(num_joints, 0);
+    st.scaled_previous.assign(num_joints, Eigen::Vector3d::Zero());
+    st.to_rigel.resize(num_joints);
     for (int k = 0; k < num_joints; ++k) {
       const int j = joints_[k];
-      to_rigel[k] = rest_world_[j].linear().inverse() * rest_[j].rotation;
+      st.to_rigel[k] = rest_world_[j].linear().inverse() * rest_[j].rotation;
     }
-    linear.resize(static_cast<std::size_t>(num_joints) * kBlock);
-    frame.resize(static_cast<std::size_t>(num_joints) * kBlock);
+    st.linear.resize(static_cast<std::size_t>(num_joints) * st.block);
+    st.frame.resize(static_cast<std::size_t>(num_joints) * st.block);
   }
-  std::vector<int> joint_slot(n, -1);
-  for (int k = 0; k < num_joints; ++k) joint_slot[joints_[k]] = k;
-  for (int first = 0; first < timing.frames; first += kBlock) {
-    const int count = std::min(kBlock, timing.frames - first);
-    for (Animated& e : evaluate) {
-      const int i = e.node, p = nodes_[i].parent;
-      Xform* const gi = &global[at(i, 0)];
-      const Xform* const gp = p < 0 ? nullptr : &global[at(p, 0)];
-      for (int b = 0; b < count; ++b) {
-        Xform local_sample;
-        const Xform* local = &e.fixed;
-        if (e.channel) {
-          SampleLocal(e, (first + b) * timing.ticks_per_frame, &local_sample);
-          local = &local_sample;
-        }
-        if (gp) {
-          Compose(gp[b], *local, &gi[b], e.drop_parent_scale);
-        } else {
-          gi[b] = *local;
-        }
+  st.joint_slot.assign(n, -1);
+  for (int k = 0; k < num_joints; ++k) st.joint_slot[joints_[k]] = k;
+}
+
+void Converter::EvaluateNodes(Sampling& st, int first, int count) {
+  for (Animated& e : st.evaluate) {
+    const int i = e.node, p = nodes_[i].parent;
+    Xform* const gi = &st.global[st.At(i, 0)];
+    const Xform* const gp = p < 0 ? nullptr : &st.global[st.At(p, 0)];
+    for (int b = 0; b < count; ++b) {
+      Xform local_sample;
+      const Xform* local = &e.fixed;
+      if (e.channel) {
+        SampleLocal(e, (first + b) * st.timing.ticks_per_frame, &local_sample);
+        local = &local_sample;
       }
-    }
-    for (int k = 0; k < num_joints; ++k) {
-      const int j = joints_[k];
-      const int p = joint_parent_[j];
-      const Xform* const gj = &global[at(j, 0)];
-      const Xform* const gp = p < 0 ? nullptr : &global[at(p, 0)];
-      Eigen::Quaterniond* const wj = &world[at(j, 0)];
-      const Eigen::Quaterniond* const wp = p < 0 ? nullptr : &world[at(p, 0)];
-      for (int b = 0; b < count; ++b) {
-        const Xform& g = gj[b];
-        if (record_world_) {
-          const std::size_t at_frame = static_cast<std::size_t>(first + b) * num_joints + k;
-          (*record_world_)[at_frame] = g.o;
-          (*record_linear_)[at_frame] = g.Linear();
-        }
-        if (animated_scale) {
-          SampleScaled(
-              k, p < 0 ? -1 : joint_slot[p], b, kBlock, g, gp ? &gp[b] : nullptr, to_rigel, linear,
-              frame, rest_inverse[k], scaled_previous[k],
-              scaled_values.get() + (static_cast<std::size_t>(first + b) * num_joints + k) * 6,
-              out.scales.get() + (static_cast<std::size_t>(first + b) * num_joints + k) * 3,
-              scaled_moved[k], out.scaled[k], scaled_nonuniform, j);
-        }
-        Eigen::Quaterniond& w = wj[b];
-        if (g.s > 0) {
-          w = g.q;
-        } else {
-          bool nonuniform = false;
-          Eigen::Affine3d affine = Eigen::Affine3d::Identity();
-          affine.linear() = g.m;
-          affine.translation() = g.o;
-          w = Eigen::Quaterniond(ToFrame(affine, &nonuniform).rotation);
-          if (nonuniform) {
-            // With a scale path running, its verdict stands unless it is dropped (below).
-            if (animated_scale) {
-              if (rigid_nonuniform < 0) rigid_nonuniform = j;
-            } else {
-              NoteNonuniform(j);
-            }
-          }
-        }
-        double* v = out.values.get() + (static_cast<std::size_t>(first + b) * num_joints + k) * 6;
-        double* const constant_v = constant_values.data() + 6 * static_cast<std::size_t>(k);
-        // The offset to the parent scales with the parent's (possibly animated) global scale.
-        const double parent_scale = gp ? gp[b].s : 1.0;
-        const bool similar = g.s > 0 && parent_scale > 0;
-        if (constant[k] && similar && cached[k] && cached_scale[k] == parent_scale) {
-          std::copy(constant_v, constant_v + 6, v);
-          continue;
-        }
-        Eigen::Quaterniond channel_rotation;
-        Eigen::Vector3d translation = g.o;
-        if (gp) {
-          const Eigen::Quaterniond parent_inverse = wp[b].conjugate();
-          channel_rotation = rest_inverse[k] * (parent_inverse * w);
-          translation = parent_inverse * (g.o - gp[b].o);
-        } else {
-          channel_rotation = rest_inverse[k] * w;
-        }
-        const Eigen::Vector3d xyz = EulerZyxNear(channel_rotation, previous[k]);
-        previous[k] = xyz;
-        const Eigen::Vector3d delta = translation - rest_local_[j].origin;
-        if (delta.squaredNorm() > moved_tolerance) out.moved[k] = 1;
-        for (int c = 0; c < 3; ++c) {
-          v[c] = xyz[c];
-          v[3 + c] = delta[c];
-        }
-        if (constant[k] && similar) {
-          std::copy(v, v + 6, constant_v);
-          cached[k] = 1;
-          cached_scale[k] = parent_scale;
-        }
+      if (gp) {
+        Compose(gp[b], *local, &gi[b], e.drop_parent_scale);
+      } else {
+        gi[b] = *local;
       }
     }
   }
-  if (animated_scale) {
-    if (std::find(out.scaled.begin(), out.scaled.end(), 1) != out.scaled.end()) {
-      out.values = std::move(scaled_values);
-      out.moved = std::move(scaled_moved);
-      if (scaled_nonuniform >= 0) NoteNonuniform(scaled_nonuniform);
+}
+
+void Converter::SampleJoint(Sampling& st, int k, int first, int count, Sampled& out) {
+  const int num_joints = st.num_joints;
+  const int block = st.block;
+  const int j = joints_[k];
+  const int p = joint_parent_[j];
+  const Xform* const gj = &st.global[st.At(j, 0)];
+  const Xform* const gp = p < 0 ? nullptr : &st.global[st.At(p, 0)];
+  Eigen::Quaterniond* const wj = &st.world[st.At(j, 0)];
+  const Eigen::Quaterniond* const wp = p < 0 ? nullptr : &st.world[st.At(p, 0)];
+  for (int b = 0; b < count; ++b) {
+    const Xform& g = gj[b];
+    if (record_world_) {
+      const std::size_t at_frame = static_cast<std::size_t>(first + b) * num_joints + k;
+      (*record_world_)[at_frame] = g.o;
+      (*record_linear_)[at_frame] = g.Linear();
+    }
+    if (st.animated_scale) {
+      SampleScaled(
+          k, p < 0 ? -1 : st.joint_slot[p], b, block, g, gp ? &gp[b] : nullptr, st.to_rigel,
+          st.linear, st.frame, st.rest_inverse[k], st.scaled_previous[k],
+          st.scaled_values.get() + (static_cast<std::size_t>(first + b) * num_joints + k) * 6,
+          out.scales.get() + (static_cast<std::size_t>(first + b) * num_joints + k) * 3,
+          st.scaled_moved[k], out.scaled[k], st.scaled_nonuniform, j);
+    }
+    Eigen::Quaterniond& w = wj[b];
+    if (g.s > 0) {
+      w = g.q;
     } else {
-      out.scales.reset();
-      out.scaled.clear();
-      if (rigid_nonuniform >= 0) NoteNonuniform(rigid_nonuniform);
+      bool nonuniform = false;
+      Eigen::Affine3d affine = Eigen::Affine3d::Identity();
+      affine.linear() = g.m;
+      affine.translation() = g.o;
+      w = Eigen::Quaterniond(ToFrame(affine, &nonuniform).rotation);
+      if (nonuniform) {
+        // With a scale path running, its verdict stands unless it is dropped (below).
+        if (st.animated_scale) {
+          if (st.rigid_nonuniform < 0) st.rigid_nonuniform = j;
+        } else {
+          NoteNonuniform(j);
+        }
+      }
+    }
+    double* v = out.values.get() + (static_cast<std::size_t>(first + b) * num_joints + k) * 6;
+    double* const constant_v = st.constant_values.data() + 6 * static_cast<std::size_t>(k);
+    // The offset to the parent scales with the parent's (possibly animated) global scale.
+    const double parent_scale = gp ? gp[b].s : 1.0;
+    const bool similar = g.s > 0 && parent_scale > 0;
+    if (st.constant[k] && similar && st.cached[k] && st.cached_scale[k] == parent_scale) {
+      std::copy(constant_v, constant_v + 6, v);
+      continue;
+    }
+    Eigen::Quaterniond channel_rotation;
+    Eigen::Vector3d translation = g.o;
+    if (gp) {
+      const Eigen::Quaterniond parent_inverse = wp[b].conjugate();
+      channel_rotation = st.rest_inverse[k] * (parent_inverse * w);
+      translation = parent_inverse * (g.o - gp[b].o);
+    } else {
+      channel_rotation = st.rest_inverse[k] * w;
+    }
+    const Eigen::Vector3d xyz = EulerZyxNear(channel_rotation, st.previous[k]);
+    st.previous[k] = xyz;
+    const Eigen::Vector3d delta = translation - rest_local_[j].origin;
+    if (delta.squaredNorm() > st.moved_tolerance) out.moved[k] = 1;
+    for (int c = 0; c < 3; ++c) {
+      v[c] = xyz[c];
+      v[3 + c] = delta[c];
+    }
+    if (st.constant[k] && similar) {
+      std::copy(v, v + 6, constant_v);
+      st.cached[k] = 1;
+      st.cached_scale[k] = parent_scale;
     }
   }
-  return out;
+}
+
+void Converter::KeepScalePathOrNot(Sampling& st, Sampled& out) {
+  if (!st.animated_scale) return;
+  if (std::find(out.scaled.begin(), out.scaled.end(), 1) != out.scaled.end()) {
+    out.values = std::move(st.scaled_values);
+    out.moved = std::move(st.scaled_moved);
+    if (st.scaled_nonuniform >= 0) NoteNonuniform(st.scaled_nonuniform);
+  } else {
+    out.scales.reset();
+    out.scaled.clear();
+    if (st.rigid_nonuniform >= 0) NoteNonuniform(st.rigid_nonuniform);
+  }
 }
 
 void Converter::SampleScaled(int k, int parent_k, int b, int block, const Xform& g, const Xform* gp,

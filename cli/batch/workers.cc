@@ -249,246 +249,319 @@ struct Worker {
   std::chrono::steady_clock::time_point started, deadline;
 };
 
+using Clock = std::chrono::steady_clock;
+
+// The supervisor's side of RunInWorkers: hands the clips out to the workers (starting them as
+// needed), waits for their replies, and fails the clip of a worker that dies, passes its deadline
+// or sends what cannot be read.
+class Supervisor {
+ public:
+  Supervisor(const std::vector<Input>& inputs, const std::vector<std::string>& outputs,
+             const RunOptions& options, const Processor& process, const PrepareFn& prepare,
+             const FinishFn& finish, WorkerShared* shared, int jobs)
+      : inputs_(inputs),
+        outputs_(outputs),
+        options_(options),
+        process_(process),
+        prepare_(prepare),
+        finish_(finish),
+        shared_(shared),
+        workers_(static_cast<size_t>(jobs)),
+        self_(getpid()) {}
+
+  // Until every clip is finished; then the workers are told to exit.
+  void Run();
+
+ private:
+  bool StartWorker(size_t w);
+  // Kills (if asked) and reaps worker w; returns its wait status.
+  int StopWorker(Worker& w, bool kill_it);
+  void FailClip(Worker& w, const std::string& reason);
+  std::string DeathReason(size_t index, int status) const;
+  // Gives idle worker w the next clips until it has one to run (clips `prepare` skips finish
+  // here).
+  void HandOut(size_t w);
+  // Waits for a reply, a death or the nearest deadline: which workers can be read, which exited.
+  void Wait(std::vector<bool>* readable, std::vector<bool>* exited);
+  // Reads worker w's reply; false when it sent nothing (end of file: it died).
+  bool ReadReply(Worker& worker);
+  // The report of clip i from the reply `body` (`*retire`: the worker exits after it), its
+  // manifest written when its outputs were.
+  ClipReport ReportOfReply(const std::string& body, size_t i, const Provenance& provenance,
+                           bool* retire) const;
+  // Worker w after the wait: its reply read, or its death or deadline failing its clip.
+  void Check(size_t w, bool readable, bool exited);
+
+  const std::vector<Input>& inputs_;
+  const std::vector<std::string>& outputs_;
+  const RunOptions& options_;
+  const Processor& process_;
+  const PrepareFn& prepare_;
+  const FinishFn& finish_;
+  WorkerShared* shared_;
+  std::vector<Worker> workers_;
+  const pid_t self_;
+  size_t finished_ = 0;
+  size_t next_ = 0;
+};
+
+bool Supervisor::StartWorker(size_t w) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
+  shared_[w].out_of_memory.store(0);
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(sv[0]);
+    close(sv[1]);
+    return false;
+  }
+  if (pid == 0) {
+    close(sv[0]);
+    for (const Worker& other : workers_) {
+      if (other.fd >= 0) close(other.fd);
+      if (other.pidfd >= 0) close(other.pidfd);
+    }
+    WorkerMain(sv[1], self_, inputs_, outputs_, options_, process_, &shared_[w]);
+  }
+  close(sv[1]);
+  workers_[w].pid = pid;
+  workers_[w].fd = sv[0];
+  workers_[w].pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  return true;
+}
+
+int Supervisor::StopWorker(Worker& w, bool kill_it) {
+  if (!kill_it && w.fd >= 0) {  // end of file: an idle worker exits
+    close(w.fd);
+    w.fd = -1;
+  }
+  if (kill_it) {
+    kill(-w.pid, SIGKILL);
+    kill(w.pid, SIGKILL);
+  }
+  // A worker asked to exit gets kExitSeconds, then SIGKILL: the supervisor never waits on one.
+  int status = 0;
+  const auto give_up = Clock::now() + std::chrono::seconds(kExitSeconds);
+  for (;;) {
+    const pid_t r = waitpid(w.pid, &status, kill_it ? 0 : WNOHANG);
+    if (r == w.pid || (r < 0 && errno != EINTR)) break;
+    if (r == 0 && Clock::now() >= give_up) {
+      kill(-w.pid, SIGKILL);
+      kill(w.pid, SIGKILL);
+      kill_it = true;
+    } else if (r == 0) {
+      usleep(10000);
+    }
+  }
+  if (w.fd >= 0) close(w.fd);
+  if (w.pidfd >= 0) close(w.pidfd);
+  w.pid = -1;
+  w.fd = w.pidfd = -1;
+  return status;
+}
+
+void Supervisor::FailClip(Worker& w, const std::string& reason) {
+  ClipReport report;
+  report.status = "failed";
+  report.reason = reason;
+  const size_t i = static_cast<size_t>(w.clip);
+  w.clip = -1;
+  RemoveStaleTemporaries({outputs_[i]});  // a killed worker leaves no partial output
+  finish_(i, std::move(report), std::chrono::duration<double>(Clock::now() - w.started).count());
+  ++finished_;
+}
+
+std::string Supervisor::DeathReason(size_t index, int status) const {
+  if (shared_[index].out_of_memory.load() != 0) {
+    return fmt::format("out of memory (--memory-mb {})", options_.memory_mb);
+  }
+  if (WIFSIGNALED(status)) {
+    return fmt::format("worker killed by signal {}", SignalName(WTERMSIG(status)));
+  }
+  return fmt::format("worker exited with status {} before finishing the clip",
+                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+void Supervisor::HandOut(size_t w) {
+  Worker& worker = workers_[w];
+  while (worker.clip < 0 && next_ < inputs_.size()) {
+    const size_t i = next_++;
+    ClipReport report;
+    bool run = false;
+    try {
+      run = prepare_(i, &worker.provenance, &report);
+    } catch (const std::exception& e) {
+      report.status = "failed";
+      report.reason = e.what();
+    }
+    if (!run) {
+      finish_(i, std::move(report), 0);
+      ++finished_;
+      continue;
+    }
+    worker.started = Clock::now();
+    worker.deadline =
+        options_.timeout > 0
+            ? worker.started +
+                  std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double>(options_.timeout + options_.timeout_grace))
+            : Clock::time_point::max();
+    worker.clip = static_cast<long>(i);
+    if (worker.pid < 0 && !StartWorker(w)) {
+      FailClip(worker, fmt::format("cannot start a worker process: {}", std::strerror(errno)));
+      continue;
+    }
+    const uint32_t index = static_cast<uint32_t>(i);
+    if (!WriteAll(worker.fd, &index, sizeof index)) {
+      // It died while idle: reap it and let a fresh one take the clip.
+      StopWorker(worker, true);
+      if (!StartWorker(w) || !WriteAll(worker.fd, &index, sizeof index)) {
+        FailClip(worker, "cannot reach a worker process");
+      }
+    }
+  }
+}
+
+void Supervisor::Wait(std::vector<bool>* readable, std::vector<bool>* exited) {
+  std::vector<pollfd> fds;
+  std::vector<size_t> owner;
+  Clock::time_point nearest = Clock::time_point::max();
+  bool poll_waitpid = false;
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    const Worker& worker = workers_[w];
+    if (worker.clip < 0) continue;
+    fds.push_back({worker.fd, POLLIN, 0});
+    owner.push_back(w);
+    if (worker.pidfd >= 0) {
+      fds.push_back({worker.pidfd, POLLIN, 0});
+      owner.push_back(w);
+    } else {
+      poll_waitpid = true;
+    }
+    nearest = std::min(nearest, worker.deadline);
+  }
+  int wait_ms = -1;
+  if (nearest != Clock::time_point::max()) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(nearest - Clock::now()).count();
+    wait_ms = static_cast<int>(std::clamp<long long>(left + 1, 0, 1000));
+  }
+  if (poll_waitpid) wait_ms = wait_ms < 0 ? 100 : std::min(wait_ms, 100);
+  if (poll(fds.data(), fds.size(), wait_ms) < 0 && errno != EINTR) {
+    throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+  }
+  readable->assign(workers_.size(), false);
+  exited->assign(workers_.size(), false);
+  for (size_t k = 0; k < fds.size(); ++k) {
+    if (fds[k].revents == 0) continue;
+    (fds[k].fd == workers_[owner[k]].fd ? *readable : *exited)[owner[k]] = true;
+  }
+}
+
+ClipReport Supervisor::ReportOfReply(const std::string& body, size_t i,
+                                     const Provenance& provenance, bool* retire) const {
+  ClipReport report;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(body);
+    *retire = j.value("worker_exits", false);
+    report = ClipReportFromJson(j);
+    if (j.contains("solver_all")) report.solver = SolverFromWire(j.at("solver_all"));
+    for (size_t t = 0; t < report.takes.size(); ++t) {
+      const nlohmann::json& take = j.at("takes").at(t);
+      if (take.contains("solver_all")) {
+        report.takes[t].solver = SolverFromWire(take.at("solver_all"));
+      }
+    }
+    if (Written(report.status)) {
+      WriteManifest(outputs_[i], provenance, WrittenFiles(report, outputs_[i]));
+    }
+  } catch (const std::exception& e) {
+    report.status = "failed";
+    report.reason = e.what();
+  }
+  return report;
+}
+
+bool Supervisor::ReadReply(Worker& worker) {
+  std::string body;
+  uint32_t size = 0;
+  const Message got = ReadMessage(worker.fd, &body, &size);
+  if (got == Message::kTooBig || got == Message::kStalled) {
+    StopWorker(worker, true);
+    FailClip(worker, got == Message::kTooBig
+                         ? fmt::format("the worker sent a report of {} bytes (at most {}): "
+                                       "stopped",
+                                       size, kMaxMessageBytes)
+                         : fmt::format("the worker stopped answering in the middle of its "
+                                       "report ({} s): stopped",
+                                       kMessageSeconds));
+    return true;
+  }
+  if (body.empty()) return false;
+  const size_t i = static_cast<size_t>(worker.clip);
+  worker.clip = -1;
+  bool retire = false;
+  ClipReport report = ReportOfReply(body, i, worker.provenance, &retire);
+  if (report.status == "failed") RemoveStaleTemporaries({outputs_[i]});
+  if (retire) StopWorker(worker, true);  // it answered; it exits now anyway
+  finish_(i, std::move(report),
+          std::chrono::duration<double>(Clock::now() - worker.started).count());
+  ++finished_;
+  return true;
+}
+
+void Supervisor::Check(size_t w, bool readable, bool exited) {
+  Worker& worker = workers_[w];
+  if (worker.clip < 0) return;
+  if (readable) {
+    if (ReadReply(worker)) return;
+    exited = true;  // end of file: it died
+  }
+  if (!exited && worker.pidfd < 0) {
+    int status = 0;
+    if (waitpid(worker.pid, &status, WNOHANG) == worker.pid) {
+      if (worker.fd >= 0) close(worker.fd);
+      worker.pid = -1;
+      worker.fd = -1;
+      FailClip(worker, DeathReason(w, status));
+      return;
+    }
+  }
+  if (exited) {
+    FailClip(worker, DeathReason(w, StopWorker(worker, false)));
+  } else if (Clock::now() >= worker.deadline) {
+    StopWorker(worker, true);
+    FailClip(worker, fmt::format("clip timed out after {:g} s (--timeout)", options_.timeout));
+  }
+}
+
+void Supervisor::Run() {
+  while (finished_ < inputs_.size()) {
+    // Hand out clips to idle workers.
+    for (size_t w = 0; w < workers_.size(); ++w) HandOut(w);
+    if (finished_ >= inputs_.size()) break;
+    std::vector<bool> readable, exited;
+    Wait(&readable, &exited);
+    for (size_t w = 0; w < workers_.size(); ++w) Check(w, readable[w], exited[w]);
+  }
+  for (Worker& worker : workers_) {
+    if (worker.pid < 0) continue;
+    StopWorker(worker, false);  // end of file: it exits (or is killed after kExitSeconds)
+  }
+}
+
 }  // namespace
 
 void RunInWorkers(const std::vector<Input>& inputs, const std::vector<std::string>& outputs,
                   const RunOptions& options, int jobs, const Processor& process,
                   const PrepareFn& prepare, const FinishFn& finish) {
-  using Clock = std::chrono::steady_clock;
   void* page = mmap(nullptr, sizeof(WorkerShared) * static_cast<size_t>(jobs),
                     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (page == MAP_FAILED) throw std::runtime_error("cannot map the workers' shared page");
   auto* shared = static_cast<WorkerShared*>(page);
   for (int w = 0; w < jobs; ++w) new (&shared[w]) WorkerShared();
-  std::vector<Worker> workers(static_cast<size_t>(jobs));
-  const pid_t self = getpid();
-
-  auto start_worker = [&](size_t w) {
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
-    shared[w].out_of_memory.store(0);
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    if (pid < 0) {
-      close(sv[0]);
-      close(sv[1]);
-      return false;
-    }
-    if (pid == 0) {
-      close(sv[0]);
-      for (const Worker& other : workers) {
-        if (other.fd >= 0) close(other.fd);
-        if (other.pidfd >= 0) close(other.pidfd);
-      }
-      WorkerMain(sv[1], self, inputs, outputs, options, process, &shared[w]);
-    }
-    close(sv[1]);
-    workers[w].pid = pid;
-    workers[w].fd = sv[0];
-    workers[w].pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-    return true;
-  };
-  // Kills (if asked) and reaps worker w; returns its wait status.
-  auto stop_worker = [&](Worker& w, bool kill_it) {
-    if (!kill_it && w.fd >= 0) {  // end of file: an idle worker exits
-      close(w.fd);
-      w.fd = -1;
-    }
-    if (kill_it) {
-      kill(-w.pid, SIGKILL);
-      kill(w.pid, SIGKILL);
-    }
-    // A worker asked to exit gets kExitSeconds, then SIGKILL: the supervisor never waits on one.
-    int status = 0;
-    const auto give_up = Clock::now() + std::chrono::seconds(kExitSeconds);
-    for (;;) {
-      const pid_t r = waitpid(w.pid, &status, kill_it ? 0 : WNOHANG);
-      if (r == w.pid || (r < 0 && errno != EINTR)) break;
-      if (r == 0 && Clock::now() >= give_up) {
-        kill(-w.pid, SIGKILL);
-        kill(w.pid, SIGKILL);
-        kill_it = true;
-      } else if (r == 0) {
-        usleep(10000);
-      }
-    }
-    if (w.fd >= 0) close(w.fd);
-    if (w.pidfd >= 0) close(w.pidfd);
-    w.pid = -1;
-    w.fd = w.pidfd = -1;
-    return status;
-  };
-  size_t finished = 0;
-  auto fail_clip = [&](Worker& w, const std::string& reason) {
-    ClipReport report;
-    report.status = "failed";
-    report.reason = reason;
-    const size_t i = static_cast<size_t>(w.clip);
-    w.clip = -1;
-    RemoveStaleTemporaries({outputs[i]});  // a killed worker leaves no partial output
-    finish(i, std::move(report), std::chrono::duration<double>(Clock::now() - w.started).count());
-    ++finished;
-  };
-  auto death_reason = [&](size_t index, int status) {
-    if (shared[index].out_of_memory.load() != 0) {
-      return fmt::format("out of memory (--memory-mb {})", options.memory_mb);
-    }
-    if (WIFSIGNALED(status)) {
-      return fmt::format("worker killed by signal {}", SignalName(WTERMSIG(status)));
-    }
-    return fmt::format("worker exited with status {} before finishing the clip",
-                       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  };
-
-  size_t next = 0;
-  while (finished < inputs.size()) {
-    // Hand out clips to idle workers.
-    for (size_t w = 0; w < workers.size(); ++w) {
-      Worker& worker = workers[w];
-      while (worker.clip < 0 && next < inputs.size()) {
-        const size_t i = next++;
-        ClipReport report;
-        bool run = false;
-        try {
-          run = prepare(i, &worker.provenance, &report);
-        } catch (const std::exception& e) {
-          report.status = "failed";
-          report.reason = e.what();
-        }
-        if (!run) {
-          finish(i, std::move(report), 0);
-          ++finished;
-          continue;
-        }
-        worker.started = Clock::now();
-        worker.deadline =
-            options.timeout > 0
-                ? worker.started +
-                      std::chrono::duration_cast<Clock::duration>(
-                          std::chrono::duration<double>(options.timeout + options.timeout_grace))
-                : Clock::time_point::max();
-        worker.clip = static_cast<long>(i);
-        if (worker.pid < 0 && !start_worker(w)) {
-          fail_clip(worker, fmt::format("cannot start a worker process: {}", std::strerror(errno)));
-          continue;
-        }
-        const uint32_t index = static_cast<uint32_t>(i);
-        if (!WriteAll(worker.fd, &index, sizeof index)) {
-          // It died while idle: reap it and let a fresh one take the clip.
-          stop_worker(worker, true);
-          if (!start_worker(w) || !WriteAll(worker.fd, &index, sizeof index)) {
-            fail_clip(worker, "cannot reach a worker process");
-          }
-        }
-      }
-    }
-    if (finished >= inputs.size()) break;
-
-    // Wait for a reply, a death or the nearest deadline.
-    std::vector<pollfd> fds;
-    std::vector<size_t> owner;
-    Clock::time_point nearest = Clock::time_point::max();
-    bool poll_waitpid = false;
-    for (size_t w = 0; w < workers.size(); ++w) {
-      const Worker& worker = workers[w];
-      if (worker.clip < 0) continue;
-      fds.push_back({worker.fd, POLLIN, 0});
-      owner.push_back(w);
-      if (worker.pidfd >= 0) {
-        fds.push_back({worker.pidfd, POLLIN, 0});
-        owner.push_back(w);
-      } else {
-        poll_waitpid = true;
-      }
-      nearest = std::min(nearest, worker.deadline);
-    }
-    int wait_ms = -1;
-    if (nearest != Clock::time_point::max()) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(nearest - Clock::now()).count();
-      wait_ms = static_cast<int>(std::clamp<long long>(left + 1, 0, 1000));
-    }
-    if (poll_waitpid) wait_ms = wait_ms < 0 ? 100 : std::min(wait_ms, 100);
-    if (poll(fds.data(), fds.size(), wait_ms) < 0 && errno != EINTR) {
-      throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
-    }
-    std::vector<bool> readable(workers.size(), false), exited(workers.size(), false);
-    for (size_t k = 0; k < fds.size(); ++k) {
-      if (fds[k].revents == 0) continue;
-      (fds[k].fd == workers[owner[k]].fd ? readable : exited)[owner[k]] = true;
-    }
-    for (size_t w = 0; w < workers.size(); ++w) {
-      Worker& worker = workers[w];
-      if (worker.clip < 0) continue;
-      if (readable[w]) {
-        std::string body;
-        uint32_t size = 0;
-        const Message got = ReadMessage(worker.fd, &body, &size);
-        if (got == Message::kTooBig || got == Message::kStalled) {
-          stop_worker(worker, true);
-          fail_clip(worker, got == Message::kTooBig
-                                ? fmt::format("the worker sent a report of {} bytes (at most {}): "
-                                              "stopped",
-                                              size, kMaxMessageBytes)
-                                : fmt::format("the worker stopped answering in the middle of its "
-                                              "report ({} s): stopped",
-                                              kMessageSeconds));
-          continue;
-        }
-        if (!body.empty()) {
-          const size_t i = static_cast<size_t>(worker.clip);
-          worker.clip = -1;
-          ClipReport report;
-          bool retire = false;
-          try {
-            const nlohmann::json j = nlohmann::json::parse(body);
-            retire = j.value("worker_exits", false);
-            report = ClipReportFromJson(j);
-            if (j.contains("solver_all")) report.solver = SolverFromWire(j.at("solver_all"));
-            for (size_t t = 0; t < report.takes.size(); ++t) {
-              const nlohmann::json& take = j.at("takes").at(t);
-              if (take.contains("solver_all")) {
-                report.takes[t].solver = SolverFromWire(take.at("solver_all"));
-              }
-            }
-            if (Written(report.status)) {
-              WriteManifest(outputs[i], worker.provenance, WrittenFiles(report, outputs[i]));
-            }
-          } catch (const std::exception& e) {
-            report.status = "failed";
-            report.reason = e.what();
-          }
-          if (report.status == "failed") RemoveStaleTemporaries({outputs[i]});
-          if (retire) stop_worker(worker, true);  // it answered; it exits now anyway
-          finish(i, std::move(report),
-                 std::chrono::duration<double>(Clock::now() - worker.started).count());
-          ++finished;
-          continue;
-        }
-        exited[w] = true;  // end of file: it died
-      }
-      if (!exited[w] && worker.pidfd < 0) {
-        int status = 0;
-        if (waitpid(worker.pid, &status, WNOHANG) == worker.pid) {
-          if (worker.fd >= 0) close(worker.fd);
-          worker.pid = -1;
-          worker.fd = -1;
-          fail_clip(worker, death_reason(w, status));
-          continue;
-        }
-      }
-      if (exited[w]) {
-        fail_clip(worker, death_reason(w, stop_worker(worker, false)));
-      } else if (Clock::now() >= worker.deadline) {
-        stop_worker(worker, true);
-        fail_clip(worker, fmt::format("clip timed out after {:g} s (--timeout)", options.timeout));
-      }
-    }
-  }
-  for (Worker& worker : workers) {
-    if (worker.pid < 0) continue;
-    stop_worker(worker, false);  // end of file: it exits (or is killed after kExitSeconds)
-  }
+  Supervisor(inputs, outputs, options, process, prepare, finish, shared, jobs).Run();
   for (int w = 0; w < jobs; ++w) shared[w].~WorkerShared();
   munmap(page, sizeof(WorkerShared) * static_cast<size_t>(jobs));
 }

@@ -339,6 +339,208 @@ bool SplineIkConstraint::Validate(const Skeleton& skeleton, std::string* error) 
   return true;
 }
 
+namespace {
+
+// The chain's bones on one frame: joint i to joint i + 1, the last joint to its End Site (when it
+// has one); axis in the joint's space.
+struct ChainBones {
+  size_t count = 0;
+  std::vector<Eigen::Vector3d> axis;
+  std::vector<double> length;
+  double total = 0;
+};
+
+ChainBones BonesOf(const Skeleton& skeleton, const Pose& pose, const std::vector<int>& joints) {
+  const EndSite* end = EndSiteOf(skeleton, joints.back());
+  ChainBones b;
+  b.count = end != nullptr ? joints.size() : joints.size() - 1;
+  b.axis.resize(b.count);
+  b.length.resize(b.count);
+  for (size_t i = 0; i < b.count; ++i) {
+    const Eigen::Isometry3d& w = pose.world[joints[i]];
+    b.axis[i] = i + 1 < joints.size()
+                    ? Eigen::Vector3d(w.inverse() * pose.world[joints[i + 1]].translation())
+                    : end->offset;
+    b.length[i] = b.axis[i].norm();
+    b.total += b.length[i];
+  }
+  return b;
+}
+
+// With stretch, the tips at proportional arc lengths along the curve.
+void StretchedTips(const SplineCurve& spline, const ChainBones& b, const Eigen::Vector3d& start,
+                   std::vector<Eigen::Vector3d>& tips) {
+  double cumulated = 0;
+  for (size_t i = 0; i < b.count; ++i) {
+    cumulated += b.length[i];
+    tips[i] = b.total > 0
+                  ? spline.Position(spline.ParameterAt(cumulated / b.total * spline.length()))
+                  : start;
+  }
+}
+
+// Without stretch, each tip where the bone, from the previous tip, meets the curve; past the
+// curve's end, on the line that extends it (and `weight`: the part of the turn that applies).
+void RollingTips(const SplineCurve& spline, const ChainBones& b, const Eigen::Vector3d& start,
+                 double tiny, std::vector<Eigen::Vector3d>& tips, std::vector<double>& weight) {
+  // The line that extends the curve at its end: its end point and unit end tangent.
+  const double last = spline.segments();
+  const Eigen::Vector3d end_point = spline.Position(last);
+  Eigen::Vector3d tangent = spline.Derivative(last);
+  for (int k = spline.segments() * SplineCurve::kSamples - 1; k >= 0 && !(tangent.norm() > tiny);
+       --k) {
+    tangent = end_point - spline.Position(static_cast<double>(k) / SplineCurve::kSamples);
+  }
+  tangent.normalize();
+  double u = 0;
+  bool rolled_off = false;
+  Eigen::Vector3d head = start;
+  for (size_t i = 0; i < b.count; ++i) {
+    if (rolled_off) {
+      weight[i] = 0;  // past the end: the bone keeps its pose relative to its parent
+      tips[i] = head;
+      continue;
+    }
+    if (!(b.length[i] > tiny)) {
+      tips[i] = head;
+      continue;
+    }
+    double next = 0;
+    if (spline.SphereExit(head, b.length[i], u, &next)) {
+      u = next;
+      tips[i] = spline.Position(u);
+    } else {
+      // Rolling off the end: the tip on the end tangent's line, |end_point + v tangent - head|
+      // = length (v >= 0: the end point is inside the sphere), and the bone turns by the part
+      // of its path (arc to the end, then v) that lies on the curve.
+      const Eigen::Vector3d e = end_point - head;
+      const double bt = tangent.dot(e), c = e.squaredNorm() - b.length[i] * b.length[i];
+      const double v = -bt + std::sqrt(std::max(0.0, bt * bt - c));
+      tips[i] = end_point + v * tangent;
+      const double on_curve = spline.Integrate(u, spline.segments());
+      weight[i] = on_curve > 0 || v > 0 ? on_curve / (on_curve + v) : 1.0;
+      rolled_off = true;
+    }
+    head = tips[i];
+  }
+}
+
+// Up vectors of kEnds (read before anything moves): per bone, or none (kKeep rolls).
+std::vector<Eigen::Vector3d> EndsUps(const SplineIkConstraint& c, const Pose& pose,
+                                     const ChainBones& b, const Eigen::Vector3d& start,
+                                     const std::vector<Eigen::Vector3d>& tips,
+                                     const std::vector<double>& weight, double tiny) {
+  std::vector<Eigen::Vector3d> ups;
+  auto source = [&](const UpSource& src, const ControlPoint& fallback) -> Eigen::Vector3d {
+    if (src.joint >= 0) return pose.world[src.joint].linear() * c.up_axis;
+    if (src.vector.squaredNorm() > 0) return src.vector;
+    return pose.world[fallback.joint].linear() * c.up_axis;
+  };
+  const Eigen::Vector3d up_s = source(c.up_start, c.points.front());
+  const Eigen::Vector3d up_e = source(c.up_end, c.points.back());
+  // Chords of the bones that have one; transported up from the first to the last.
+  std::vector<Eigen::Vector3d> chord(b.count, Eigen::Vector3d::Zero());
+  std::vector<double> above(b.count, 0.0);  // chain length above each bone's head
+  int first = -1, last = -1;
+  double cumulated = 0;
+  for (size_t i = 0; i < b.count; ++i) {
+    const Eigen::Vector3d head = i == 0 ? start : tips[i - 1];
+    above[i] = cumulated;
+    cumulated += b.length[i];
+    const Eigen::Vector3d ch = tips[i] - head;
+    if (!(ch.norm() > tiny) || weight[i] == 0) continue;
+    chord[i] = ch.normalized();
+    if (first < 0) first = static_cast<int>(i);
+    last = static_cast<int>(i);
+  }
+  if (first < 0) return ups;
+  const Eigen::Vector3d& c0 = chord[first];
+  Eigen::Vector3d u0 = up_s - up_s.dot(c0) * c0;
+  if (!(u0.norm() > 1e-9 * up_s.norm())) return ups;
+  ups.assign(b.count, Eigen::Vector3d::Zero());
+  ups[first] = u0.normalized();
+  for (int i = first + 1, prev = first; i <= last; ++i) {
+    if (chord[i].squaredNorm() == 0) continue;
+    Eigen::Vector3d u = Eigen::Quaterniond::FromTwoVectors(chord[prev], chord[i]) * ups[prev];
+    ups[i] = (u - u.dot(chord[i]) * chord[i]).normalized();
+    prev = i;
+  }
+  const Eigen::Vector3d& cl = chord[last];
+  const Eigen::Vector3d e = up_e - up_e.dot(cl) * cl;
+  const double theta =
+      e.norm() > 1e-9 * up_e.norm() ? SignedAngle(ups[last], e.normalized(), cl) : 0.0;
+  const double span = above[last] - above[first];
+  for (int i = first; i <= last; ++i) {
+    if (chord[i].squaredNorm() == 0) continue;
+    const double f = span > 0 ? (above[i] - above[first]) / span : 0.0;
+    ups[i] = Eigen::AngleAxisd(f * theta, chord[i]) * ups[i];
+  }
+  return ups;
+}
+
+// The chain's root onto the curve's start: moved when it has position channels, else it must
+// already be there.
+bool PlaceRoot(const SplineIkConstraint& c, const Skeleton& skeleton, Pose& pose,
+               const Eigen::Vector3d& start, double total, std::string* error) {
+  const int root = c.joints.front();
+  bool root_moves = true;
+  for (int a = 0; a < 3; ++a) root_moves = root_moves && skeleton.translation_channel(root, a) >= 0;
+  if (root_moves) return WritePosition(skeleton, pose, root, start, c.influence, error);
+  const double off = (pose.world[root].translation() - start).norm();
+  if (off > 1e-9 * std::max(1.0, total)) {
+    if (error != nullptr) {
+      *error = "spline_ik: the chain's root '" + skeleton.name(root) +
+               "' has no position channels and lies " + std::to_string(off) +
+               " from the curve's start (make the root the first control point, or give it "
+               "position channels)";
+    }
+    return false;
+  }
+  return true;
+}
+
+// Each bone onto its chord (turned about it towards its up in `ups` when there is one), and with
+// stretch its child onto its tip, parents first; only the chain's world transforms are kept up to
+// date on the way. Returns the number of bones written (all, unless a write failed).
+size_t WriteBones(const SplineIkConstraint& c, const Skeleton& skeleton, Pose& pose,
+                  const ChainBones& b, const Eigen::Vector3d& start,
+                  const std::vector<Eigen::Vector3d>& tips, const std::vector<double>& weight,
+                  const std::vector<Eigen::Vector3d>& ups, double tiny, std::string* error) {
+  const Eigen::Vector3d& up_axis = c.up_axis;
+  size_t written = 0;
+  for (size_t i = 0; i < b.count; ++i) {
+    const int j = c.joints[i];
+    if (i > 0) UpdateJointWorld(skeleton, pose.channels, pose.world, j);  // its parent moved
+    const Eigen::Vector3d head = i == 0 ? start : tips[i - 1];
+    const Eigen::Vector3d ch = tips[i] - head;
+    if (b.length[i] > tiny && ch.norm() > tiny && weight[i] > 0) {
+      const Eigen::Matrix3d own = pose.world[j].linear();
+      const Eigen::Vector3d dir = ch.normalized();
+      const Eigen::Vector3d bone = b.axis[i] / b.length[i];
+      Eigen::Matrix3d desired;
+      Eigen::Vector3d up_local = up_axis - up_axis.dot(bone) * bone;
+      if (!ups.empty() && ups[i].squaredNorm() > 0 && up_local.norm() > 1e-9) {
+        up_local.normalize();
+        Eigen::Matrix3d local_frame, world_frame;
+        local_frame << bone, up_local, bone.cross(up_local);
+        world_frame << dir, ups[i], dir.cross(ups[i]);
+        desired = world_frame * local_frame.transpose();
+      } else {
+        desired = Eigen::Quaterniond::FromTwoVectors(own * bone, dir).toRotationMatrix() * own;
+      }
+      if (!WriteRotation(skeleton, pose, j, desired, c.influence * weight[i], error)) break;
+    }
+    if (c.stretch && i + 1 < c.joints.size()) {
+      UpdateJointWorld(skeleton, pose.channels, pose.world, c.joints[i + 1]);
+      if (!WritePosition(skeleton, pose, c.joints[i + 1], tips[i], c.influence, error)) break;
+    }
+    written = i + 1;
+  }
+  return written;
+}
+
+}  // namespace
+
 bool SplineIkConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
                              std::string* error) const {
   if (!Validate(skeleton, error)) return false;
@@ -354,178 +556,30 @@ bool SplineIkConstraint::Run(const Skeleton& skeleton, Pose& pose, int, State&,
   // The arc length table only for stretch (proportional arc lengths).
   if (!spline.Build(curve, p, stretch) || spline.IsPoint(1e-12 * scale)) return true;  // a point
 
-  // Bones: joint i to joint i + 1, the last joint to its End Site; axis in the joint's space.
-  const EndSite* end = EndSiteOf(skeleton, joints.back());
-  const size_t bones = end != nullptr ? joints.size() : joints.size() - 1;
-  std::vector<Eigen::Vector3d> axis(bones);
-  std::vector<double> length(bones);
-  double total = 0;
-  for (size_t i = 0; i < bones; ++i) {
-    const Eigen::Isometry3d& w = pose.world[joints[i]];
-    axis[i] = i + 1 < joints.size()
-                  ? Eigen::Vector3d(w.inverse() * pose.world[joints[i + 1]].translation())
-                  : end->offset;
-    length[i] = axis[i].norm();
-    total += length[i];
-  }
-  const double tiny = 1e-12 * std::max(scale, total);
+  const ChainBones bones = BonesOf(skeleton, pose, joints);
+  const double tiny = 1e-12 * std::max(scale, bones.total);
 
   // Where the tips go (full influence): tips[i] is bone i's, heads are the previous tips.
-  std::vector<Eigen::Vector3d> tips(bones);
-  std::vector<double> weight(bones, 1.0);  // the part of each bone's turn that applies
+  std::vector<Eigen::Vector3d> tips(bones.count);
+  std::vector<double> weight(bones.count, 1.0);  // the part of each bone's turn that applies
   const Eigen::Vector3d start = spline.Position(0);
   if (stretch) {
-    double cumulated = 0;
-    for (size_t i = 0; i < bones; ++i) {
-      cumulated += length[i];
-      tips[i] = total > 0 ? spline.Position(spline.ParameterAt(cumulated / total * spline.length()))
-                          : start;
-    }
+    StretchedTips(spline, bones, start, tips);
   } else {
-    // The line that extends the curve at its end: its end point and unit end tangent.
-    const double last = spline.segments();
-    const Eigen::Vector3d end_point = spline.Position(last);
-    Eigen::Vector3d tangent = spline.Derivative(last);
-    for (int k = spline.segments() * SplineCurve::kSamples - 1; k >= 0 && !(tangent.norm() > tiny);
-         --k) {
-      tangent = end_point - spline.Position(static_cast<double>(k) / SplineCurve::kSamples);
-    }
-    tangent.normalize();
-    double u = 0;
-    bool rolled_off = false;
-    Eigen::Vector3d head = start;
-    for (size_t i = 0; i < bones; ++i) {
-      if (rolled_off) {
-        weight[i] = 0;  // past the end: the bone keeps its pose relative to its parent
-        tips[i] = head;
-        continue;
-      }
-      if (!(length[i] > tiny)) {
-        tips[i] = head;
-        continue;
-      }
-      double next = 0;
-      if (spline.SphereExit(head, length[i], u, &next)) {
-        u = next;
-        tips[i] = spline.Position(u);
-      } else {
-        // Rolling off the end: the tip on the end tangent's line, |end_point + v tangent - head|
-        // = length (v >= 0: the end point is inside the sphere), and the bone turns by the part
-        // of its path (arc to the end, then v) that lies on the curve.
-        const Eigen::Vector3d e = end_point - head;
-        const double b = tangent.dot(e), c = e.squaredNorm() - length[i] * length[i];
-        const double v = -b + std::sqrt(std::max(0.0, b * b - c));
-        tips[i] = end_point + v * tangent;
-        const double on_curve = spline.Integrate(u, spline.segments());
-        weight[i] = on_curve > 0 || v > 0 ? on_curve / (on_curve + v) : 1.0;
-        rolled_off = true;
-      }
-      head = tips[i];
-    }
+    RollingTips(spline, bones, start, tiny, tips, weight);
   }
-
-  // Up vectors of kEnds (read before anything moves): per bone, or none (kKeep rolls).
-  std::vector<Eigen::Vector3d> ups;
-  if (twist == SplineTwist::kEnds) {
-    auto source = [&](const UpSource& src, const ControlPoint& fallback) -> Eigen::Vector3d {
-      if (src.joint >= 0) return pose.world[src.joint].linear() * up_axis;
-      if (src.vector.squaredNorm() > 0) return src.vector;
-      return pose.world[fallback.joint].linear() * up_axis;
-    };
-    const Eigen::Vector3d up_s = source(up_start, points.front());
-    const Eigen::Vector3d up_e = source(up_end, points.back());
-    // Chords of the bones that have one; transported up from the first to the last.
-    std::vector<Eigen::Vector3d> chord(bones, Eigen::Vector3d::Zero());
-    std::vector<double> above(bones, 0.0);  // chain length above each bone's head
-    int first = -1, last = -1;
-    double cumulated = 0;
-    for (size_t i = 0; i < bones; ++i) {
-      const Eigen::Vector3d head = i == 0 ? start : tips[i - 1];
-      above[i] = cumulated;
-      cumulated += length[i];
-      const Eigen::Vector3d c = tips[i] - head;
-      if (!(c.norm() > tiny) || weight[i] == 0) continue;
-      chord[i] = c.normalized();
-      if (first < 0) first = static_cast<int>(i);
-      last = static_cast<int>(i);
-    }
-    if (first >= 0) {
-      const Eigen::Vector3d& c0 = chord[first];
-      Eigen::Vector3d u0 = up_s - up_s.dot(c0) * c0;
-      if (u0.norm() > 1e-9 * up_s.norm()) {
-        ups.assign(bones, Eigen::Vector3d::Zero());
-        ups[first] = u0.normalized();
-        for (int i = first + 1, prev = first; i <= last; ++i) {
-          if (chord[i].squaredNorm() == 0) continue;
-          Eigen::Vector3d u = Eigen::Quaterniond::FromTwoVectors(chord[prev], chord[i]) * ups[prev];
-          ups[i] = (u - u.dot(chord[i]) * chord[i]).normalized();
-          prev = i;
-        }
-        const Eigen::Vector3d& cl = chord[last];
-        const Eigen::Vector3d e = up_e - up_e.dot(cl) * cl;
-        const double theta =
-            e.norm() > 1e-9 * up_e.norm() ? SignedAngle(ups[last], e.normalized(), cl) : 0.0;
-        const double span = above[last] - above[first];
-        for (int i = first; i <= last; ++i) {
-          if (chord[i].squaredNorm() == 0) continue;
-          const double f = span > 0 ? (above[i] - above[first]) / span : 0.0;
-          ups[i] = Eigen::AngleAxisd(f * theta, chord[i]) * ups[i];
-        }
-      }
-    }
-  }
+  const std::vector<Eigen::Vector3d> ups =
+      twist == SplineTwist::kEnds ? EndsUps(*this, pose, bones, start, tips, weight, tiny)
+                                  : std::vector<Eigen::Vector3d>();
 
   // Write, parents first: the root onto the curve's start, then each bone onto its chord. Only
   // the chain's world transforms are kept up to date on the way (each joint's from its parent,
   // just written); the joints below the root are refreshed once at the end.
-  const int root = joints.front();
-  bool root_moves = true;
-  for (int a = 0; a < 3; ++a) root_moves = root_moves && skeleton.translation_channel(root, a) >= 0;
-  if (root_moves) {
-    if (!WritePosition(skeleton, pose, root, start, influence, error)) return false;
-  } else {
-    const double off = (pose.world[root].translation() - start).norm();
-    if (off > 1e-9 * std::max(1.0, total)) {
-      if (error != nullptr) {
-        *error = "spline_ik: the chain's root '" + skeleton.name(root) +
-                 "' has no position channels and lies " + std::to_string(off) +
-                 " from the curve's start (make the root the first control point, or give it "
-                 "position channels)";
-      }
-      return false;
-    }
-  }
-  size_t written = 0;
-  for (size_t i = 0; i < bones; ++i) {
-    const int j = joints[i];
-    if (i > 0) UpdateJointWorld(skeleton, pose.channels, pose.world, j);  // its parent moved
-    const Eigen::Vector3d head = i == 0 ? start : tips[i - 1];
-    const Eigen::Vector3d c = tips[i] - head;
-    if (length[i] > tiny && c.norm() > tiny && weight[i] > 0) {
-      const Eigen::Matrix3d own = pose.world[j].linear();
-      const Eigen::Vector3d dir = c.normalized();
-      const Eigen::Vector3d bone = axis[i] / length[i];
-      Eigen::Matrix3d desired;
-      Eigen::Vector3d up_local = up_axis - up_axis.dot(bone) * bone;
-      if (!ups.empty() && ups[i].squaredNorm() > 0 && up_local.norm() > 1e-9) {
-        up_local.normalize();
-        Eigen::Matrix3d local_frame, world_frame;
-        local_frame << bone, up_local, bone.cross(up_local);
-        world_frame << dir, ups[i], dir.cross(ups[i]);
-        desired = world_frame * local_frame.transpose();
-      } else {
-        desired = Eigen::Quaterniond::FromTwoVectors(own * bone, dir).toRotationMatrix() * own;
-      }
-      if (!WriteRotation(skeleton, pose, j, desired, influence * weight[i], error)) break;
-    }
-    if (stretch && i + 1 < joints.size()) {
-      UpdateJointWorld(skeleton, pose.channels, pose.world, joints[i + 1]);
-      if (!WritePosition(skeleton, pose, joints[i + 1], tips[i], influence, error)) break;
-    }
-    written = i + 1;
-  }
-  pose.UpdateWorld(skeleton, root);
-  return written == bones;
+  if (!PlaceRoot(*this, skeleton, pose, start, bones.total, error)) return false;
+  const size_t written =
+      WriteBones(*this, skeleton, pose, bones, start, tips, weight, ups, tiny, error);
+  pose.UpdateWorld(skeleton, joints.front());
+  return written == bones.count;
 }
 
 }  // namespace rigel::constraints

@@ -120,6 +120,266 @@ bool Converged(const Rig& rig, std::span<const Target> targets, const StageWork&
 
 namespace {
 
+// One run of the iteration from the current channel values (Iterate): the state its steps share.
+// Leaves st.j/st.e/pos_err/ang_err for the returned (accepted) values.
+class Iteration {
+ public:
+  Iteration(const Rig& rig, const Settings& set, std::span<const Target> targets,
+            Workspace::Impl& w, StageWork& st, double* theta)
+      : rig_(rig),
+        set_(set),
+        targets_(targets),
+        w_(w),
+        st_(st),
+        theta_(theta),
+        s_(rig.skeleton()),
+        method_(st.method),
+        lm_(st.method == Method::kDlsAdaptive) {}
+
+  Status Run(int* iterations);
+
+ private:
+  double TrialError() {
+    return multi_ ? LevelError(st_, level_) : DrivingError(rig_, targets_, st_, set_);
+  }
+  bool KeepsHigher() { return !multi_ || HigherLevelsConverged(rig_, targets_, st_, set_, level_); }
+  void Accepted(double next) {
+    stall_ = next > err_ * (1.0 - set_.stall_fraction) ? stall_ + 1 : 0;
+    err_ = next;
+    if (multi_) {
+      level_ = DrivingLevel(rig_, targets_, st_, set_);
+      err_ = LevelError(st_, level_);
+    }
+  }
+  void SwapSaved() {
+    std::swap(st_.j, st_.j_saved);
+    std::swap(st_.e, st_.e_saved);
+    std::swap(st_.pos_err, st_.pos_err_saved);
+    std::swap(st_.ang_err, st_.ang_err_saved);
+  }
+  void DropStalledLowerLevels();
+  bool ChordStepAccepted();
+  bool FullStep();
+  void CorrectHigherLevels();
+  void RejectStep();
+
+  const Rig& rig_;
+  const Settings& set_;
+  const std::span<const Target> targets_;
+  Workspace::Impl& w_;
+  StageWork& st_;
+  double* const theta_;
+  const Skeleton& s_;
+  const Method method_;
+  const bool lm_;
+  bool multi_ = false;
+  int level_ = 0;
+  double err_ = 0.0;
+  bool j_valid_ = false;
+  int stall_ = 0;
+  double rescue_ = 0.0;
+  double lambda_ = 0.0;
+  double nu_ = 2;
+  bool chord_ok_ = false;
+  double step_scale_ = 1.0;
+  int it_ = 0;
+};
+
+Status Iteration::Run(int* iterations) {
+  StartFk(s_, w_, st_, theta_);
+  // The Jacobian is filled lazily: not for a pose that turns out converged or a rejected trial.
+  FillSystem(rig_, targets_, w_, st_, false);
+  // Several priority levels: a step is judged lexicographically. It is kept when it lowers the
+  // error of the driving level (the highest one not within tolerance) and leaves every level
+  // above it within tolerance; the driving level is then re-read. (Comparing the driving errors
+  // of the two poses instead compared different levels' errors whenever a lower level's step
+  // pushed a higher one back out of tolerance: the foot then drifted off its target.)
+  multi_ = st_.levels.size() > 1;
+  level_ = multi_ ? DrivingLevel(rig_, targets_, st_, set_) : 0;
+  err_ = multi_ ? LevelError(st_, level_) : DrivingError(rig_, targets_, st_, set_);
+  // Every method accepts a step only when it lowers the driving error (seed 002: fixed-lambda
+  // DLS, the pseudo-inverse, SVD and QR otherwise oscillate on unreachable targets, e.g. a knee
+  // alternating between 2.3 and 26.3 degrees). After a rejection kDlsAdaptive damps harder,
+  // kTranspose halves its step, and kDls/kPseudoInverse/kSvd/kQr retry with a damped least-squares
+  // step (`rescue`, see RescueAfterReject), until their own step lowers the error again.
+  lambda_ = set_.lambda;
+  if (method_ == Method::kDlsAdaptive && st_.levels.size() == 1 && st_.rows <= 6) {
+    // Single effector: start the damping from the residual (at least 0.1 |e|). A far target
+    // then takes shorter, better-aimed first steps (fewer max-step-scaled and rejected trials:
+    // 6D arm median 10 -> 9 iterations, p75 34 -> 14); near the target it stays set.lambda.
+    lambda_ = std::max(lambda_, 0.1 * std::sqrt(err_));
+  }
+  Status status = Status::kNotConverged;
+  if (st_.cols == 0 || st_.rows == 0) {
+    return Converged(rig_, targets_, st_, set_) ? Status::kConverged : Status::kUnreachable;
+  }
+  st_.active_levels = static_cast<int>(st_.levels.size());
+  while (true) {
+    if (Converged(rig_, targets_, st_, set_)) {
+      status = Status::kConverged;
+      break;
+    }
+    DropStalledLowerLevels();
+    if (chord_ok_ && it_ < set_.max_iterations && stall_ < set_.stall_iterations &&
+        ChordStepAccepted()) {
+      continue;
+    }
+    if (!j_valid_) {
+      FillSystem(rig_, targets_, w_, st_, true);
+      j_valid_ = true;
+    }
+    if (it_ >= set_.max_iterations || stall_ >= set_.stall_iterations) {
+      status = Stationary(rig_, st_, theta_) ? Status::kUnreachable : Status::kNotConverged;
+      break;
+    }
+    FullStep();
+  }
+  *iterations += it_;
+  return status;
+}
+
+void Iteration::DropStalledLowerLevels() {
+  if (stall_ >= set_.stall_iterations && it_ < set_.max_iterations && st_.active_levels > 1) {
+    // A higher level stalls above tolerance while lower ones still pull (their steps' second
+    // order effects): drop the lower levels and let the higher ones finish alone.
+    const int driving = DrivingLevel(rig_, targets_, st_, set_);
+    if (driving + 1 < st_.active_levels) {
+      st_.active_levels = driving + 1;
+      stall_ = 0;
+      lambda_ = set_.lambda;
+      step_scale_ = 1.0;
+    }
+  }
+}
+
+// Reuse the last full step's Jacobian and factorization for the new residual (cheap: no
+// Jacobian, no factorization); kept only when it lowers the error. False when there was no
+// chord step or it was not kept (the accepted pose restored).
+bool Iteration::ChordStepAccepted() {
+  chord_ok_ = false;
+  if (!ChordStep(rig_, st_, set_, theta_)) return false;
+  TakeStep(rig_, st_, theta_);
+  ++it_;
+  SwapSaved();
+  ChainFk(s_, w_, st_, theta_);
+  FillSystem(rig_, targets_, w_, st_, false);
+  const double next = TrialError();
+  if (next < err_ && KeepsHigher()) {
+    // st.j holds the old Jacobian: stale for the new pose (filled lazily).
+    // Chord steps converge linearly (rate r = next / err), a full step quadratically:
+    // take another chord step only while the chord steps still needed to reach the
+    // tolerance, at rate r, cost less than one full step.
+    const double r = next / err_;
+    chord_ok_ = false;
+    if (r < 0.25) {
+      const double goal = ToleranceGoal(rig_, targets_, st_, set_);
+      const double needed =
+          next <= goal ? 0.0 : (goal > 0 && r > 0 ? std::log(goal / next) / std::log(r) : kInf);
+      chord_ok_ = std::ceil(needed) <= st_.full_over_chord;
+    }
+    std::swap(st_.j, st_.j_saved);  // Keep the factorized Jacobian in j_saved.
+    Accepted(next);
+    j_valid_ = false;
+    return true;
+  }
+  UndoStep(st_, theta_);
+  SwapSaved();
+  st_.frames_valid = false;
+  return false;
+}
+
+// One full step: computed with the current Jacobian, taken, judged; false when it was rejected.
+bool Iteration::FullStep() {
+  if (multi_) {
+    // The lower levels act once the higher ones are within tolerance (until then their steps
+    // only fight the higher levels' convergence through second-order effects).
+    st_.active_levels = std::min(static_cast<int>(st_.levels.size()), level_ + 1);
+  }
+  if (rescue_ > 0) {
+    ComputeStep(rig_, st_, Method::kDls, std::max(rescue_, lambda_), set_, theta_);
+  } else {
+    ComputeStep(rig_, st_, method_, lambda_, set_, theta_);
+  }
+  double predicted = 0.0;
+  if (method_ == Method::kDlsAdaptive && st_.levels.size() == 1) {
+    st_.e_work = st_.e;
+    st_.e_work.noalias() -= st_.j * st_.x;
+    predicted = err_ - st_.e_work.squaredNorm();
+  }
+  if (method_ == Method::kTranspose) st_.dtheta *= step_scale_;
+  TakeStep(rig_, st_, theta_);
+  ++it_;
+  // The trial system goes into the spare buffers; the accepted one stays in *_saved.
+  SwapSaved();
+  ChainFk(s_, w_, st_, theta_);
+  FillSystem(rig_, targets_, w_, st_, false);
+  j_valid_ = false;
+  if (multi_ && level_ > 0 && !KeepsHigher()) CorrectHigherLevels();
+  const double next = TrialError();
+  // The fixed methods test steps without the preferred-angle bias only: a bias step moves along
+  // the task's null space and may raise its error to second order (taken back by the next
+  // step).
+  if (lm_ || method_ == Method::kTranspose || !st_.last_bias) {
+    if (!(next < err_) || !KeepsHigher()) {
+      RejectStep();
+      return false;
+    }
+    // After an accepted full step the next step may reuse its Jacobian and factorization (a
+    // chord step, kept only if it lowers the error). Only for larger systems (several
+    // effectors), where the Jacobian and its factorization cost more than the FK: on a single
+    // 3/6-row chain a full Gauss-Newton step is cheap and converges faster.
+    chord_ok_ = lm_ && st_.fast && st_.rows > 6 && !st_.last_bias;
+    if (method_ == Method::kTranspose) {
+      step_scale_ = std::min(1.0, step_scale_ * 2.0);
+    } else if (!lm_) {
+      RescueAfterAccept(set_, &rescue_);
+    } else {
+      DampAfterAccept(st_.levels.size() == 1, err_, next, predicted, set_, &lambda_, &nu_);
+    }
+  }
+  Accepted(next);
+  return true;
+}
+
+// Corrector: a lower level's step moves along the higher levels' linearized null space,
+// and their curvature takes them back out of tolerance (second order in the step). Up to
+// three Gauss-Newton steps of the higher levels alone restore them before the step is
+// judged; the corrected pose is the trial (UndoStep still restores the accepted one).
+void Iteration::CorrectHigherLevels() {
+  const int active = st_.active_levels;
+  const bool bias = st_.last_bias;
+  st_.active_levels = level_;
+  for (int k = 0; k < 3 && !KeepsHigher(); ++k) {
+    FillSystem(rig_, targets_, w_, st_, true);
+    ComputeStep(rig_, st_, Method::kDls, set_.lambda_min, set_, theta_);
+    for (int c = 0; c < st_.cols; ++c) {
+      const int ch = st_.col_channel[c];
+      theta_[ch] = std::clamp(theta_[ch] + st_.dtheta[c], rig_.min[ch], rig_.max[ch]);
+    }
+    ChainFk(s_, w_, st_, theta_);
+    FillSystem(rig_, targets_, w_, st_, false);
+  }
+  st_.active_levels = active;
+  st_.last_bias = bias;
+}
+
+// Reject: restore (the joint frames are recomputed before their next use), damp harder
+// (or halve the transpose step) and retry.
+void Iteration::RejectStep() {
+  UndoStep(st_, theta_);
+  SwapSaved();
+  j_valid_ = true;
+  st_.frames_valid = false;
+  if (method_ == Method::kTranspose) {
+    step_scale_ *= 0.5;
+    if (step_scale_ < 1e-12) stall_ = set_.stall_iterations;
+  } else if (!lm_) {
+    if (RescueAfterReject(set_, err_, &rescue_)) stall_ = set_.stall_iterations;
+  } else if (DampAfterReject(st_.levels.size() == 1, set_, &lambda_, &nu_)) {
+    stall_ = set_.stall_iterations;
+  }
+}
+
 // One run of the iteration from the current channel values. Leaves st.j/st.e/pos_err/ang_err
 // for the returned (accepted) values.
 Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targets,
@@ -127,205 +387,7 @@ Status Iterate(const Rig& rig, const Settings& set, std::span<const Target> targ
   if (w.fast_paths && SerialEligible(rig, targets, st)) {
     return IterateSerial(rig, set, targets, w, st, theta, iterations);
   }
-  const Skeleton& s = rig.skeleton();
-  const Method method = st.method;
-  StartFk(s, w, st, theta);
-  // The Jacobian is filled lazily: not for a pose that turns out converged or a rejected trial.
-  FillSystem(rig, targets, w, st, false);
-  bool j_valid = false;
-  int stall = 0;
-  // Several priority levels: a step is judged lexicographically. It is kept when it lowers the
-  // error of the driving level (the highest one not within tolerance) and leaves every level
-  // above it within tolerance; the driving level is then re-read. (Comparing the driving errors
-  // of the two poses instead compared different levels' errors whenever a lower level's step
-  // pushed a higher one back out of tolerance: the foot then drifted off its target.)
-  const bool multi = st.levels.size() > 1;
-  int level = multi ? DrivingLevel(rig, targets, st, set) : 0;
-  double err = multi ? LevelError(st, level) : DrivingError(rig, targets, st, set);
-  auto trial_error = [&] {
-    return multi ? LevelError(st, level) : DrivingError(rig, targets, st, set);
-  };
-  auto keeps_higher = [&] { return !multi || HigherLevelsConverged(rig, targets, st, set, level); };
-  auto accepted = [&](double next) {
-    stall = next > err * (1.0 - set.stall_fraction) ? stall + 1 : 0;
-    err = next;
-    if (multi) {
-      level = DrivingLevel(rig, targets, st, set);
-      err = LevelError(st, level);
-    }
-  };
-  // Every method accepts a step only when it lowers the driving error (seed 002: fixed-lambda
-  // DLS, the pseudo-inverse, SVD and QR otherwise oscillate on unreachable targets, e.g. a knee
-  // alternating between 2.3 and 26.3 degrees). After a rejection kDlsAdaptive damps harder,
-  // kTranspose halves its step, and kDls/kPseudoInverse/kSvd/kQr retry with a damped least-squares
-  // step (`rescue`, see RescueAfterReject), until their own step lowers the error again.
-  const bool lm = method == Method::kDlsAdaptive;
-  double rescue = 0.0;
-  double lambda = set.lambda;
-  if (method == Method::kDlsAdaptive && st.levels.size() == 1 && st.rows <= 6) {
-    // Single effector: start the damping from the residual (at least 0.1 |e|). A far target
-    // then takes shorter, better-aimed first steps (fewer max-step-scaled and rejected trials:
-    // 6D arm median 10 -> 9 iterations, p75 34 -> 14); near the target it stays set.lambda.
-    lambda = std::max(lambda, 0.1 * std::sqrt(err));
-  }
-  double nu = 2;
-  bool chord_ok = false;
-  double step_scale = 1.0;
-  int it = 0;
-  Status status = Status::kNotConverged;
-  if (st.cols == 0 || st.rows == 0) {
-    return Converged(rig, targets, st, set) ? Status::kConverged : Status::kUnreachable;
-  }
-  st.active_levels = static_cast<int>(st.levels.size());
-  auto swap_saved = [&st] {
-    std::swap(st.j, st.j_saved);
-    std::swap(st.e, st.e_saved);
-    std::swap(st.pos_err, st.pos_err_saved);
-    std::swap(st.ang_err, st.ang_err_saved);
-  };
-  while (true) {
-    if (Converged(rig, targets, st, set)) {
-      status = Status::kConverged;
-      break;
-    }
-    if (stall >= set.stall_iterations && it < set.max_iterations && st.active_levels > 1) {
-      // A higher level stalls above tolerance while lower ones still pull (their steps' second
-      // order effects): drop the lower levels and let the higher ones finish alone.
-      const int driving = DrivingLevel(rig, targets, st, set);
-      if (driving + 1 < st.active_levels) {
-        st.active_levels = driving + 1;
-        stall = 0;
-        lambda = set.lambda;
-        step_scale = 1.0;
-      }
-    }
-    if (chord_ok && it < set.max_iterations && stall < set.stall_iterations) {
-      // Reuse the last full step's Jacobian and factorization for the new residual (cheap:
-      // no Jacobian, no factorization); kept only when it lowers the error.
-      chord_ok = false;
-      if (ChordStep(rig, st, set, theta)) {
-        TakeStep(rig, st, theta);
-        ++it;
-        swap_saved();
-        ChainFk(s, w, st, theta);
-        FillSystem(rig, targets, w, st, false);
-        const double next = trial_error();
-        if (next < err && keeps_higher()) {
-          // st.j holds the old Jacobian: stale for the new pose (filled lazily).
-          // Chord steps converge linearly (rate r = next / err), a full step quadratically:
-          // take another chord step only while the chord steps still needed to reach the
-          // tolerance, at rate r, cost less than one full step.
-          const double r = next / err;
-          chord_ok = false;
-          if (r < 0.25) {
-            const double goal = ToleranceGoal(rig, targets, st, set);
-            const double needed =
-                next <= goal ? 0.0
-                             : (goal > 0 && r > 0 ? std::log(goal / next) / std::log(r) : kInf);
-            chord_ok = std::ceil(needed) <= st.full_over_chord;
-          }
-          std::swap(st.j, st.j_saved);  // Keep the factorized Jacobian in j_saved.
-          accepted(next);
-          j_valid = false;
-          continue;
-        }
-        UndoStep(st, theta);
-        swap_saved();
-        st.frames_valid = false;
-      }
-    }
-    if (!j_valid) {
-      FillSystem(rig, targets, w, st, true);
-      j_valid = true;
-    }
-    if (it >= set.max_iterations || stall >= set.stall_iterations) {
-      status = Stationary(rig, st, theta) ? Status::kUnreachable : Status::kNotConverged;
-      break;
-    }
-    if (multi) {
-      // The lower levels act once the higher ones are within tolerance (until then their steps
-      // only fight the higher levels' convergence through second-order effects).
-      st.active_levels = std::min(static_cast<int>(st.levels.size()), level + 1);
-    }
-    if (rescue > 0) {
-      ComputeStep(rig, st, Method::kDls, std::max(rescue, lambda), set, theta);
-    } else {
-      ComputeStep(rig, st, method, lambda, set, theta);
-    }
-    double predicted = 0.0;
-    if (method == Method::kDlsAdaptive && st.levels.size() == 1) {
-      st.e_work = st.e;
-      st.e_work.noalias() -= st.j * st.x;
-      predicted = err - st.e_work.squaredNorm();
-    }
-    if (method == Method::kTranspose) st.dtheta *= step_scale;
-    TakeStep(rig, st, theta);
-    ++it;
-    // The trial system goes into the spare buffers; the accepted one stays in *_saved.
-    swap_saved();
-    ChainFk(s, w, st, theta);
-    FillSystem(rig, targets, w, st, false);
-    j_valid = false;
-    if (multi && level > 0 && !keeps_higher()) {
-      // Corrector: a lower level's step moves along the higher levels' linearized null space,
-      // and their curvature takes them back out of tolerance (second order in the step). Up to
-      // three Gauss-Newton steps of the higher levels alone restore them before the step is
-      // judged; the corrected pose is the trial (UndoStep still restores the accepted one).
-      const int active = st.active_levels;
-      const bool bias = st.last_bias;
-      st.active_levels = level;
-      for (int k = 0; k < 3 && !keeps_higher(); ++k) {
-        FillSystem(rig, targets, w, st, true);
-        ComputeStep(rig, st, Method::kDls, set.lambda_min, set, theta);
-        for (int c = 0; c < st.cols; ++c) {
-          const int ch = st.col_channel[c];
-          theta[ch] = std::clamp(theta[ch] + st.dtheta[c], rig.min[ch], rig.max[ch]);
-        }
-        ChainFk(s, w, st, theta);
-        FillSystem(rig, targets, w, st, false);
-      }
-      st.active_levels = active;
-      st.last_bias = bias;
-    }
-    const double next = trial_error();
-    // The fixed methods test steps without the preferred-angle bias only: a bias step moves along
-    // the task's null space and may raise its error to second order (taken back by the next
-    // step).
-    if (lm || method == Method::kTranspose || !st.last_bias) {
-      if (!(next < err) || !keeps_higher()) {
-        // Reject: restore (the joint frames are recomputed before their next use), damp harder
-        // (or halve the transpose step) and retry.
-        UndoStep(st, theta);
-        swap_saved();
-        j_valid = true;
-        st.frames_valid = false;
-        if (method == Method::kTranspose) {
-          step_scale *= 0.5;
-          if (step_scale < 1e-12) stall = set.stall_iterations;
-        } else if (!lm) {
-          if (RescueAfterReject(set, err, &rescue)) stall = set.stall_iterations;
-        } else if (DampAfterReject(st.levels.size() == 1, set, &lambda, &nu)) {
-          stall = set.stall_iterations;
-        }
-        continue;
-      }
-      // After an accepted full step the next step may reuse its Jacobian and factorization (a
-      // chord step, kept only if it lowers the error). Only for larger systems (several
-      // effectors), where the Jacobian and its factorization cost more than the FK: on a single
-      // 3/6-row chain a full Gauss-Newton step is cheap and converges faster.
-      chord_ok = lm && st.fast && st.rows > 6 && !st.last_bias;
-      if (method == Method::kTranspose) {
-        step_scale = std::min(1.0, step_scale * 2.0);
-      } else if (!lm) {
-        RescueAfterAccept(set, &rescue);
-      } else {
-        DampAfterAccept(st.levels.size() == 1, err, next, predicted, set, &lambda, &nu);
-      }
-    }
-    accepted(next);
-  }
-  *iterations += it;
-  return status;
+  return Iteration(rig, set, targets, w, st, theta).Run(iterations);
 }
 
 }  // namespace

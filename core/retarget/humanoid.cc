@@ -92,362 +92,435 @@ std::vector<int> SubtreeSizes(const Skeleton& s) {
   return size;
 }
 
-}  // namespace
+// Classifies one skeleton: every joint's name read once, then the roles decided part by part (legs,
+// arms, head and neck, hips, chest and spine, fingers), each confirming or filling in from the
+// hierarchy what the names say.
+class Classifier {
+ public:
+  explicit Classifier(const Skeleton& s);
+  HumanoidJoints Run();
 
-HumanoidJoints ClassifyHumanoid(const Skeleton& s) {
-  HumanoidJoints h;
-  const int n = s.num_joints();
-  Candidates c;
-  c.depth = Depths(s);
-  c.names.resize(n);
-  c.limb.assign(n, Limb::kNone);
-  for (int j = 0; j < n; ++j) {
-    c.names[j] = NormaliseJointName(s.name(j));
-    if (c.names[j].extra) {
-      h.extras.push_back(j);
+ private:
+  // Helpers shared by the parts.
+  bool Better(int a, int b) const;
+  void Set(Role role, int j, double confidence, std::string why);
+  int BestOf(Limb limb, Side side, int top, int bottom = -1) const;
+  int NextDown(int j, bool allow_fork) const;
+  std::string Named(int j) const { return "named '" + s_.name(j) + "'"; }
+  void WarnOffChain(Limb limb, Side side, Role role, const char* where);
+  int ChainTop(Limb top, Limb middle, Limb end, Side side) const;
+  int LinkBelow(Limb limb, Side side, int above, const char* above_name);
+  bool IsNeck(int j) const;
+
+  // The parts, in the order they run.
+  void ClassifyLeg(Side side);
+  void ClassifyArm(Side side);
+  void ClassifyHeadAndNeck();
+  void ClassifyHips();
+  void ClassifyChestAndSpine();
+  void ClassifyNeckChain();
+  void ClassifyFingers(int side);
+  void WarnAboutHierarchy();
+
+  const Skeleton& s_;
+  const int n_;
+  HumanoidJoints h_;
+  Candidates c_;
+  std::vector<int> subtree_;
+  int head_ = -1;        // once ClassifyHeadAndNeck ran
+  int upper_body_ = -1;  // the head, else the neck; once ClassifyHips ran
+};
+
+Classifier::Classifier(const Skeleton& s) : s_(s), n_(s.num_joints()) {
+  c_.depth = Depths(s_);
+  c_.names.resize(n_);
+  c_.limb.assign(n_, Limb::kNone);
+  for (int j = 0; j < n_; ++j) {
+    c_.names[j] = NormaliseJointName(s_.name(j));
+    if (c_.names[j].extra) {
+      h_.extras.push_back(j);
       continue;
     }
-    c.limb[j] = LimbOfTokens(c.names[j].tokens);
+    c_.limb[j] = LimbOfTokens(c_.names[j].tokens);
   }
-  const std::vector<int> subtree = SubtreeSizes(s);
-  // Better candidate: plain before helper, then shallower, then earlier.
-  auto better = [&](int a, int b) {
-    if (b < 0) return true;
-    if (c.names[a].helper != c.names[b].helper) return !c.names[a].helper;
-    return c.depth[a] < c.depth[b];
-  };
-  auto set = [&](Role role, int j, double confidence, std::string why) {
-    h[role] = j;
-    const int r = static_cast<int>(role);
-    h.confidence[r] = j >= 0 ? confidence - (c.names[j].helper ? kHelperCost : 0.0) : 0.0;
-    h.why[r] = j >= 0 ? std::move(why) : std::string();
-  };
-  // The best joint of `limb` on `side` below `top` (any when top < 0), optionally above `bottom`.
-  auto best_of = [&](Limb limb, Side side, int top, int bottom = -1) {
-    int best = -1;
-    for (int j = 0; j < n; ++j) {
-      if (c.limb[j] != limb || c.names[j].side != side) continue;
-      if (top >= 0 && (j == top || !IsAncestor(s, top, j))) continue;
-      if (bottom >= 0 && !IsAncestor(s, j, bottom)) continue;
-      if (better(j, best)) best = j;
-    }
-    return best;
-  };
-  // Next joint down the main chain from `j` (largest non-extra child), -1 at a leaf or a fork of
-  // equals (MakeHuman's five toes).
-  auto next_down = [&](int j, bool allow_fork) {
-    int best = -1, second = -1;
-    for (const int child : s.children(j)) {
-      if (c.names[child].extra || c.limb[child] == Limb::kFinger) continue;
-      if (best < 0 || subtree[child] > subtree[best]) {
-        second = best;
-        best = child;
-      } else if (second < 0 || subtree[child] > subtree[second]) {
-        second = child;
-      }
-    }
-    if (!allow_fork && second >= 0 && subtree[second] == subtree[best]) return -1;
-    return best;
-  };
-  auto named = [&](int j) { return "named '" + s.name(j) + "'"; };
-  // Warns about joints named like `limb` on `side` that the chain did not take.
-  auto warn_off_chain = [&](Limb limb, Side side, Role role, const char* where) {
-    const int chosen = h[role];
-    for (int j = 0; j < n; ++j) {
-      if (c.limb[j] != limb || c.names[j].side != side || j == chosen) continue;
-      if (chosen >= 0 && (IsAncestor(s, chosen, j) || IsAncestor(s, j, chosen))) continue;
-      if (c.names[j].helper) continue;
-      h.warnings.push_back(std::string(RoleName(role)) + ": '" + s.name(j) +
-                           "' is named like it but is not " + where +
-                           (chosen >= 0 ? "; using '" + s.name(chosen) + "'" : std::string()));
-    }
-  };
-  // The best joint named `top` on `side`, preferring one with a `middle` or `end` joint named
-  // below it.
-  auto chain_top = [&](Limb top, Limb middle, Limb end, Side side) {
-    auto named_below = [&](int j) {
-      return best_of(middle, side, j) >= 0 || best_of(end, side, j) >= 0;
-    };
-    int upper = -1;
-    for (int j = 0; j < n; ++j) {
-      if (c.limb[j] != top || c.names[j].side != side) continue;
-      const bool chain = named_below(j);
-      const bool upper_chain = upper >= 0 && named_below(upper);
-      if (upper < 0 || (chain && !upper_chain) || (chain == upper_chain && better(j, upper))) {
-        upper = j;
-      }
-    }
-    return upper;
-  };
-  // The joint of `limb` on `side` below `above` ("the <above_name>"): by name, else the next joint
-  // down the chain. Sets its role; -1 when there is none.
-  auto link_below = [&](Limb limb, Side side, int above, const char* above_name) {
-    int j = best_of(limb, side, above);
-    if (j >= 0) {
-      set(LimbRole(limb, side), j, kNamed, named(j) + ", below the " + above_name);
-    } else if ((j = next_down(above, true)) >= 0) {
-      set(LimbRole(limb, side), j, kHierarchy, std::string("next joint below the ") + above_name);
-    }
-    return j;
-  };
+  subtree_ = SubtreeSizes(s_);
+}
 
-  // Legs: upper (definite word, else a sided "hip"), then lower, foot and toes below it, each by
-  // name under the previous one, else the next joint down the chain.
-  for (const Side side : {Side::kLeft, Side::kRight}) {
-    const Role upper_r = LimbRole(Limb::kUpperLeg, side), lower_r = LimbRole(Limb::kLowerLeg, side),
-               foot_r = LimbRole(Limb::kFoot, side), toes_r = LimbRole(Limb::kToes, side);
-    // Prefer an upper leg with a lower leg or foot named below it.
-    int upper = chain_top(Limb::kUpperLeg, Limb::kLowerLeg, Limb::kFoot, side);
-    double upper_conf = kNamed;
-    if (upper < 0) {
-      upper = best_of(Limb::kAmbiguousHip, side, -1);
+HumanoidJoints Classifier::Run() {
+  for (const Side side : {Side::kLeft, Side::kRight}) ClassifyLeg(side);
+  for (const Side side : {Side::kLeft, Side::kRight}) ClassifyArm(side);
+  ClassifyHeadAndNeck();
+  ClassifyHips();
+  ClassifyChestAndSpine();
+  ClassifyNeckChain();
+  for (int side = 0; side < 2; ++side) ClassifyFingers(side);
+  WarnAboutHierarchy();
+  return std::move(h_);
+}
+
+// Better candidate: plain before helper, then shallower, then earlier.
+bool Classifier::Better(int a, int b) const {
+  if (b < 0) return true;
+  if (c_.names[a].helper != c_.names[b].helper) return !c_.names[a].helper;
+  return c_.depth[a] < c_.depth[b];
+}
+
+void Classifier::Set(Role role, int j, double confidence, std::string why) {
+  h_[role] = j;
+  const int r = static_cast<int>(role);
+  h_.confidence[r] = j >= 0 ? confidence - (c_.names[j].helper ? kHelperCost : 0.0) : 0.0;
+  h_.why[r] = j >= 0 ? std::move(why) : std::string();
+}
+
+// The best joint of `limb` on `side` below `top` (any when top < 0), optionally above `bottom`.
+int Classifier::BestOf(Limb limb, Side side, int top, int bottom) const {
+  int best = -1;
+  for (int j = 0; j < n_; ++j) {
+    if (c_.limb[j] != limb || c_.names[j].side != side) continue;
+    if (top >= 0 && (j == top || !IsAncestor(s_, top, j))) continue;
+    if (bottom >= 0 && !IsAncestor(s_, j, bottom)) continue;
+    if (Better(j, best)) best = j;
+  }
+  return best;
+}
+
+// Next joint down the main chain from `j` (largest non-extra child), -1 at a leaf or a fork of
+// equals (MakeHuman's five toes).
+int Classifier::NextDown(int j, bool allow_fork) const {
+  int best = -1, second = -1;
+  for (const int child : s_.children(j)) {
+    if (c_.names[child].extra || c_.limb[child] == Limb::kFinger) continue;
+    if (best < 0 || subtree_[child] > subtree_[best]) {
+      second = best;
+      best = child;
+    } else if (second < 0 || subtree_[child] > subtree_[second]) {
+      second = child;
+    }
+  }
+  if (!allow_fork && second >= 0 && subtree_[second] == subtree_[best]) return -1;
+  return best;
+}
+
+// Warns about joints named like `limb` on `side` that the chain did not take.
+void Classifier::WarnOffChain(Limb limb, Side side, Role role, const char* where) {
+  const int chosen = h_[role];
+  for (int j = 0; j < n_; ++j) {
+    if (c_.limb[j] != limb || c_.names[j].side != side || j == chosen) continue;
+    if (chosen >= 0 && (IsAncestor(s_, chosen, j) || IsAncestor(s_, j, chosen))) continue;
+    if (c_.names[j].helper) continue;
+    h_.warnings.push_back(std::string(RoleName(role)) + ": '" + s_.name(j) +
+                          "' is named like it but is not " + where +
+                          (chosen >= 0 ? "; using '" + s_.name(chosen) + "'" : std::string()));
+  }
+}
+
+// The best joint named `top` on `side`, preferring one with a `middle` or `end` joint named
+// below it.
+int Classifier::ChainTop(Limb top, Limb middle, Limb end, Side side) const {
+  auto named_below = [&](int j) {
+    return BestOf(middle, side, j) >= 0 || BestOf(end, side, j) >= 0;
+  };
+  int upper = -1;
+  for (int j = 0; j < n_; ++j) {
+    if (c_.limb[j] != top || c_.names[j].side != side) continue;
+    const bool chain = named_below(j);
+    const bool upper_chain = upper >= 0 && named_below(upper);
+    if (upper < 0 || (chain && !upper_chain) || (chain == upper_chain && Better(j, upper))) {
+      upper = j;
+    }
+  }
+  return upper;
+}
+
+// The joint of `limb` on `side` below `above` ("the <above_name>"): by name, else the next joint
+// down the chain. Sets its role; -1 when there is none.
+int Classifier::LinkBelow(Limb limb, Side side, int above, const char* above_name) {
+  int j = BestOf(limb, side, above);
+  if (j >= 0) {
+    Set(LimbRole(limb, side), j, kNamed, Named(j) + ", below the " + above_name);
+  } else if ((j = NextDown(above, true)) >= 0) {
+    Set(LimbRole(limb, side), j, kHierarchy, std::string("next joint below the ") + above_name);
+  }
+  return j;
+}
+
+// Neck: a neck word above the head (any neck word when there is no head).
+bool Classifier::IsNeck(int j) const {
+  return c_.names[j].side == Side::kCenter && StartsWith(c_.names[j].word, "neck") &&
+         (head_ < 0 || IsAncestor(s_, j, head_));
+}
+
+// Legs: upper (definite word, else a sided "hip"), then lower, foot and toes below it, each by
+// name under the previous one, else the next joint down the chain.
+void Classifier::ClassifyLeg(Side side) {
+  const Role lower_r = LimbRole(Limb::kLowerLeg, side), foot_r = LimbRole(Limb::kFoot, side),
+             toes_r = LimbRole(Limb::kToes, side);
+  // Prefer an upper leg with a lower leg or foot named below it.
+  int upper = ChainTop(Limb::kUpperLeg, Limb::kLowerLeg, Limb::kFoot, side);
+  double upper_conf = kNamed;
+  if (upper < 0) {
+    upper = BestOf(Limb::kAmbiguousHip, side, -1);
+    upper_conf = kResolved;
+  }
+  if (upper < 0) return;
+  Set(LimbRole(Limb::kUpperLeg, side), upper, upper_conf,
+      Named(upper) + (upper_conf < kNamed ? ", the top of a leg chain" : ""));
+  const int lower = LinkBelow(Limb::kLowerLeg, side, upper, "upper leg");
+  if (lower < 0) return;
+  const int foot = LinkBelow(Limb::kFoot, side, lower, "lower leg");
+  if (foot < 0) return;
+  int toes = BestOf(Limb::kToes, side, foot);
+  if (toes >= 0) {
+    Set(toes_r, toes, kNamed, Named(toes) + ", below the foot");
+  } else if ((toes = NextDown(foot, false)) >= 0 && c_.limb[toes] == Limb::kNone &&
+             BestOf(Limb::kToes, side, -1) < 0) {
+    Set(toes_r, toes, kHierarchy, "the one joint below the foot");
+  }
+  WarnOffChain(Limb::kLowerLeg, side, lower_r, "below the upper leg");
+  WarnOffChain(Limb::kFoot, side, foot_r, "below the lower leg");
+}
+
+// Arms: a definite upper arm (with a forearm or hand below when one exists), the clavicle
+// above it; "shoulder" is the clavicle above an "arm" and the upper arm below a "collar".
+void Classifier::ClassifyArm(Side side) {
+  const Role clav_r = LimbRole(Limb::kShoulder, side), upper_r = LimbRole(Limb::kUpperArm, side),
+             lower_r = LimbRole(Limb::kLowerArm, side), hand_r = LimbRole(Limb::kHand, side);
+  int upper = ChainTop(Limb::kUpperArm, Limb::kLowerArm, Limb::kHand, side);
+  double upper_conf = kNamed;
+  std::string upper_why = upper >= 0 ? Named(upper) : "";
+  int clav =
+      upper >= 0 ? BestOf(Limb::kShoulder, side, -1, upper) : BestOf(Limb::kShoulder, side, -1);
+  double clav_conf = kNamed;
+  std::string clav_why = clav >= 0 ? Named(clav) + ", above the upper arm" : "";
+  // Ambiguous "shoulder"s, best first.
+  std::vector<int> ambiguous;
+  for (int j = 0; j < n_; ++j) {
+    if (c_.limb[j] == Limb::kAmbiguousShoulder && c_.names[j].side == side) ambiguous.push_back(j);
+  }
+  std::sort(ambiguous.begin(), ambiguous.end(),
+            [&](int a, int b) { return Better(a, b) && a != b; });
+  for (const int j : ambiguous) {
+    if (upper < 0 && clav >= 0 && IsAncestor(s_, clav, j)) {
+      upper = j;
       upper_conf = kResolved;
+      upper_why = Named(j) + ", below the collar '" + s_.name(clav) + "'";
+    } else if (upper < 0 && clav < 0) {
+      upper = j;
+      upper_conf = kResolved;
+      upper_why = Named(j) + ", no collar or arm named";
+    } else if (upper >= 0 && clav < 0 && IsAncestor(s_, j, upper)) {
+      clav = j;
+      clav_conf = kResolved;
+      clav_why = Named(j) + ", above the upper arm '" + s_.name(upper) + "'";
     }
-    if (upper < 0) continue;
-    set(upper_r, upper, upper_conf,
-        named(upper) + (upper_conf < kNamed ? ", the top of a leg chain" : ""));
-    const int lower = link_below(Limb::kLowerLeg, side, upper, "upper leg");
-    if (lower < 0) continue;
-    const int foot = link_below(Limb::kFoot, side, lower, "lower leg");
-    if (foot < 0) continue;
-    int toes = best_of(Limb::kToes, side, foot);
-    if (toes >= 0) {
-      set(toes_r, toes, kNamed, named(toes) + ", below the foot");
-    } else if ((toes = next_down(foot, false)) >= 0 && c.limb[toes] == Limb::kNone &&
-               best_of(Limb::kToes, side, -1) < 0) {
-      set(toes_r, toes, kHierarchy, "the one joint below the foot");
-    }
-    warn_off_chain(Limb::kLowerLeg, side, lower_r, "below the upper leg");
-    warn_off_chain(Limb::kFoot, side, foot_r, "below the lower leg");
   }
+  if (upper < 0) return;
+  Set(upper_r, upper, upper_conf, upper_why);
+  if (clav >= 0) Set(clav_r, clav, clav_conf, clav_why);
+  const int lower = LinkBelow(Limb::kLowerArm, side, upper, "upper arm");
+  if (lower < 0) return;
+  LinkBelow(Limb::kHand, side, lower, "lower arm");
+  WarnOffChain(Limb::kLowerArm, side, lower_r, "below the upper arm");
+  WarnOffChain(Limb::kHand, side, hand_r, "below the lower arm");
+}
 
-  // Arms: a definite upper arm (with a forearm or hand below when one exists), the clavicle
-  // above it; "shoulder" is the clavicle above an "arm" and the upper arm below a "collar".
-  for (const Side side : {Side::kLeft, Side::kRight}) {
-    const Role clav_r = LimbRole(Limb::kShoulder, side), upper_r = LimbRole(Limb::kUpperArm, side),
-               lower_r = LimbRole(Limb::kLowerArm, side), hand_r = LimbRole(Limb::kHand, side);
-    int upper = chain_top(Limb::kUpperArm, Limb::kLowerArm, Limb::kHand, side);
-    double upper_conf = kNamed;
-    std::string upper_why = upper >= 0 ? named(upper) : "";
-    int clav =
-        upper >= 0 ? best_of(Limb::kShoulder, side, -1, upper) : best_of(Limb::kShoulder, side, -1);
-    double clav_conf = kNamed;
-    std::string clav_why = clav >= 0 ? named(clav) + ", above the upper arm" : "";
-    // Ambiguous "shoulder"s, best first.
-    std::vector<int> ambiguous;
-    for (int j = 0; j < n; ++j) {
-      if (c.limb[j] == Limb::kAmbiguousShoulder && c.names[j].side == side) ambiguous.push_back(j);
-    }
-    std::sort(ambiguous.begin(), ambiguous.end(),
-              [&](int a, int b) { return better(a, b) && a != b; });
-    for (const int j : ambiguous) {
-      if (upper < 0 && clav >= 0 && IsAncestor(s, clav, j)) {
-        upper = j;
-        upper_conf = kResolved;
-        upper_why = named(j) + ", below the collar '" + s.name(clav) + "'";
-      } else if (upper < 0 && clav < 0) {
-        upper = j;
-        upper_conf = kResolved;
-        upper_why = named(j) + ", no collar or arm named";
-      } else if (upper >= 0 && clav < 0 && IsAncestor(s, j, upper)) {
-        clav = j;
-        clav_conf = kResolved;
-        clav_why = named(j) + ", above the upper arm '" + s.name(upper) + "'";
-      }
-    }
-    if (upper < 0) continue;
-    set(upper_r, upper, upper_conf, upper_why);
-    if (clav >= 0) set(clav_r, clav, clav_conf, clav_why);
-    const int lower = link_below(Limb::kLowerArm, side, upper, "upper arm");
-    if (lower < 0) continue;
-    link_below(Limb::kHand, side, lower, "lower arm");
-    warn_off_chain(Limb::kLowerArm, side, lower_r, "below the upper arm");
-    warn_off_chain(Limb::kHand, side, hand_r, "below the lower arm");
-  }
-
-  // Head and neck by name (shallowest wins).
-  for (int j = 0; j < n; ++j) {
-    if (c.names[j].side == Side::kCenter && c.limb[j] == Limb::kHead &&
-        (h[Role::kHead] < 0 || better(j, h[Role::kHead]))) {
-      set(Role::kHead, j, kNamed, named(j));
+// Head and neck by name (shallowest wins).
+void Classifier::ClassifyHeadAndNeck() {
+  for (int j = 0; j < n_; ++j) {
+    if (c_.names[j].side == Side::kCenter && c_.limb[j] == Limb::kHead &&
+        (h_[Role::kHead] < 0 || Better(j, h_[Role::kHead]))) {
+      Set(Role::kHead, j, kNamed, Named(j));
     }
   }
-  const int head = h[Role::kHead];
-  // Neck: a neck word above the head; twist-named necks (Reallusion's "NeckTwist01") only when
-  // nothing else is called a neck.
-  auto is_neck = [&](int j) {
-    return c.names[j].side == Side::kCenter && StartsWith(c.names[j].word, "neck") &&
-           (head < 0 || IsAncestor(s, j, head));
-  };
+  head_ = h_[Role::kHead];
+  // Twist-named necks (Reallusion's "NeckTwist01") only when nothing else is called a neck.
   bool plain_neck = false;
-  for (int j = 0; j < n; ++j) plain_neck = plain_neck || (is_neck(j) && !c.names[j].extra);
-  for (int j = 0; j < n; ++j) {
-    if (!is_neck(j) || (plain_neck && c.names[j].extra)) continue;
-    if (h[Role::kNeck] < 0 || better(j, h[Role::kNeck])) {
-      set(Role::kNeck, j, kNamed, named(j) + (head >= 0 ? ", above the head" : ""));
+  for (int j = 0; j < n_; ++j) plain_neck = plain_neck || (IsNeck(j) && !c_.names[j].extra);
+  for (int j = 0; j < n_; ++j) {
+    if (!IsNeck(j) || (plain_neck && c_.names[j].extra)) continue;
+    if (h_[Role::kNeck] < 0 || Better(j, h_[Role::kNeck])) {
+      Set(Role::kNeck, j, kNamed, Named(j) + (head_ >= 0 ? ", above the head" : ""));
     }
   }
-  // Hips: where the legs and the upper body meet; by name when there are no legs.
-  const int legs = CommonAncestor(s, h[Role::kLeftUpperLeg], h[Role::kRightUpperLeg]);
-  const int upper_body = head >= 0 ? head : h[Role::kNeck];
-  if (legs >= 0 && h[Role::kLeftUpperLeg] >= 0 && h[Role::kRightUpperLeg] >= 0) {
-    const int hips = upper_body >= 0 ? CommonAncestor(s, legs, upper_body) : legs;
-    const bool hips_named = c.limb[hips] == Limb::kHips || c.limb[hips] == Limb::kAmbiguousHip ||
-                            c.names[hips].word == "root";
-    set(Role::kHips, hips, hips_named ? kNamed : kHierarchy + 0.1,
-        (hips_named ? named(hips) + ", " : std::string("'") + s.name(hips) + "': ") +
+}
+
+// Hips: where the legs and the upper body meet; by name when there are no legs.
+void Classifier::ClassifyHips() {
+  const int legs = CommonAncestor(s_, h_[Role::kLeftUpperLeg], h_[Role::kRightUpperLeg]);
+  upper_body_ = head_ >= 0 ? head_ : h_[Role::kNeck];
+  if (legs >= 0 && h_[Role::kLeftUpperLeg] >= 0 && h_[Role::kRightUpperLeg] >= 0) {
+    const int hips = upper_body_ >= 0 ? CommonAncestor(s_, legs, upper_body_) : legs;
+    const bool hips_named = c_.limb[hips] == Limb::kHips || c_.limb[hips] == Limb::kAmbiguousHip ||
+                            c_.names[hips].word == "root";
+    Set(Role::kHips, hips, hips_named ? kNamed : kHierarchy + 0.1,
+        (hips_named ? Named(hips) + ", " : std::string("'") + s_.name(hips) + "': ") +
             "where the legs and the upper body meet");
-  } else {
-    for (int j = 0; j < n; ++j) {
-      if (c.names[j].side == Side::kCenter &&
-          (c.limb[j] == Limb::kHips || c.limb[j] == Limb::kAmbiguousHip) &&
-          (h[Role::kHips] < 0 || better(j, h[Role::kHips]))) {
-        set(Role::kHips, j, kResolved, named(j) + " (no pair of legs)");
-      }
-    }
-    if (h[Role::kHips] < 0 && n > 0) set(Role::kHips, 0, 0.5, "the root (no legs or hips named)");
+    return;
   }
-  const int hips = h[Role::kHips];
-  // Chest: where the arms meet (the clavicles' common ancestor), on the way to the head.
+  for (int j = 0; j < n_; ++j) {
+    if (c_.names[j].side == Side::kCenter &&
+        (c_.limb[j] == Limb::kHips || c_.limb[j] == Limb::kAmbiguousHip) &&
+        (h_[Role::kHips] < 0 || Better(j, h_[Role::kHips]))) {
+      Set(Role::kHips, j, kResolved, Named(j) + " (no pair of legs)");
+    }
+  }
+  if (h_[Role::kHips] < 0 && n_ > 0) Set(Role::kHips, 0, 0.5, "the root (no legs or hips named)");
+}
+
+// Chest: where the arms meet (the clavicles' common ancestor), on the way to the head; the spine is
+// the path from the hips to it.
+void Classifier::ClassifyChestAndSpine() {
+  const int hips = h_[Role::kHips];
   int arms = CommonAncestor(
-      s, h[Role::kLeftShoulder] >= 0 ? h[Role::kLeftShoulder] : h[Role::kLeftUpperArm],
-      h[Role::kRightShoulder] >= 0 ? h[Role::kRightShoulder] : h[Role::kRightUpperArm]);
-  if (arms >= 0 && (h[Role::kLeftUpperArm] < 0 || h[Role::kRightUpperArm] < 0)) arms = -1;
+      s_, h_[Role::kLeftShoulder] >= 0 ? h_[Role::kLeftShoulder] : h_[Role::kLeftUpperArm],
+      h_[Role::kRightShoulder] >= 0 ? h_[Role::kRightShoulder] : h_[Role::kRightUpperArm]);
+  if (arms >= 0 && (h_[Role::kLeftUpperArm] < 0 || h_[Role::kRightUpperArm] < 0)) arms = -1;
   std::string chest_why = "where the arms meet";
-  if (arms >= 0 && upper_body >= 0 && !IsAncestor(s, arms, upper_body)) {
-    arms = CommonAncestor(s, arms, upper_body);
+  if (arms >= 0 && upper_body_ >= 0 && !IsAncestor(s_, arms, upper_body_)) {
+    arms = CommonAncestor(s_, arms, upper_body_);
     chest_why = "where the arms and the head meet";
   }
   // The arms hang from a joint named as a neck (3ds Max Biped's clavicles below 'Bip01 Neck',
   // ProAnimationBank's below 'Neck'): the chest is the spine joint below it, so a chest of
   // another rig drives that chest, not the neck (the retarget matrix found MocapBank's Chest2
   // driving 'Bip01 Neck', its own neck left out).
-  if (arms >= 0 && is_neck(arms) && hips >= 0 && s.parent(arms) >= 0 && s.parent(arms) != hips &&
-      IsAncestor(s, hips, s.parent(arms))) {
-    arms = s.parent(arms);
+  if (arms >= 0 && IsNeck(arms) && hips >= 0 && s_.parent(arms) >= 0 && s_.parent(arms) != hips &&
+      IsAncestor(s_, hips, s_.parent(arms))) {
+    arms = s_.parent(arms);
     chest_why = "below the neck the arms hang from";
   }
-  if (arms < 0 && h[Role::kNeck] >= 0) {
-    arms = s.parent(h[Role::kNeck]);
+  if (arms < 0 && h_[Role::kNeck] >= 0) {
+    arms = s_.parent(h_[Role::kNeck]);
     chest_why = "below the neck (no pair of arms)";
   }
-  if (arms < 0 && head >= 0) {
-    arms = s.parent(head);
+  if (arms < 0 && head_ >= 0) {
+    arms = s_.parent(head_);
     chest_why = "below the head (no pair of arms)";
   }
-  if (arms >= 0 && hips >= 0 && arms != hips && IsAncestor(s, hips, arms)) {
-    set(Role::kChest, arms, kResolved, "'" + s.name(arms) + "': " + chest_why);
-    h.spine = PathBelow(s, hips, arms);
+  if (arms >= 0 && hips >= 0 && arms != hips && IsAncestor(s_, hips, arms)) {
+    Set(Role::kChest, arms, kResolved, "'" + s_.name(arms) + "': " + chest_why);
+    h_.spine = PathBelow(s_, hips, arms);
   } else if (arms >= 0 && hips >= 0 && arms != hips) {
-    h.warnings.push_back("Chest: the arms meet at '" + s.name(arms) +
-                         "', which is not above the hips '" + s.name(hips) + "'");
+    h_.warnings.push_back("Chest: the arms meet at '" + s_.name(arms) +
+                          "', which is not above the hips '" + s_.name(hips) + "'");
   }
-  const int chest = h[Role::kChest];
-  if (chest >= 0 && head >= 0 && IsAncestor(s, chest, head)) {
-    h.neck = PathBelow(s, chest, head);
-    if (!h.neck.empty()) h.neck.pop_back();  // the head itself
+}
+
+// The neck chain: the joints from the chest to the head, from the named neck down when there is one
+// (the joints above it belong to the spine); then the spine loses its twist/helper joints.
+void Classifier::ClassifyNeckChain() {
+  const int chest = h_[Role::kChest];
+  if (chest >= 0 && head_ >= 0 && IsAncestor(s_, chest, head_)) {
+    h_.neck = PathBelow(s_, chest, head_);
+    if (!h_.neck.empty()) h_.neck.pop_back();  // the head itself
     // Twist/helper joints do not make a neck.
-    std::erase_if(h.neck, [&](int j) { return c.names[j].extra && !is_neck(j); });
-    if (!h.neck.empty() && h[Role::kNeck] < 0) {
-      set(Role::kNeck, h.neck.front(), kHierarchy, "first joint from the chest to the head");
+    std::erase_if(h_.neck, [&](int j) { return c_.names[j].extra && !IsNeck(j); });
+    if (!h_.neck.empty() && h_[Role::kNeck] < 0) {
+      Set(Role::kNeck, h_.neck.front(), kHierarchy, "first joint from the chest to the head");
     }
-    if (h[Role::kNeck] >= 0 && !h.neck.empty() && h.neck.front() != h[Role::kNeck]) {
+    if (h_[Role::kNeck] >= 0 && !h_.neck.empty() && h_.neck.front() != h_[Role::kNeck]) {
       // Joints between the chest and the named neck belong to the spine.
-      while (!h.neck.empty() && h.neck.front() != h[Role::kNeck]) h.neck.erase(h.neck.begin());
+      while (!h_.neck.empty() && h_.neck.front() != h_[Role::kNeck]) h_.neck.erase(h_.neck.begin());
     }
   }
-  std::erase_if(h.spine, [&](int j) { return c.names[j].extra; });
+  std::erase_if(h_.spine, [&](int j) { return c_.names[j].extra; });
+}
 
-  // Fingers: below each hand, named by finger word or by number (Biped "Finger0" = thumb,
-  // 0-based when some finger is numbered 0; MakeHuman "finger1-1" = thumb, 1-based), a chain of
-  // up to three phalanges in depth order, and the metacarpal above the first when the rig has one.
-  for (int side = 0; side < 2; ++side) {
-    const int hand = h[side == 0 ? Role::kLeftHand : Role::kRightHand];
-    if (hand < 0) continue;
-    std::vector<int> below;
-    for (int j = hand + 1; j < n; ++j) {
-      if (IsAncestor(s, hand, j) && c.limb[j] == Limb::kFinger) below.push_back(j);
+// Fingers: below each hand, named by finger word or by number (Biped "Finger0" = thumb,
+// 0-based when some finger is numbered 0; MakeHuman "finger1-1" = thumb, 1-based), a chain of
+// up to three phalanges in depth order, and the metacarpal above the first when the rig has one.
+void Classifier::ClassifyFingers(int side) {
+  const int hand = h_[side == 0 ? Role::kLeftHand : Role::kRightHand];
+  if (hand < 0) return;
+  std::vector<int> below;
+  for (int j = hand + 1; j < n_; ++j) {
+    if (IsAncestor(s_, hand, j) && c_.limb[j] == Limb::kFinger) below.push_back(j);
+  }
+  auto number_of = [&](int j) {
+    const std::vector<std::string>& t = c_.names[j].tokens;
+    for (size_t i = 0; i + 1 < t.size(); ++i) {
+      if (t[i] == "finger" && IsNumber(t[i + 1])) return t[i + 1].front() - '0';
     }
-    auto number_of = [&](int j) {
-      const std::vector<std::string>& t = c.names[j].tokens;
-      for (size_t i = 0; i + 1 < t.size(); ++i) {
-        if (t[i] == "finger" && IsNumber(t[i + 1])) return t[i + 1].front() - '0';
-      }
-      return -1;
-    };
-    bool zero_based = false;
-    for (const int j : below) zero_based = zero_based || number_of(j) == 0;
-    std::vector<int> finger_of(n, -1);
-    std::vector<bool> metacarpal(n, false);
+    return -1;
+  };
+  bool zero_based = false;
+  for (const int j : below) zero_based = zero_based || number_of(j) == 0;
+  std::vector<int> finger_of(n_, -1);
+  std::vector<bool> metacarpal(n_, false);
+  for (const int j : below) {
+    for (const std::string& t : c_.names[j].tokens) {
+      metacarpal[j] = metacarpal[j] || IsMetacarpalToken(t) || t == "fingerbase";
+    }
+    finger_of[j] = FingerOfTokens(c_.names[j].tokens);
+    if (finger_of[j] < 0 && number_of(j) >= 0) {
+      const int f = number_of(j) - (zero_based ? 0 : 1);
+      if (f >= 0 && f < 5) finger_of[j] = f;
+    }
+  }
+  for (int f = 0; f < 5; ++f) {
+    std::array<int, 4>& chain = h_.fingers[static_cast<size_t>(side * 5 + f)];
+    int first = -1;
     for (const int j : below) {
-      for (const std::string& t : c.names[j].tokens) {
-        metacarpal[j] = metacarpal[j] || IsMetacarpalToken(t) || t == "fingerbase";
-      }
-      finger_of[j] = FingerOfTokens(c.names[j].tokens);
-      if (finger_of[j] < 0 && number_of(j) >= 0) {
-        const int f = number_of(j) - (zero_based ? 0 : 1);
-        if (f >= 0 && f < 5) finger_of[j] = f;
-      }
+      if (finger_of[j] == f && !metacarpal[j] && (first < 0 || Better(j, first))) first = j;
     }
-    for (int f = 0; f < 5; ++f) {
-      std::array<int, 4>& chain = h.fingers[static_cast<size_t>(side * 5 + f)];
-      int first = -1;
-      for (const int j : below) {
-        if (finger_of[j] == f && !metacarpal[j] && (first < 0 || better(j, first))) first = j;
-      }
-      if (first < 0) continue;
-      chain[1] = first;
-      for (int slot = 2; slot <= 3; ++slot) {
-        int next = -1;
-        for (const int child : s.children(chain[static_cast<size_t>(slot - 1)])) {
-          if (c.limb[child] == Limb::kFinger && finger_of[child] == f && !metacarpal[child] &&
-              (next < 0 || better(child, next))) {
-            next = child;
-          }
+    if (first < 0) continue;
+    chain[1] = first;
+    for (int slot = 2; slot <= 3; ++slot) {
+      int next = -1;
+      for (const int child : s_.children(chain[static_cast<size_t>(slot - 1)])) {
+        if (c_.limb[child] == Limb::kFinger && finger_of[child] == f && !metacarpal[child] &&
+            (next < 0 || Better(child, next))) {
+          next = child;
         }
-        if (next < 0) break;
-        chain[static_cast<size_t>(slot)] = next;
       }
-      const int parent = s.parent(first);
-      if (parent != hand && parent >= 0 && c.limb[parent] == Limb::kFinger &&
-          !c.names[parent].helper) {
-        chain[0] = parent;
-      }
+      if (next < 0) break;
+      chain[static_cast<size_t>(slot)] = next;
+    }
+    const int parent = s_.parent(first);
+    if (parent != hand && parent >= 0 && c_.limb[parent] == Limb::kFinger &&
+        !c_.names[parent].helper) {
+      chain[0] = parent;
     }
   }
+}
 
-  // What the hierarchy says about the names: both legs hang from the hips, left and right are
-  // mirrored consistently between arms and legs, the two legs have about the same length.
-  const std::vector<Eigen::Vector3d> pos = RestPositions(s);
-  const int lul = h[Role::kLeftUpperLeg], rul = h[Role::kRightUpperLeg];
-  const int lua = h[Role::kLeftUpperArm], rua = h[Role::kRightUpperArm];
+// What the hierarchy says about the names: both legs hang from the hips, left and right are
+// mirrored consistently between arms and legs, the two legs have about the same length.
+void Classifier::WarnAboutHierarchy() {
+  const int chest = h_[Role::kChest];
+  const std::vector<Eigen::Vector3d> pos = RestPositions(s_);
+  const int lul = h_[Role::kLeftUpperLeg], rul = h_[Role::kRightUpperLeg];
+  const int lua = h_[Role::kLeftUpperArm], rua = h_[Role::kRightUpperArm];
   if (lul >= 0 && rul >= 0 && lua >= 0 && rua >= 0) {
     const Eigen::Vector3d legs_lr = pos[lul] - pos[rul];
     const Eigen::Vector3d arms_lr = pos[lua] - pos[rua];
     if (legs_lr.norm() > 1e-9 && arms_lr.norm() > 1e-9 && legs_lr.dot(arms_lr) < 0.0) {
-      h.warnings.push_back("left and right: the left arm '" + s.name(lua) +
-                           "' is on the side of the right leg '" + s.name(rul) +
-                           "' in the rest pose; check the side markers");
+      h_.warnings.push_back("left and right: the left arm '" + s_.name(lua) +
+                            "' is on the side of the right leg '" + s_.name(rul) +
+                            "' in the rest pose; check the side markers");
     }
   }
   if (chest >= 0) {
     for (const Role r : {Role::kLeftUpperLeg, Role::kRightUpperLeg}) {
-      if (h[r] >= 0 && IsAncestor(s, chest, h[r])) {
-        h.warnings.push_back(std::string(RoleName(r)) + ": '" + s.name(h[r]) +
-                             "' hangs below the chest '" + s.name(chest) + "', not the hips");
+      if (h_[r] >= 0 && IsAncestor(s_, chest, h_[r])) {
+        h_.warnings.push_back(std::string(RoleName(r)) + ": '" + s_.name(h_[r]) +
+                              "' hangs below the chest '" + s_.name(chest) + "', not the hips");
       }
     }
   }
   auto leg_length = [&](Role upper, Role foot) {
-    return h[upper] >= 0 && h[foot] >= 0 ? (pos[h[foot]] - pos[h[upper]]).norm() : 0.0;
+    return h_[upper] >= 0 && h_[foot] >= 0 ? (pos[h_[foot]] - pos[h_[upper]]).norm() : 0.0;
   };
   const double ll = leg_length(Role::kLeftUpperLeg, Role::kLeftFoot);
   const double rl = leg_length(Role::kRightUpperLeg, Role::kRightFoot);
   if (ll > 0.0 && rl > 0.0 && std::abs(ll - rl) > 0.1 * std::max(ll, rl)) {
-    h.warnings.push_back("legs: the left leg is " + std::to_string(ll / rl) +
-                         " times the right one in the rest pose; the chains may be misnamed");
+    h_.warnings.push_back("legs: the left leg is " + std::to_string(ll / rl) +
+                          " times the right one in the rest pose; the chains may be misnamed");
   }
-  return h;
 }
+
+}  // namespace
+
+HumanoidJoints ClassifyHumanoid(const Skeleton& s) { return Classifier(s).Run(); }
 
 }  // namespace rigel::retarget
