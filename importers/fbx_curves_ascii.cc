@@ -100,6 +100,96 @@ struct AsciiCurve {
   bool ok = false;
 };
 
+// Reads the AnimationCurve object whose header is line `i` of `d` into `c`: its keys and its last
+// line; false when the file is not one to copy (a curve holding more than keys, or a block that
+// does not close where it should).
+bool ReadAsciiCurve(std::string_view d, const std::vector<Line>& lines, std::size_t i,
+                    AsciiCurve* c) {
+  auto text = [&](std::size_t k) {
+    return d.substr(lines[k].begin, lines[k].end - lines[k].begin);
+  };
+  // The object's lines up to its closing brace; each array's numbers.
+  int depth = 0;
+  std::string_view array;
+  std::string numbers;
+  std::vector<double> flags, data, refs, values;
+  std::vector<std::int64_t> data_bits, times;
+  bool good = true;
+  std::size_t j = i;
+  for (; j < lines.size(); ++j) {
+    const std::string_view u = Trim(text(j));
+    if (!u.empty() && u[0] == ';') continue;
+    const std::size_t colon = u.find(": *");
+    if (depth == 1 && colon != std::string_view::npos) {
+      array = u.substr(0, colon);
+      numbers.clear();
+    } else if (depth == 2 && u.rfind("a:", 0) == 0) {
+      numbers.append(u.substr(2));
+      numbers.push_back(',');
+    } else if (depth == 2 && !u.empty() && u[0] != '}') {
+      numbers.append(u);  // a continued array line
+      numbers.push_back(',');
+    }
+    const int before = depth;
+    // The rewrite keeps a curve's keys only (Default, KeyVer and the five key arrays): a
+    // curve holding anything else is not rewritten, so nothing of the file is dropped.
+    if (j > i && before == 1 && !u.empty() && u[0] != '}') {
+      static constexpr std::string_view kKept[] = {
+          "Default",      "KeyVer",           "KeyTime",        "KeyValueFloat",
+          "KeyAttrFlags", "KeyAttrDataFloat", "KeyAttrRefCount"};
+      const std::string_view name = u.substr(0, u.find(':'));
+      if (std::find(std::begin(kKept), std::end(kKept), name) == std::end(kKept)) {
+        return false;
+      }
+    }
+    for (const char ch : u) depth += ch == '{' ? 1 : ch == '}' ? -1 : 0;
+    // A curve holds properties and arrays only: a block opened at its top level that is not
+    // an array ("KeyTime: *2 {"), or deeper nesting, is a file whose braces do not close
+    // where they should (the curve would swallow the objects after it): no copy.
+    if (j > i && (depth > 2 || (before == 1 && depth == 2 && colon == std::string_view::npos))) {
+      return false;
+    }
+    if (depth == 1 && !array.empty()) {
+      if (array == "KeyTime") {
+        std::vector<double> tmp;
+        good = good && Numbers(numbers, &tmp, &times);
+      } else if (array == "KeyValueFloat") {
+        good = good && Numbers(numbers, &values, nullptr);
+      } else if (array == "KeyAttrFlags") {
+        good = good && Numbers(numbers, &flags, nullptr);
+      } else if (array == "KeyAttrDataFloat") {
+        good = good && Numbers(numbers, &data, &data_bits);
+      } else if (array == "KeyAttrRefCount") {
+        good = good && Numbers(numbers, &refs, nullptr);
+      }
+      array = {};
+    }
+    if (depth <= 0 && j > i) break;
+  }
+  if (j >= lines.size()) return false;  // the curve's block never closes
+  c->last_line = j;
+  c->keys.times = std::move(times);
+  c->keys.values.assign(values.begin(), values.end());
+  // Flags and reference counts are 32-bit integers: another number is a malformed curve.
+  const auto int32s = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [](double x) {
+      return x >= -2147483648.0 && x <= 2147483647.0 && x == std::floor(x);
+    });
+  };
+  if (!int32s(flags) || !int32s(refs)) {
+    good = false;
+    flags.clear();
+    refs.clear();
+  }
+  c->keys.flags.assign(flags.begin(), flags.end());
+  c->keys.refcount.assign(refs.begin(), refs.end());
+  for (const std::int64_t b : data_bits) {
+    c->keys.data.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(b)));
+  }
+  c->ok = good && !c->keys.times.empty() && c->keys.times.size() == c->keys.values.size();
+  return true;
+}
+
 }  // namespace
 
 std::optional<FbxDensified> DensifyAscii(std::string_view d) {
@@ -169,87 +259,8 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
       c.first_line = i;
       if (const auto id = IdAfter(t, 15)) c.id = *id;
       next_id = std::max(next_id, c.id + 1);
-      // The object's lines up to its closing brace; each array's numbers.
-      int depth = 0;
-      std::string_view array;
-      std::string numbers;
-      std::vector<double> flags, data, refs, values;
-      std::vector<std::int64_t> data_bits, times;
-      bool good = true;
-      std::size_t j = i;
-      for (; j < lines.size(); ++j) {
-        const std::string_view u = Trim(text(j));
-        if (!u.empty() && u[0] == ';') continue;
-        const std::size_t colon = u.find(": *");
-        if (depth == 1 && colon != std::string_view::npos) {
-          array = u.substr(0, colon);
-          numbers.clear();
-        } else if (depth == 2 && u.rfind("a:", 0) == 0) {
-          numbers.append(u.substr(2));
-          numbers.push_back(',');
-        } else if (depth == 2 && !u.empty() && u[0] != '}') {
-          numbers.append(u);  // a continued array line
-          numbers.push_back(',');
-        }
-        const int before = depth;
-        // The rewrite keeps a curve's keys only (Default, KeyVer and the five key arrays): a
-        // curve holding anything else is not rewritten, so nothing of the file is dropped.
-        if (j > i && before == 1 && !u.empty() && u[0] != '}') {
-          static constexpr std::string_view kKept[] = {
-              "Default",      "KeyVer",           "KeyTime",        "KeyValueFloat",
-              "KeyAttrFlags", "KeyAttrDataFloat", "KeyAttrRefCount"};
-          const std::string_view name = u.substr(0, u.find(':'));
-          if (std::find(std::begin(kKept), std::end(kKept), name) == std::end(kKept)) {
-            return std::nullopt;
-          }
-        }
-        for (const char ch : u) depth += ch == '{' ? 1 : ch == '}' ? -1 : 0;
-        // A curve holds properties and arrays only: a block opened at its top level that is not
-        // an array ("KeyTime: *2 {"), or deeper nesting, is a file whose braces do not close
-        // where they should (the curve would swallow the objects after it): no copy.
-        if (j > i &&
-            (depth > 2 || (before == 1 && depth == 2 && colon == std::string_view::npos))) {
-          return std::nullopt;
-        }
-        if (depth == 1 && !array.empty()) {
-          if (array == "KeyTime") {
-            std::vector<double> tmp;
-            good = good && Numbers(numbers, &tmp, &times);
-          } else if (array == "KeyValueFloat") {
-            good = good && Numbers(numbers, &values, nullptr);
-          } else if (array == "KeyAttrFlags") {
-            good = good && Numbers(numbers, &flags, nullptr);
-          } else if (array == "KeyAttrDataFloat") {
-            good = good && Numbers(numbers, &data, &data_bits);
-          } else if (array == "KeyAttrRefCount") {
-            good = good && Numbers(numbers, &refs, nullptr);
-          }
-          array = {};
-        }
-        if (depth <= 0 && j > i) break;
-      }
-      if (j >= lines.size()) return std::nullopt;  // the curve's block never closes
-      c.last_line = j;
+      if (!ReadAsciiCurve(d, lines, i, &c)) return std::nullopt;
       i = c.last_line;
-      c.keys.times = std::move(times);
-      c.keys.values.assign(values.begin(), values.end());
-      // Flags and reference counts are 32-bit integers: another number is a malformed curve.
-      const auto int32s = [](const std::vector<double>& v) {
-        return std::all_of(v.begin(), v.end(), [](double x) {
-          return x >= -2147483648.0 && x <= 2147483647.0 && x == std::floor(x);
-        });
-      };
-      if (!int32s(flags) || !int32s(refs)) {
-        good = false;
-        flags.clear();
-        refs.clear();
-      }
-      c.keys.flags.assign(flags.begin(), flags.end());
-      c.keys.refcount.assign(refs.begin(), refs.end());
-      for (const std::int64_t b : data_bits) {
-        c.keys.data.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(b)));
-      }
-      c.ok = good && !c.keys.times.empty() && c.keys.times.size() == c.keys.values.size();
       curves.push_back(std::move(c));
     } else if (!t.empty() && t.back() == '{' && t.find(':') != std::string_view::npos &&
                t.rfind("P", 0) != 0 && t.rfind("Properties70", 0) != 0) {
