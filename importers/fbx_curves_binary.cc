@@ -425,6 +425,103 @@ std::optional<std::int64_t> FirstId(const Node& n) {
   return std::nullopt;
 }
 
+// The connections' child -> parent links (for the take each curve belongs to), and the "OP"
+// ones with the property they connect to.
+void ReadConnections(const Node& connections, Takes* takes, std::vector<OpLink>* op_links) {
+  for (const Node& c : connections.children) {
+    if (c.name != "C" || c.props.size() < 1) continue;
+    // "OO"/"OP", child, parent.
+    std::size_t at = 0;
+    const std::string_view s = c.props;
+    if (s[at] != 'S' || s.size() < 5) continue;
+    std::uint32_t len = 0;
+    std::memcpy(&len, s.data() + 1, 4);
+    at = 5 + std::size_t{len};
+    if (at + 18 > s.size() || s[at] != 'L' || s[at + 9] != 'L') continue;
+    std::int64_t child = 0, parent = 0;
+    std::memcpy(&child, s.data() + at + 1, 8);
+    std::memcpy(&parent, s.data() + at + 10, 8);
+    takes->parent.emplace(child, parent);
+    at += 18;
+    if (at + 5 <= s.size() && s[at] == 'S') {  // "OP": the property
+      std::memcpy(&len, s.data() + at + 1, 4);
+      if (len <= s.size() - at - 5) {
+        op_links->push_back({child, parent, std::string(s.substr(at + 5, len))});
+      }
+    }
+  }
+}
+
+// The constant curves the copy adds on axes Assimp would read without their stated value
+// (MissingAxisCurves), from the curve nodes, the curves' spans and the connections.
+std::vector<AxisCurve> MissingAxes(const Node& objects, const std::vector<OpLink>& op_links) {
+  std::unordered_map<std::int64_t, CurveNodeAxes> nodes;
+  std::unordered_map<std::int64_t, std::pair<std::int64_t, std::int64_t>> spans;
+  std::int64_t next_id = 0;
+  for (const Node& o : objects.children) {
+    const auto id = FirstId(o);
+    if (!id) continue;
+    next_id = std::max(next_id, *id + 1);
+    if (o.name == "AnimationCurve") {
+      FbxCurveKeys c;
+      if (ReadCurveTiming(o, &c) && !c.times.empty()) {
+        spans.emplace(*id, std::pair{c.times.front(), c.times.back()});
+      }
+    } else if (o.name == "AnimationCurveNode") {
+      CurveNodeAxes& n = nodes[*id];
+      if (const Node* p70 = Child(o, "Properties70")) {
+        for (const Node& p : p70->children) {
+          const PValue v = ReadP(p);
+          if (v.name.size() == 3 && v.name.substr(0, 2) == "d|" && !v.numbers.empty() &&
+              v.name[2] >= 'X' && v.name[2] <= 'Z') {
+            n.value[v.name[2] - 'X'] = v.numbers[0];
+          }
+        }
+      }
+    }
+  }
+  ApplyOpLinks(op_links, &nodes);
+  return MissingAxisCurves(nodes, spans, next_id);
+}
+
+// RotationOrder 6 (eSphericXYZ) stated 0 (XYZ) in every Properties70 under `n` (models and the
+// models' template); `*count` counts them.
+void SphericAsXyz(Node* n, int* count) {
+  for (Node& c : n->children) {
+    if (c.name == "P" && n->name == "Properties70") {
+      const PValue v = ReadP(c);
+      if (v.name != "RotationOrder" || v.numbers.empty() || v.numbers.back() != 6) continue;
+      const std::string_view raw = c.changed ? std::string_view(c.rewritten) : c.props;
+      if (raw.size() < 5 || raw[raw.size() - 5] != 'I') continue;
+      c.rewritten = std::string(raw.substr(0, raw.size() - 4)) + std::string(4, '\0');
+      c.changed = true;
+      ++*count;
+    } else if (c.name != "AnimationCurve") {
+      SphericAsXyz(&c, count);
+    }
+  }
+}
+
+// Each AnimationStack's LocalStart, for the grid its curves are keyed on.
+void ReadStackStarts(const Node& objects, Takes* takes) {
+  for (const Node& o : objects.children) {
+    if (o.name != "AnimationStack") continue;
+    const auto id = FirstId(o);
+    if (!id) continue;
+    std::int64_t start = 0;
+    if (const Node* p70 = Child(o, "Properties70")) {
+      for (const Node& p : p70->children) {
+        const PValue v = ReadP(p);
+        if (v.name == "LocalStart" && !v.numbers.empty()) {
+          // An 'L' read as a double: exact below 2^53 ticks (54 hours).
+          start = static_cast<std::int64_t>(v.numbers[0]);
+        }
+      }
+    }
+    takes->stack_start.emplace(*id, start);
+  }
+}
+
 }  // namespace
 
 std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
@@ -455,28 +552,7 @@ std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
     } else if (n.name == "Objects") {
       objects = &n;
     } else if (n.name == "Connections") {
-      for (const Node& c : n.children) {
-        if (c.name != "C" || c.props.size() < 1) continue;
-        // "OO"/"OP", child, parent.
-        std::size_t at = 0;
-        const std::string_view s = c.props;
-        if (s[at] != 'S' || s.size() < 5) continue;
-        std::uint32_t len = 0;
-        std::memcpy(&len, s.data() + 1, 4);
-        at = 5 + std::size_t{len};
-        if (at + 18 > s.size() || s[at] != 'L' || s[at + 9] != 'L') continue;
-        std::int64_t child = 0, parent = 0;
-        std::memcpy(&child, s.data() + at + 1, 8);
-        std::memcpy(&parent, s.data() + at + 10, 8);
-        takes.parent.emplace(child, parent);
-        at += 18;
-        if (at + 5 <= s.size() && s[at] == 'S') {  // "OP": the property
-          std::memcpy(&len, s.data() + at + 1, 4);
-          if (len <= s.size() - at - 5) {
-            op_links.push_back({child, parent, std::string(s.substr(at + 5, len))});
-          }
-        }
-      }
+      ReadConnections(n, &takes, &op_links);
       connections = &n;
     }
   }
@@ -493,71 +569,13 @@ std::optional<FbxDensified> DensifyBinary(std::string_view bytes) {
     }
     fps = out.assumed_fps = UnstatedRate(std::move(times), &out.key_spacing);
   }
-  // Axes Assimp would read without their stated value (MissingAxisCurves).
-  std::unordered_map<std::int64_t, CurveNodeAxes> nodes;
-  std::unordered_map<std::int64_t, std::pair<std::int64_t, std::int64_t>> spans;
-  std::int64_t next_id = 0;
-  for (const Node& o : objects->children) {
-    const auto id = FirstId(o);
-    if (!id) continue;
-    next_id = std::max(next_id, *id + 1);
-    if (o.name == "AnimationCurve") {
-      FbxCurveKeys c;
-      if (ReadCurveTiming(o, &c) && !c.times.empty()) {
-        spans.emplace(*id, std::pair{c.times.front(), c.times.back()});
-      }
-    } else if (o.name == "AnimationCurveNode") {
-      CurveNodeAxes& n = nodes[*id];
-      if (const Node* p70 = Child(o, "Properties70")) {
-        for (const Node& p : p70->children) {
-          const PValue v = ReadP(p);
-          if (v.name.size() == 3 && v.name.substr(0, 2) == "d|" && !v.numbers.empty() &&
-              v.name[2] >= 'X' && v.name[2] <= 'Z') {
-            n.value[v.name[2] - 'X'] = v.numbers[0];
-          }
-        }
-      }
-    }
-  }
-  ApplyOpLinks(op_links, &nodes);
-  const std::vector<AxisCurve> added = MissingAxisCurves(nodes, spans, next_id);
+  const std::vector<AxisCurve> added = MissingAxes(*objects, op_links);
   out.axes_completed = static_cast<int>(added.size());
-  // RotationOrder 6 (eSphericXYZ) stated 0 (XYZ), on models and in the models' template.
-  const auto spheric_as_xyz = [&out](Node& n, const auto& self) -> void {
-    for (Node& c : n.children) {
-      if (c.name == "P" && n.name == "Properties70") {
-        const PValue v = ReadP(c);
-        if (v.name != "RotationOrder" || v.numbers.empty() || v.numbers.back() != 6) continue;
-        const std::string_view raw = c.changed ? std::string_view(c.rewritten) : c.props;
-        if (raw.size() < 5 || raw[raw.size() - 5] != 'I') continue;
-        c.rewritten = std::string(raw.substr(0, raw.size() - 4)) + std::string(4, '\0');
-        c.changed = true;
-        ++out.spheric_orders;
-      } else if (c.name != "AnimationCurve") {
-        self(c, self);
-      }
-    }
-  };
   for (Node& n : top) {
-    if (n.name == "Objects" || n.name == "Definitions") spheric_as_xyz(n, spheric_as_xyz);
+    if (n.name == "Objects" || n.name == "Definitions") SphericAsXyz(&n, &out.spheric_orders);
   }
   if (!(fps > 0) && added.empty() && out.spheric_orders == 0) return std::nullopt;
-  for (const Node& o : objects->children) {
-    if (o.name != "AnimationStack") continue;
-    const auto id = FirstId(o);
-    if (!id) continue;
-    std::int64_t start = 0;
-    if (const Node* p70 = Child(o, "Properties70")) {
-      for (const Node& p : p70->children) {
-        const PValue v = ReadP(p);
-        if (v.name == "LocalStart" && !v.numbers.empty()) {
-          // An 'L' read as a double: exact below 2^53 ticks (54 hours).
-          start = static_cast<std::int64_t>(v.numbers[0]);
-        }
-      }
-    }
-    takes.stack_start.emplace(*id, start);
-  }
+  ReadStackStarts(*objects, &takes);
   const double step = fps > 0 ? kTicks / fps : 0;  // 0: no rate, no keys added on frames
   for (Node& o : objects->children) {
     if (o.name != "AnimationCurve") continue;
