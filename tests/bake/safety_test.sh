@@ -155,8 +155,8 @@ wait_children() {  # wait_children PID: prints its children once it has some (up
 }
 mkdir -p "$work/orphans"
 for i in 1 2 3 4; do cp "$src/samples/cmu_walk/walk.bvh" "$work/orphans/w$i.bvh"; done
-"$rigel" bake --no-progress --rig "$src/tests/bake/fixtures/slow_rig.lua" --out "$work/o1" -j 2 \
-  "$work/orphans" 2> /dev/null &
+"$rigel" bake --no-progress --rig "$src/tests/bake/fixtures/hang_first_rig.lua" --out "$work/o1" \
+  -j 2 "$work/orphans" 2> /dev/null &
 sup=$!
 kids=$(wait_children $sup)
 grand=""; for k in $kids; do grand="$grand $(children $k)"; done
@@ -164,8 +164,10 @@ check "bake supervisor: workers running before the kill ($kids)" test -n "$kids"
 kill -9 $sup; wait $sup 2> /dev/null
 check "bake supervisor killed: its workers and theirs die with it" all_gone $kids $grand
 
-"$rigel" bake --no-progress --rig "$src/tests/bake/fixtures/slow_rig.lua" --out "$work/o2" -j 1 \
-  --report "$work/o2.json" "$work/orphans/w1.bvh" "$work/orphans/w2.bvh" 2> /dev/null &
+# The worker's clip never ends (hang_first_rig.lua), so the worker is there to be killed however
+# fast the machine is (slow_rig's clips could all finish before the first look).
+"$rigel" bake --no-progress --rig "$src/tests/bake/fixtures/hang_first_rig.lua" --out "$work/o2" \
+  -j 1 --report "$work/o2.json" "$work/orphans/w1.bvh" "$work/orphans/w2.bvh" 2> /dev/null &
 sup=$!
 kids=$(wait_children $sup)
 check "bake worker: running before the kill ($kids)" test -n "$kids"
