@@ -190,25 +190,77 @@ bool ReadAsciiCurve(std::string_view d, const std::vector<Line>& lines, std::siz
   return true;
 }
 
-}  // namespace
-
-std::optional<FbxDensified> DensifyAscii(std::string_view d) {
-  const std::vector<Line> lines = Lines(d);
-  auto text = [&](std::size_t i) {
-    return d.substr(lines[i].begin, lines[i].end - lines[i].begin);
+// A curve's text: its header line, then Default, KeyVer and the five arrays.
+void AppendAsciiCurve(std::string* result, std::string_view header, const std::string& pad,
+                      const FbxCurveKeys& k, double value) {
+  result->append(header);
+  result->push_back('\n');
+  auto array = [&](std::string_view name, std::size_t count, auto&& write) {
+    *result +=
+        pad + "\t" + std::string(name) + ": *" + std::to_string(count) + " {\n" + pad + "\t\ta: ";
+    write();
+    *result += "\n" + pad + "\t} \n";
   };
+  char buf[32];
+  *result += pad + "\tDefault: ";
+  result->append(buf, std::to_chars(buf, buf + sizeof(buf), value).ptr);
+  *result += "\n" + pad + "\tKeyVer: 4009\n";
+  array("KeyTime", k.times.size(), [&] {
+    for (std::size_t i = 0; i < k.times.size(); ++i) {
+      if (i) result->push_back(',');
+      *result += std::to_string(k.times[i]);
+    }
+  });
+  array("KeyValueFloat", k.values.size(), [&] {
+    for (std::size_t i = 0; i < k.values.size(); ++i) {
+      if (i) result->push_back(',');
+      result->append(buf, std::to_chars(buf, buf + sizeof(buf), k.values[i]).ptr);
+    }
+  });
+  array("KeyAttrFlags", 1, [&] { *result += std::to_string(fbx_key::kLinear); });
+  array("KeyAttrDataFloat", 4, [&] { *result += "0,0,0,0"; });
+  array("KeyAttrRefCount", 1, [&] { *result += std::to_string(k.times.size()); });
+  *result += pad + "}\n";
+}
+
+// Every `spheric` line of `text` (a RotationOrder record stating 6) stated 0 (XYZ).
+void SphericAsXyzText(std::string_view spheric, std::string* text) {
+  for (std::size_t at = text->find(spheric); at != std::string::npos;
+       at = text->find(spheric, at + spheric.size())) {
+    (*text)[at + spheric.size() - 1] = '0';
+  }
+}
+
+// What DensifyAscii reads of an ASCII file in one pass over its lines.
+struct AsciiDocument {
   int mode = 0;
   double custom = 0;
-  bool have_mode = false, have_custom = false;
   Takes takes;
-  std::optional<std::int64_t> stack;
   std::vector<AsciiCurve> curves;
   // Curve nodes, their values and curves, for MissingAxisCurves; where connections begin.
   std::unordered_map<std::int64_t, CurveNodeAxes> nodes;
-  std::optional<std::int64_t> node;
   std::int64_t next_id = 0;
   std::optional<std::size_t> first_link;
   std::vector<OpLink> op_links;
+};
+
+// Reads the frame rate, the takes' starts, the connections, the curve nodes and the curves of
+// `d`; false when the file is not one to copy (ReadAsciiCurve).
+bool ReadAsciiDocument(std::string_view d, const std::vector<Line>& lines, AsciiDocument* doc) {
+  auto text = [&](std::size_t i) {
+    return d.substr(lines[i].begin, lines[i].end - lines[i].begin);
+  };
+  int& mode = doc->mode;
+  double& custom = doc->custom;
+  Takes& takes = doc->takes;
+  std::vector<AsciiCurve>& curves = doc->curves;
+  std::unordered_map<std::int64_t, CurveNodeAxes>& nodes = doc->nodes;
+  std::int64_t& next_id = doc->next_id;
+  std::optional<std::size_t>& first_link = doc->first_link;
+  std::vector<OpLink>& op_links = doc->op_links;
+  bool have_mode = false, have_custom = false;
+  std::optional<std::int64_t> stack;
+  std::optional<std::int64_t> node;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string_view t = Trim(text(i));
     if (t.rfind("P: \"TimeMode\"", 0) == 0 && !have_mode) {
@@ -259,7 +311,7 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
       c.first_line = i;
       if (const auto id = IdAfter(t, 15)) c.id = *id;
       next_id = std::max(next_id, c.id + 1);
-      if (!ReadAsciiCurve(d, lines, i, &c)) return std::nullopt;
+      if (!ReadAsciiCurve(d, lines, i, &c)) return false;
       i = c.last_line;
       curves.push_back(std::move(c));
     } else if (!t.empty() && t.back() == '{' && t.find(':') != std::string_view::npos &&
@@ -269,6 +321,26 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
       if (const auto id = IdAfter(t, t.find(':') + 1)) next_id = std::max(next_id, *id + 1);
     }
   }
+  return true;
+}
+
+}  // namespace
+
+std::optional<FbxDensified> DensifyAscii(std::string_view d) {
+  const std::vector<Line> lines = Lines(d);
+  auto text = [&](std::size_t i) {
+    return d.substr(lines[i].begin, lines[i].end - lines[i].begin);
+  };
+  AsciiDocument doc;
+  if (!ReadAsciiDocument(d, lines, &doc)) return std::nullopt;
+  const int mode = doc.mode;
+  const double custom = doc.custom;
+  const Takes& takes = doc.takes;
+  const std::vector<AsciiCurve>& curves = doc.curves;
+  const std::int64_t next_id = doc.next_id;
+  const std::optional<std::size_t>& first_link = doc.first_link;
+  ApplyOpLinks(doc.op_links, &doc.nodes);
+  const std::unordered_map<std::int64_t, CurveNodeAxes>& nodes = doc.nodes;
   FbxDensified out;
   double fps = StatedRate(mode, custom);
   if (!(fps > 0)) {
@@ -282,7 +354,6 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
   for (const AsciiCurve& c : curves) {
     if (c.ok) spans.emplace(c.id, std::pair{c.keys.times.front(), c.keys.times.back()});
   }
-  ApplyOpLinks(op_links, &nodes);
   std::vector<AxisCurve> added = MissingAxisCurves(nodes, spans, next_id);
   // RotationOrder 6 (eSphericXYZ) read as XYZ (SphericAsXyz): the lines that state it.
   constexpr std::string_view kSpheric = "P: \"RotationOrder\", \"enum\", \"\", \"\",6";
@@ -298,38 +369,6 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
   const double step = fps > 0 ? kTicks / fps : 0;  // 0: no rate, no keys added on frames
   std::string result;
   std::size_t copied = 0;  // bytes of `d` already in `result`
-  // A curve's text: its header line, then Default, KeyVer and the five arrays.
-  auto write_curve = [&](std::string_view header, const std::string& pad, const FbxCurveKeys& k,
-                         double value) {
-    result.append(header);
-    result.push_back('\n');
-    auto array = [&](std::string_view name, std::size_t count, auto&& write) {
-      result +=
-          pad + "\t" + std::string(name) + ": *" + std::to_string(count) + " {\n" + pad + "\t\ta: ";
-      write();
-      result += "\n" + pad + "\t} \n";
-    };
-    char buf[32];
-    result += pad + "\tDefault: ";
-    result.append(buf, std::to_chars(buf, buf + sizeof(buf), value).ptr);
-    result += "\n" + pad + "\tKeyVer: 4009\n";
-    array("KeyTime", k.times.size(), [&] {
-      for (std::size_t i = 0; i < k.times.size(); ++i) {
-        if (i) result.push_back(',');
-        result += std::to_string(k.times[i]);
-      }
-    });
-    array("KeyValueFloat", k.values.size(), [&] {
-      for (std::size_t i = 0; i < k.values.size(); ++i) {
-        if (i) result.push_back(',');
-        result.append(buf, std::to_chars(buf, buf + sizeof(buf), k.values[i]).ptr);
-      }
-    });
-    array("KeyAttrFlags", 1, [&] { result += std::to_string(fbx_key::kLinear); });
-    array("KeyAttrDataFloat", 4, [&] { result += "0,0,0,0"; });
-    array("KeyAttrRefCount", 1, [&] { result += std::to_string(k.times.size()); });
-    result += pad + "}\n";
-  };
   if (!added.empty()) {
     const std::string_view first = text(curves.front().first_line);
     const std::string pad(first.substr(0, first.find_first_not_of(" \t")));
@@ -340,8 +379,9 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
       k.times = {a.t0};
       if (a.t1 != a.t0) k.times.push_back(a.t1);
       k.values.assign(k.times.size(), static_cast<float>(a.value));
-      write_curve(pad + "AnimationCurve: " + std::to_string(a.id) + ", \"AnimCurve::\", \"\" {",
-                  pad, k, a.value);
+      AppendAsciiCurve(
+          &result, pad + "AnimationCurve: " + std::to_string(a.id) + ", \"AnimCurve::\", \"\" {",
+          pad, k, a.value);
     }
   }
   for (const AsciiCurve& c : curves) {
@@ -363,7 +403,7 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
     const std::size_t indent = header.find_first_not_of(" \t");
     const std::string pad(header.substr(0, indent == std::string_view::npos ? 0 : indent));
     result.append(d.substr(copied, lines[c.first_line].begin - copied));
-    write_curve(header, pad, dense, 0.0);
+    AppendAsciiCurve(&result, header, pad, dense, 0.0);
     copied = c.last_line + 1 < lines.size() ? lines[c.last_line + 1].begin : d.size();
   }
   if (out.densified == 0 && added.empty() && spheric.empty()) return std::nullopt;
@@ -381,12 +421,8 @@ std::optional<FbxDensified> DensifyAscii(std::string_view d) {
   }
   result.append(d.substr(copied));
   out.bytes = std::move(result);
-  if (!spheric.empty()) {  // the lines are unchanged by the rewrite above (models, not curves)
-    for (std::size_t at = out.bytes.find(kSpheric); at != std::string::npos;
-         at = out.bytes.find(kSpheric, at + kSpheric.size())) {
-      out.bytes[at + kSpheric.size() - 1] = '0';
-    }
-  }
+  // The spheric lines are unchanged by the rewrite above (models, not curves).
+  if (!spheric.empty()) SphericAsXyzText(kSpheric, &out.bytes);
   return out;
 }
 
