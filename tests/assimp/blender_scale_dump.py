@@ -11,7 +11,12 @@
 import json
 import sys
 
+import os
+
 import bpy
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blender_common import clear  # noqa: E402
 
 # Debian's Blender 3.4.1 ships a glTF add-on that uses numpy.bool, removed in NumPy 1.24.
 import numpy
@@ -21,23 +26,8 @@ if not hasattr(numpy, "bool"):
 scene = bpy.context.scene
 
 
-def clear():
-    """The factory scene again: no object, action, armature, mesh or shape key of a file read
-    before, the factory frame rate."""
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj, do_unlink=True)
-    for coll in (bpy.data.actions, bpy.data.armatures, bpy.data.meshes, bpy.data.shape_keys,
-                 bpy.data.materials, bpy.data.cameras, bpy.data.lights):
-        for item in list(coll):
-            try:
-                coll.remove(item)
-            except (TypeError, RuntimeError):
-                pass
-    scene.render.fps, scene.render.fps_base = 24, 1.0
-
-
 def dump(path, out_path, take, fps, frames):
-    clear()
+    clear(scene)
     scene.render.fps = int(round(fps))
     frame_scale = scene.render.fps / fps
     if path.lower().endswith((".glb", ".gltf")):

@@ -10,9 +10,13 @@
 # 1 + t * round(fps) (the FBX importer's default offset); glTF time t is frame t * round(fps).
 # A file without an animation stack gives one frame: the pose Blender shows.
 import json
+import os
 import sys
 
 import bpy
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blender_common import clear  # noqa: E402
 
 # Debian's Blender 3.4.1 ships a glTF add-on that uses numpy.bool, removed in NumPy 1.24.
 import numpy
@@ -22,21 +26,6 @@ if not hasattr(numpy, "bool"):
 argv = sys.argv[sys.argv.index("--") + 1:]
 out_path, specs = argv[0], argv[1:]
 scene = bpy.context.scene
-
-
-def clear():
-    # Each file starts from the factory scene, whatever the one before set: the FBX importer sets
-    # the scene's frame rate from its file, and the glTF importer keys at the scene's rate.
-    scene.render.fps, scene.render.fps_base = 24, 1.0
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj, do_unlink=True)
-    for coll in (bpy.data.actions, bpy.data.armatures, bpy.data.meshes, bpy.data.cameras,
-                 bpy.data.lights, bpy.data.shape_keys):
-        for item in list(coll):
-            try:
-                coll.remove(item)
-            except (TypeError, RuntimeError):
-                pass
 
 
 def fbx_take(path):
@@ -98,7 +87,7 @@ def disconnect_bones():
 
 def dump(spec):
     kind, rest = spec.split(":", 1)
-    clear()
+    clear(scene)
     if kind == "fbx":
         path = rest
         start, frames, fps = fbx_take(path)
