@@ -12,30 +12,15 @@
 #include <memory>
 #include <string>
 
+#include "bench/retarget/retarget_data.h"
 #include "core/check/plausibility.h"
 #include "core/retarget/retarget.h"
-#include "importers/load_scene.h"
 
 namespace {
 
-const char* const kTargets[] = {"makehuman/tpose.bvh", "assimp_misc/Boxing_Toes.bvh"};
-
-struct Data {
-  rigel::Scene source;
-  rigel::Scene targets[2];
-};
-
-const Data* Load() {
-  static std::unique_ptr<Data> data = [] {
-    const std::string root = RIGEL_SHARED_DATA;
-    if (!std::filesystem::is_directory(root)) return std::unique_ptr<Data>();
-    auto d = std::make_unique<Data>();
-    d->source = rigel::LoadScene(root + "/cmu_cgspeed/01_01.bvh");
-    for (int i = 0; i < 2; ++i) d->targets[i] = rigel::LoadScene(root + "/" + kTargets[i]);
-    return d;
-  }();
-  return data.get();
-}
+using Data = rigel::bench::RetargetData;
+constexpr auto& kTargets = rigel::bench::kRetargetTargets;
+const Data* Load() { return rigel::bench::LoadRetargetData(); }
 
 rigel::check::CheckSide Side(const rigel::Scene& scene, const rigel::Clip& clip) {
   rigel::check::CheckSide side;

@@ -39,6 +39,13 @@ void CheckOptionKeys(lua_State* L, int arg, const char* const* allowed) {
 
 // Field readers for an options table at `arg`: each pushes the field, checks it, pops it, and
 // raises "bad argument #arg to 'fn' (field 'name': X expected, got Y)".
+int OptionsArg(lua_State* L, int arg, const char* const* allowed) {
+  if (lua_isnoneornil(L, arg)) return 0;
+  CheckTable(L, arg);
+  CheckOptionKeys(L, arg, allowed);
+  return arg;
+}
+
 bool HasField(lua_State* L, int arg, const char* field) {
   if (arg == 0) return false;
   const bool has = lua_getfield(L, arg, field) != LUA_TNIL;

@@ -17,6 +17,9 @@ class Skeleton;
 namespace rigel::lua {
 
 void CheckOptionKeys(lua_State* L, int arg, const char* const* allowed);
+// The options argument at `arg`: 0 when it is none or nil, else `arg`, checked to be a table whose
+// keys are all in `allowed` (CheckOptionKeys).
+int OptionsArg(lua_State* L, int arg, const char* const* allowed);
 bool HasField(lua_State* L, int arg, const char* field);
 [[noreturn]] void FieldError(lua_State* L, int arg, const char* field, const char* expected);
 double NumberField(lua_State* L, int arg, const char* field, double fallback);

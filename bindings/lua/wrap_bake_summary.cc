@@ -220,8 +220,8 @@ BakeRecordsBox* PushRecordsBox(lua_State* L) {
         {"__index", w_Records_index},
         {"__tostring", w_Records_tostring},
         {"__gc",
-         [](lua_State* L) {
-           static_cast<BakeRecordsBox*>(lua_touserdata(L, 1))->~BakeRecordsBox();
+         [](lua_State* state) {
+           static_cast<BakeRecordsBox*>(lua_touserdata(state, 1))->~BakeRecordsBox();
            return 0;
          }},
         {nullptr, nullptr}};

@@ -57,11 +57,7 @@ int w_Clip_reduce(lua_State* L) {
   // clip:reduce{max_error = 0.1, virtual_vertex = 20, format = "glb"} -> {dense_keys, keys,
   // max_error (mm), rotation = {[joint] = {frames}}, translation = {...}} (frames 1-based).
   ClipBox* box = CheckClip(L, 1);
-  const int opt = lua_isnoneornil(L, 2) ? 0 : 2;
-  if (opt) {
-    CheckTable(L, opt);
-    CheckOptionKeys(L, opt, kReduceKeys);
-  }
+  const int opt = OptionsArg(L, 2, kReduceKeys);
   CheckMaxArgs(L, 2);
   KeyReductionOptions reduce = opt ? ReduceOptionsField(L, opt) : KeyReductionOptions{};
   const bool fbx = opt && OptionField(L, opt, "format", kReduceFormats, 0) == 1;
@@ -105,11 +101,7 @@ int w_Clip_filter(lua_State* L) {
   static const char* const kKeys[] = {"cutoff",    "order",         "joints", "positions",
                                       "rotations", "keep_contacts", "up",     nullptr};
   ClipBox* box = CheckClip(L, 1);
-  const int opt = lua_isnoneornil(L, 2) ? 0 : 2;
-  if (opt) {
-    CheckTable(L, opt);
-    CheckOptionKeys(L, opt, kKeys);
-  }
+  const int opt = OptionsArg(L, 2, kKeys);
   CheckMaxArgs(L, 2);
   FilterOptions filter;
   int count = 0;
@@ -145,11 +137,7 @@ int w_Clip_mirror(lua_State* L) {
   // clip:mirror{map = {{"LeftArm", "RightArm"}, ...}} -> new Clip mirrored left to right.
   static const char* const kKeys[] = {"map", nullptr};
   ClipBox* box = CheckClip(L, 1);
-  const int opt = lua_isnoneornil(L, 2) ? 0 : 2;
-  if (opt) {
-    CheckTable(L, opt);
-    CheckOptionKeys(L, opt, kKeys);
-  }
+  const int opt = OptionsArg(L, 2, kKeys);
   CheckMaxArgs(L, 2);
   int pairs = 0;
   if (opt && HasField(L, opt, "map")) {
@@ -189,11 +177,7 @@ int w_Clip_loop(lua_State* L) {
   // clip:loop{frames = 10, up = "y"} -> new Clip whose end blends into its start.
   static const char* const kKeys[] = {"frames", "up", nullptr};
   ClipBox* box = CheckClip(L, 1);
-  const int opt = lua_isnoneornil(L, 2) ? 0 : 2;
-  if (opt) {
-    CheckTable(L, opt);
-    CheckOptionKeys(L, opt, kKeys);
-  }
+  const int opt = OptionsArg(L, 2, kKeys);
   CheckMaxArgs(L, 2);
   LoopOptions loop;
   const int frames = box->clip->num_frames();

@@ -69,11 +69,7 @@ int w_Rig_effector(lua_State* L) {
   RigBox* box = CheckRig(L, 1);
   const Skeleton& s = box->state->rig.skeleton();
   const int joint = CheckJoint(L, 2, s);
-  const int opt = lua_isnoneornil(L, 3) ? 0 : 3;
-  if (opt != 0) {
-    CheckTable(L, 3);
-    CheckOptionKeys(L, 3, kEffectorOptions);
-  }
+  const int opt = OptionsArg(L, 3, kEffectorOptions);
   CheckMaxArgs(L, 3);
   ik::Task task;
   task.joint = joint;
