@@ -23,20 +23,6 @@ namespace {
 
 using testing::TempDir;
 
-nlohmann::json BlenderFrames(const std::string& file, double fps, int frames, const TempDir& dir,
-                             const std::string& tag) {
-  std::ostringstream list;
-  for (int f = 0; f < frames; ++f) list << ' ' << f;
-  const std::string out = dir.file(tag + ".json");
-  const std::string cmd =
-      fmt::format("blender -b --factory-startup --python '{}' -- '{}' '{}' {}{} > '{}' 2>&1",
-                  RIGEL_BLENDER_SCRIPT, file, out, fps, list.str(), dir.file(tag + ".log"));
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream in(out);
-  EXPECT_TRUE(in) << "Blender wrote no result; see " << dir.file(tag + ".log");
-  return in ? nlohmann::json::parse(in) : nlohmann::json();
-}
-
 void ExpectBvhMatchesFbxInBlender(const std::string& rel) {
   TempDir dir;
   const std::string fbx = testing::SharedData() + "/" + rel;
@@ -47,8 +33,10 @@ void ExpectBvhMatchesFbxInBlender(const std::string& rel) {
   const Clip& clip = scene.clips.front();
   const double metres = MetresPerUnit(scene);
   ASSERT_GT(metres, 0);
-  const nlohmann::json a = BlenderFrames(fbx, clip.frame_rate(), clip.num_frames(), dir, "fbx");
-  const nlohmann::json b = BlenderFrames(bvh, clip.frame_rate(), clip.num_frames(), dir, "bvh");
+  const nlohmann::json a = testing::BlenderBoneHeads(RIGEL_BLENDER_SCRIPT, fbx, clip.frame_rate(),
+                                                     clip.num_frames(), dir, "fbx");
+  const nlohmann::json b = testing::BlenderBoneHeads(RIGEL_BLENDER_SCRIPT, bvh, clip.frame_rate(),
+                                                     clip.num_frames(), dir, "bvh");
   ASSERT_EQ(a["armatures"], 1);
   ASSERT_EQ(b["armatures"], 1);
   const double height = testing::Height(*scene.skeleton, clip) * metres;

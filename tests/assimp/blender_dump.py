@@ -13,17 +13,16 @@
 #     position (x, y, z), rotation (w, x, y, z) and scale (x, y, z) as Matrix.decompose() gives
 #     them (a mirroring world matrix has a negative scale).
 import json
+import os
 import sys
 
 import bpy
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blender_common import FbxRecords, import_file as import_any  # noqa: E402
+
 argv = sys.argv[sys.argv.index("--") + 1:]
 path, out_path = argv[0], argv[1]
-
-# Debian's Blender 3.4.1 ships a glTF add-on that uses numpy.bool, removed in NumPy 1.24.
-import numpy
-if not hasattr(numpy, "bool"):
-    numpy.bool = bool
 
 for obj in list(bpy.data.objects):
     bpy.data.objects.remove(obj, do_unlink=True)
@@ -38,9 +37,7 @@ def import_file(fps=None):
         # t * round(fps), so clip frame f sits at f * round(fps) / fps (not a whole frame when fps
         # is 120.0048, from BVH's "Frame Time: .0083333").
         scene.render.fps = int(round(fps))
-    if path.lower().endswith((".glb", ".gltf")):
-        bpy.ops.import_scene.gltf(filepath=path)
-    elif path.lower().endswith(".bvh"):
+    if path.lower().endswith(".bvh"):
         # One key per BVH frame from frame 1, lengths as in the file (global_scale 1). Debian's
         # Blender 3.4 BVH importer opens the file with mode 'rU', which Python 3.11 refuses: the
         # mode is read without the 'U' for the length of the import.
@@ -54,7 +51,7 @@ def import_file(fps=None):
     else:
         # Custom properties off: Blender 3.4's importer asserts on the non-string enum properties
         # of the ProAnimationBank files (ozz_pab/*.fbx); they carry no transform.
-        bpy.ops.import_scene.fbx(filepath=path, use_custom_props=False)
+        import_any(path, use_custom_props=False)
 
 
 def dump_frames():
@@ -86,40 +83,18 @@ def read_stacks():
     names of the models whose rest world matrix mirrors (an odd number of negative Lcl Scaling
     components down the chain: 3ds Max "Nub" bones), read with the parser of Blender's FBX add-on
     (as its importer does)."""
-    from io_scene_fbx import parse_fbx
-    from io_scene_fbx.fbx_utils import FBX_FRAMERATES, FBX_KTIME
-
-    root, _ = parse_fbx.parse(path)
-
-    def child(elem, name):
-        return next((e for e in elem.elems if e.id == name), None)
-
-    def props(elem):
-        p70 = child(elem, b"Properties70")
-        return {} if p70 is None else {p.props[0]: p.props for p in p70.elems}
-
-    settings = props(child(root, b"GlobalSettings"))
-    custom = settings.get(b"CustomFrameRate", [0] * 5)[4]
-    time_mode = settings.get(b"TimeMode", [0] * 5)[4]
-    fps = {eid: val for val, eid in FBX_FRAMERATES[1:]}.get(time_mode, custom or 25.0)
-    if fps <= 0:
-        fps = 25.0
+    fbx = FbxRecords(path)
+    root, child, props, fps = fbx.root, fbx.child, fbx.props, fbx.fps
     stacks = []
-    for elem in child(root, b"Objects").elems:
-        if elem.id != b"AnimationStack":
-            continue
+    for elem in fbx.objects(b"AnimationStack"):
         name = elem.props[1].split(b"\x00\x01")[0].decode("utf-8", "replace")
-        p = props(elem)
-        start = p.get(b"LocalStart", [0] * 5)[4] / FBX_KTIME
-        stop = p.get(b"LocalStop", [0] * 5)[4] / FBX_KTIME
-        stacks.append((name, start, stop))
+        stacks.append((name, *fbx.span(elem)))
     # Mirroring: the parity of negative scale components of every model and its ancestors.
     models = {}
-    for elem in child(root, b"Objects").elems:
-        if elem.id == b"Model":
-            scale = props(elem).get(b"Lcl Scaling")
-            flips = sum(v < 0 for v in scale[4:7]) if scale else 0
-            models[elem.props[0]] = (elem.props[1].split(b"\x00\x01")[0].decode(), flips % 2)
+    for elem in fbx.objects(b"Model"):
+        scale = props(elem).get(b"Lcl Scaling")
+        flips = sum(v < 0 for v in scale[4:7]) if scale else 0
+        models[elem.props[0]] = (elem.props[1].split(b"\x00\x01")[0].decode(), flips % 2)
     parent = {}
     for c in child(root, b"Connections").elems:
         if c.props[0] == b"OO" and c.props[1] in models and c.props[2] in models:

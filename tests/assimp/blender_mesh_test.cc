@@ -40,15 +40,10 @@ void ExpectBlenderDeformsLikeRigel(const std::string& rel, const char* ext) {
   SaveScene(scene, glb);
   const Clip& clip = scene.clips.front();
   const std::vector<int> frames{0, clip.num_frames() / 2, clip.num_frames() - 1};
-  const std::string json_path = dir.file("blender.json");
-  const std::string cmd =
-      fmt::format("blender -b --factory-startup --python '{}' -- '{}' '{}' {} {} > '{}' 2>&1",
-                  RIGEL_BLENDER_MESH_SCRIPT, glb, json_path, clip.frame_rate(),
-                  fmt::join(frames, " "), dir.file("blender.log"));
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream in(json_path);
-  ASSERT_TRUE(in) << "Blender wrote no result; see " << dir.file("blender.log");
-  const nlohmann::json result = nlohmann::json::parse(in);
+  const nlohmann::json result = testing::RunBlenderScript(
+      RIGEL_BLENDER_MESH_SCRIPT,
+      fmt::format("'{}' {{json}} {} {}", glb, clip.frame_rate(), fmt::join(frames, " ")), dir);
+  ASSERT_FALSE(result.is_null());
   const double metres = MetresPerUnitOrEstimate(scene) > 0 ? MetresPerUnitOrEstimate(scene) : 1.0;
   const double size = MeshSize(scene) * metres;
   ASSERT_GT(size, 0);

@@ -4,28 +4,23 @@
 # of the shape keys' action (its first key is time 0), at the scene rate the file gives.
 # Usage: blender -b --factory-startup --python blender_morph_dump.py -- IN OUT.json FPS T0 T1 ...
 import json
+import os
 import sys
 
 import bpy
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blender_common import clear, import_file  # noqa: E402
 
 argv = sys.argv[sys.argv.index("--") + 1:]
 path, out_path, fps = argv[0], argv[1], float(argv[2])
 times = [float(t) for t in argv[3:]]
 
-# Debian's Blender 3.4.1 ships a glTF add-on that uses numpy.bool, removed in NumPy 1.24.
-import numpy
-if not hasattr(numpy, "bool"):
-    numpy.bool = bool
-
-for obj in list(bpy.data.objects):
-    bpy.data.objects.remove(obj, do_unlink=True)
 scene = bpy.context.scene
+clear(scene)  # the factory cube, camera and light
 scene.render.fps = int(round(fps))
 scene.render.fps_base = scene.render.fps / fps
-if path.lower().endswith((".glb", ".gltf")):
-    bpy.ops.import_scene.gltf(filepath=path)
-else:
-    bpy.ops.import_scene.fbx(filepath=path)
+import_file(path)
 rate = scene.render.fps / scene.render.fps_base
 
 keyed = [o for o in scene.objects if o.type == "MESH" and o.data.shape_keys]

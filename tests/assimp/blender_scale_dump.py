@@ -16,12 +16,7 @@ import os
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from blender_common import clear  # noqa: E402
-
-# Debian's Blender 3.4.1 ships a glTF add-on that uses numpy.bool, removed in NumPy 1.24.
-import numpy
-if not hasattr(numpy, "bool"):
-    numpy.bool = bool
+from blender_common import clear, import_file  # noqa: E402
 
 scene = bpy.context.scene
 
@@ -30,10 +25,7 @@ def dump(path, out_path, take, fps, frames):
     clear(scene)
     scene.render.fps = int(round(fps))
     frame_scale = scene.render.fps / fps
-    if path.lower().endswith((".glb", ".gltf")):
-        bpy.ops.import_scene.gltf(filepath=path)
-    else:
-        bpy.ops.import_scene.fbx(filepath=path)
+    import_file(path)
 
     armatures = [o for o in scene.objects if o.type == "ARMATURE"]
     if take != "-":

@@ -39,15 +39,10 @@ std::vector<int> SampleFrames(int frames) {
 void ExpectBlenderMatches(const std::string& file, const Skeleton& skeleton, const Clip& clip,
                           double blender_scale, const TempDir& dir, double rel_tol = 1e-4) {
   const std::vector<int> frames = SampleFrames(clip.num_frames());
-  const std::string json_path = dir.file("blender.json");
-  std::string cmd =
-      fmt::format("blender -b --factory-startup --python '{}' -- '{}' '{}' {} {} > '{}' 2>&1",
-                  RIGEL_BLENDER_SCRIPT, file, json_path, clip.frame_rate(), fmt::join(frames, " "),
-                  dir.file("blender.log"));
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream in(json_path);
-  ASSERT_TRUE(in) << "Blender wrote no result; see " << dir.file("blender.log");
-  const nlohmann::json result = nlohmann::json::parse(in);
+  const nlohmann::json result = testing::RunBlenderScript(
+      RIGEL_BLENDER_SCRIPT,
+      fmt::format("'{}' {{json}} {} {}", file, clip.frame_rate(), fmt::join(frames, " ")), dir);
+  ASSERT_FALSE(result.is_null());
   ASSERT_EQ(result["armatures"].get<int>(), 1) << file << ": Blender made no armature";
   const double height = testing::Height(skeleton, clip);
   double worst = 0;

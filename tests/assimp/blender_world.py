@@ -16,12 +16,7 @@ import sys
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from blender_common import clear  # noqa: E402
-
-# Debian's Blender 3.4.1 ships a glTF add-on that uses numpy.bool, removed in NumPy 1.24.
-import numpy
-if not hasattr(numpy, "bool"):
-    numpy.bool = bool
+from blender_common import FbxRecords, clear  # noqa: E402
 
 argv = sys.argv[sys.argv.index("--") + 1:]
 out_path, specs = argv[0], argv[1:]
@@ -31,31 +26,11 @@ scene = bpy.context.scene
 def fbx_take(path):
     """(start seconds, frame count, fps) of the file's first AnimationStack, read by Blender's FBX
     parser; (0, 1, fps) when it has none."""
-    from io_scene_fbx import parse_fbx
-    from io_scene_fbx.fbx_utils import FBX_FRAMERATES, FBX_KTIME
-
-    root, _ = parse_fbx.parse(path)
-
-    def child(elem, name):
-        return next((e for e in elem.elems if e.id == name), None)
-
-    def props(elem):
-        p70 = child(elem, b"Properties70")
-        return {} if p70 is None else {p.props[0]: p.props for p in p70.elems}
-
-    settings = props(child(root, b"GlobalSettings"))
-    custom = settings.get(b"CustomFrameRate", [0] * 5)[4]
-    time_mode = settings.get(b"TimeMode", [0] * 5)[4]
-    fps = {eid: val for val, eid in FBX_FRAMERATES[1:]}.get(time_mode, custom or 25.0)
-    if fps <= 0:
-        fps = 25.0
-    for elem in child(root, b"Objects").elems:
-        if elem.id == b"AnimationStack":
-            p = props(elem)
-            start = p.get(b"LocalStart", [0] * 5)[4] / FBX_KTIME
-            stop = p.get(b"LocalStop", [0] * 5)[4] / FBX_KTIME
-            return start, int(round((stop - start) * fps)) + 1, fps
-    return 0.0, 1, fps
+    fbx = FbxRecords(path)
+    for stack in fbx.objects(b"AnimationStack"):
+        start, stop = fbx.span(stack)
+        return start, int(round((stop - start) * fbx.fps)) + 1, fbx.fps
+    return 0.0, 1, fbx.fps
 
 
 def disconnect_bones():

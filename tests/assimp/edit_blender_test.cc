@@ -28,24 +28,6 @@ namespace {
 
 using testing::TempDir;
 
-// Blender's world bone heads on frames 0 .. frames-1 of `file`; PATH without pyenv's shims (they
-// would give Blender another Python).
-nlohmann::json BlenderFrames(const std::string& file, double fps, int frames, const TempDir& dir) {
-  std::vector<int> all(frames);
-  for (int f = 0; f < frames; ++f) all[f] = f;
-  const std::string json_path = dir.file("blender.json");
-  std::filesystem::remove(json_path);
-  const std::string cmd = fmt::format(
-      "PATH=\"$(printf %s \"$PATH\" | tr ':' '\\n' | grep -v pyenv | paste -sd: -)\" "
-      "blender -b --factory-startup --python '{}' -- '{}' '{}' {} {} > '{}' 2>&1",
-      RIGEL_BLENDER_SCRIPT, file, json_path, fps, fmt::join(all, " "), dir.file("blender.log"));
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream in(json_path);
-  EXPECT_TRUE(in) << "Blender wrote no result; see " << dir.file("blender.log");
-  if (!in) return {};
-  return nlohmann::json::parse(in);
-}
-
 class BlenderEdit : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(BlenderEdit, AddedJointsReadBackWithTheirMotion) {
@@ -86,7 +68,8 @@ TEST_P(BlenderEdit, AddedJointsReadBackWithTheirMotion) {
   save.metres_per_unit = mpu;
   save.axes = scene.axes;
   SaveClips(s, std::span<const Clip>(&clip, 1), path, save);
-  const nlohmann::json b = BlenderFrames(path, clip.frame_rate(), clip.num_frames(), dir);
+  const nlohmann::json b = testing::BlenderBoneHeads(RIGEL_BLENDER_SCRIPT, path, clip.frame_rate(),
+                                                     clip.num_frames(), dir);
   ASSERT_EQ(b.value("armatures", 0), 1);
   double worst = 0, motion = 0;
   int compared = 0;

@@ -26,22 +26,6 @@ namespace {
 
 using testing::TempDir;
 
-// Blender's world bone heads on every frame of `file` (frames 0 .. frames-1 at `fps`).
-nlohmann::json BlenderFrames(const std::string& file, double fps, int frames, const TempDir& dir) {
-  std::vector<int> all(frames);
-  for (int f = 0; f < frames; ++f) all[f] = f;
-  const std::string json_path = dir.file("blender.json");
-  std::filesystem::remove(json_path);
-  const std::string cmd = fmt::format(
-      "blender -b --factory-startup --python '{}' -- '{}' '{}' {} {} > '{}' 2>&1",
-      RIGEL_BLENDER_SCRIPT, file, json_path, fps, fmt::join(all, " "), dir.file("blender.log"));
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream in(json_path);
-  EXPECT_TRUE(in) << "Blender wrote no result; see " << dir.file("blender.log");
-  if (!in) return {};
-  return nlohmann::json::parse(in);
-}
-
 void ExpectReducedWithinBound(const std::string& rel, const char* ext) {
   TempDir dir;
   Scene scene = LoadScene(testing::SharedData() + "/" + rel);
@@ -72,8 +56,10 @@ void ExpectReducedWithinBound(const std::string& rel, const char* ext) {
   SaveClips(*scene.skeleton, scene.clips, reduced, save);
   ASSERT_EQ(keys.size(), 1u);
   EXPECT_LT(keys[0].keys, keys[0].dense_keys);
-  const nlohmann::json a = BlenderFrames(dense, clip.frame_rate(), clip.num_frames(), dir);
-  const nlohmann::json b = BlenderFrames(reduced, clip.frame_rate(), clip.num_frames(), dir);
+  const nlohmann::json a = testing::BlenderBoneHeads(RIGEL_BLENDER_SCRIPT, dense, clip.frame_rate(),
+                                                     clip.num_frames(), dir);
+  const nlohmann::json b = testing::BlenderBoneHeads(RIGEL_BLENDER_SCRIPT, reduced,
+                                                     clip.frame_rate(), clip.num_frames(), dir);
   ASSERT_EQ(a.value("armatures", 0), 1);
   ASSERT_EQ(b.value("armatures", 0), 1);
   const Skeleton& skeleton = *scene.skeleton;
