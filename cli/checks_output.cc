@@ -6,15 +6,6 @@
 
 namespace rigel::cli {
 
-check::CheckSide CheckSideOf(const Scene& scene, const Skeleton& skeleton, const Clip& clip) {
-  check::CheckSide side;
-  side.skeleton = &skeleton;
-  side.clip = &clip;
-  side.up = scene.axes.up.value;
-  side.metres_per_unit = MetresPerUnitOrEstimate(scene);
-  return side;
-}
-
 nlohmann::json ChecksJson(const check::CheckReport& report) {
   nlohmann::json findings = nlohmann::json::array();
   for (const check::Finding& f : report.findings) {

@@ -13,9 +13,7 @@
 
 namespace rigel::cli {
 
-// The side of a comparison for `clip` on `skeleton` in `scene`'s axes and unit (stated, inferred
-// or estimated; the up axis +Y when unknown).
-check::CheckSide CheckSideOf(const Scene& scene, const Skeleton& skeleton, const Clip& clip);
+using check::CheckSideOf;  // core/check/plausibility.h
 
 // {"ran": [...], "findings": [{"check", "reason", "frame"}...], "scale", "humanoid"}.
 nlohmann::json ChecksJson(const check::CheckReport& report);

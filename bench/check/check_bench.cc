@@ -31,21 +31,9 @@ rigel::check::CheckSide Side(const rigel::Scene& scene, const rigel::Clip& clip)
 }
 
 void BM_CheckVsRetarget(benchmark::State& state) {
+  const auto r = rigel::bench::RetargeterFor(state);
+  if (!r) return;
   const Data* d = Load();
-  if (!d) {
-    state.SkipWithError("../shared/data not found");
-    return;
-  }
-  const rigel::Scene& target = d->targets[state.range(0)];
-  rigel::retarget::RetargetOptions options;
-  options.pin_feet = state.range(1) != 0;
-  std::string error;
-  auto r = rigel::retarget::Retargeter::Create(d->source.skeleton, target.skeleton, {}, options,
-                                               &error, &d->source.clips[0]);
-  if (!r) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
   const rigel::Clip& clip = d->source.clips[0];
   using Clock = std::chrono::steady_clock;
   double retarget_s = 0, check_s = 0;
@@ -56,7 +44,7 @@ void BM_CheckVsRetarget(benchmark::State& state) {
     rigel::check::PlausibilityJob job;
     job.kind = rigel::check::OutputKind::kRetarget;
     job.source = Side(d->source, clip);
-    job.output = Side(target, result.clip);
+    job.output = Side(d->targets[state.range(0)], result.clip);
     const rigel::check::CheckReport report = job.Run();
     const auto t2 = Clock::now();
     benchmark::DoNotOptimize(report.findings.data());
@@ -64,7 +52,7 @@ void BM_CheckVsRetarget(benchmark::State& state) {
     check_s += std::chrono::duration<double>(t2 - t1).count();
   }
   const double n = static_cast<double>(state.iterations());
-  state.SetLabel(std::string(kTargets[state.range(0)]) + (options.pin_feet ? " +IK" : ""));
+  state.SetLabel(std::string(kTargets[state.range(0)]) + (state.range(1) != 0 ? " +IK" : ""));
   state.counters["retarget_ms"] = 1e3 * retarget_s / n;
   state.counters["check_ms"] = 1e3 * check_s / n;
   state.counters["check_us_per_frame"] = 1e6 * check_s / n / clip.num_frames();

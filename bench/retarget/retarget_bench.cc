@@ -17,27 +17,15 @@ constexpr auto& kTargets = rigel::bench::kRetargetTargets;
 const Data* Load() { return rigel::bench::LoadRetargetData(); }
 
 void BM_Retarget(benchmark::State& state) {
+  const auto r = rigel::bench::RetargeterFor(state);
+  if (!r) return;
   const Data* d = Load();
-  if (!d) {
-    state.SkipWithError("../shared/data not found");
-    return;
-  }
-  const rigel::Scene& target = d->targets[state.range(0)];
-  rigel::retarget::RetargetOptions options;
-  options.pin_feet = state.range(1) != 0;
-  std::string error;
-  auto r = rigel::retarget::Retargeter::Create(d->source.skeleton, target.skeleton, {}, options,
-                                               &error, &d->source.clips[0]);
-  if (!r) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
   const rigel::Clip& clip = d->source.clips[0];
   for (auto _ : state) {
     rigel::retarget::RetargetResult result = r->Run(clip);
     benchmark::DoNotOptimize(result.clip.values().data());
   }
-  state.SetLabel(std::string(kTargets[state.range(0)]) + (options.pin_feet ? " +IK" : ""));
+  state.SetLabel(std::string(kTargets[state.range(0)]) + (state.range(1) != 0 ? " +IK" : ""));
   state.counters["frames/s"] = benchmark::Counter(
       static_cast<double>(clip.num_frames()) * static_cast<double>(state.iterations()),
       benchmark::Counter::kIsRate);

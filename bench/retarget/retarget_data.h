@@ -4,10 +4,13 @@
 #ifndef RIGEL_BENCH_RETARGET_RETARGET_DATA_H_
 #define RIGEL_BENCH_RETARGET_RETARGET_DATA_H_
 
+#include <benchmark/benchmark.h>
+
 #include <filesystem>
 #include <memory>
 #include <string>
 
+#include "core/retarget/retarget.h"
 #include "importers/load_scene.h"
 
 namespace rigel::bench {
@@ -31,6 +34,23 @@ inline const RetargetData* LoadRetargetData() {
     return d;
   }();
   return data.get();
+}
+
+// The retargeter of the source onto target state.range(0), feet pinned when state.range(1) is not
+// 0; nullptr (and the benchmark skipped with the reason) when the data are missing or it fails.
+inline std::unique_ptr<retarget::Retargeter> RetargeterFor(benchmark::State& state) {
+  const RetargetData* d = LoadRetargetData();
+  if (!d) {
+    state.SkipWithError("../shared/data not found");
+    return nullptr;
+  }
+  retarget::RetargetOptions options;
+  options.pin_feet = state.range(1) != 0;
+  std::string error;
+  auto r = retarget::Retargeter::Create(d->source.skeleton, d->targets[state.range(0)].skeleton, {},
+                                        options, &error, &d->source.clips[0]);
+  if (!r) state.SkipWithError(error.c_str());
+  return r;
 }
 
 }  // namespace rigel::bench

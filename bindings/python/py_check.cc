@@ -1,6 +1,6 @@
 // rigel.check: the plausibility checks (core/check/plausibility.h) of an output against its
-// source, as the commands run them (cli/checks_output.h CheckSideOf), with the findings as Python
-// objects. Bake and retarget reports carry the same checks for each clip they write.
+// source, as the commands run them (core/check/plausibility.h CheckSideOf), with the findings as
+// Python objects. Bake and retarget reports carry the same checks for each clip they write.
 #include <pybind11/stl.h>
 
 #include <string>
@@ -40,8 +40,8 @@ check::CheckReport Check(const Scene& source, const Scene& output, const std::st
   check::PlausibilityJob job;
   job.kind = KindOf(kind);
   job.travel = TravelOf(travel);
-  job.source = cli::CheckSideOf(source, *source.skeleton, TakeOf(source, source_take, "source"));
-  job.output = cli::CheckSideOf(output, *output.skeleton, TakeOf(output, output_take, "output"));
+  job.source = check::CheckSideOf(source, *source.skeleton, TakeOf(source, source_take, "source"));
+  job.output = check::CheckSideOf(output, *output.skeleton, TakeOf(output, output_take, "output"));
   job.scale = scale;
   if (const std::string invalid = job.Validate(); !invalid.empty()) {
     throw py::value_error(invalid);

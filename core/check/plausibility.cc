@@ -7,8 +7,18 @@
 #include <stdexcept>
 
 #include "core/check/rules.h"
+#include "core/scene.h"
 
 namespace rigel::check {
+
+CheckSide CheckSideOf(const Scene& scene, const Skeleton& skeleton, const Clip& clip) {
+  CheckSide side;
+  side.skeleton = &skeleton;
+  side.clip = &clip;
+  side.up = scene.axes.up.value;
+  side.metres_per_unit = MetresPerUnitOrEstimate(scene);
+  return side;
+}
 
 namespace internal {
 

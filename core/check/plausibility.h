@@ -33,6 +33,10 @@
 #include "core/clip.h"
 #include "core/skeleton.h"
 
+namespace rigel {
+struct Scene;
+}
+
 namespace rigel::check {
 
 // What made the output: it decides the expected figures (docs/checks.md, "Expectations").
@@ -69,6 +73,10 @@ struct CheckSide {
   // TravelRule::kKept cannot be checked).
   double metres_per_unit = 0.0;
 };
+
+// The side of a comparison for `clip` on `skeleton` in `scene`'s axes and unit (stated, inferred
+// or estimated; the up axis +Y when unknown).
+CheckSide CheckSideOf(const Scene& scene, const Skeleton& skeleton, const Clip& clip);
 
 // One broken check.
 struct Finding {

@@ -18,6 +18,12 @@ def import_file(path, **fbx_options):
         bpy.ops.import_scene.fbx(filepath=path, **fbx_options)
 
 
+def go_to(scene, at):
+    """Poses `scene` at Blender frame `at` (a fraction is a subframe) and updates the view layer."""
+    scene.frame_set(int(at), subframe=at - int(at))
+    bpy.context.view_layer.update()
+
+
 class FbxRecords:
     """An FBX file's records as Blender's FBX add-on parses them (its importer's own parser), with
     the frame rate its GlobalSettings state (25 when none, as the importer assumes)."""

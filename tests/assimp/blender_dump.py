@@ -19,7 +19,7 @@ import sys
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from blender_common import FbxRecords, import_file as import_any  # noqa: E402
+from blender_common import FbxRecords, go_to, import_file as import_any  # noqa: E402
 
 argv = sys.argv[sys.argv.index("--") + 1:]
 path, out_path = argv[0], argv[1]
@@ -68,9 +68,7 @@ def dump_frames():
         start = action.frame_range[0] if action else scene.frame_start
         result["first_frame"] = start
         for f in frames:
-            at = start + f * frame_scale
-            scene.frame_set(int(at), subframe=at - int(at))
-            bpy.context.view_layer.update()
+            go_to(scene, start + f * frame_scale)
             result["frames"][str(f)] = {
                 pb.name: list(arm.matrix_world @ pb.head) for pb in arm.pose.bones
             }

@@ -9,7 +9,7 @@ import sys
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from blender_common import clear, import_file  # noqa: E402
+from blender_common import clear, go_to, import_file  # noqa: E402
 
 argv = sys.argv[sys.argv.index("--") + 1:]
 path, out_path, fps = argv[0], argv[1], float(argv[2])
@@ -30,9 +30,7 @@ for obj in scene.objects:
     if obj.type == "MESH":
         result["meshes"][obj.name] = {}
 for f in frames:
-    at = start + f * frame_scale
-    scene.frame_set(int(at), subframe=at - int(at))
-    bpy.context.view_layer.update()
+    go_to(scene, start + f * frame_scale)
     depsgraph = bpy.context.evaluated_depsgraph_get()
     for obj in scene.objects:
         if obj.type != "MESH":

@@ -16,7 +16,7 @@ import os
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from blender_common import clear, import_file  # noqa: E402
+from blender_common import clear, go_to, import_file  # noqa: E402
 
 scene = bpy.context.scene
 
@@ -46,9 +46,7 @@ def dump(path, out_path, take, fps, frames):
             result["meshes"][obj.name] = {
                 "rest": [list(obj.matrix_world @ v.co) for v in obj.data.vertices]}
     for f in frames:
-        at = start + f * frame_scale
-        scene.frame_set(int(at), subframe=at - int(at))
-        bpy.context.view_layer.update()
+        go_to(scene, start + f * frame_scale)
         depsgraph = bpy.context.evaluated_depsgraph_get()
         for obj in scene.objects:
             if obj.type == "MESH":

@@ -29,12 +29,7 @@ namespace {
 constexpr int kFrames = 600;
 
 CheckSide SideOf(const Scene& scene, const Clip& clip) {
-  CheckSide side;
-  side.skeleton = scene.skeleton.get();
-  side.clip = &clip;
-  side.up = scene.axes.up.value;
-  side.metres_per_unit = MetresPerUnitOrEstimate(scene);
-  return side;
+  return CheckSideOf(scene, *scene.skeleton, clip);
 }
 
 struct Source {

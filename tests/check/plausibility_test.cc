@@ -29,12 +29,7 @@ const std::string kCmuWalk = RIGEL_SOURCE_DIR "/samples/cmu_walk/walk.bvh";
 const std::string kBasicWalk = RIGEL_SOURCE_DIR "/samples/basics/walk.bvh";
 
 CheckSide SideOf(const Scene& scene, const Clip& clip) {
-  CheckSide side;
-  side.skeleton = scene.skeleton.get();
-  side.clip = &clip;
-  side.up = scene.axes.up.value;
-  side.metres_per_unit = MetresPerUnitOrEstimate(scene);
-  return side;
+  return CheckSideOf(scene, *scene.skeleton, clip);
 }
 
 // The findings in words, for failure messages.
