@@ -9,30 +9,14 @@
 #include <vector>
 
 #include "bindings/lua/boxes.h"
-#include "core/constraints/foot_roll.h"
-#include "core/constraints/stack.h"
 #include "core/ik/bake.h"
-#include "core/ik/rig.h"
-#include "core/ik/solve.h"
+#include "core/ik/character_rig.h"
 
 namespace rigel::lua {
 
-// Everything a Lua rig owns: the core Rig plus effector names, this frame's targets, the
-// solver workspace and the last report.
-struct RigState {
-  explicit RigState(std::shared_ptr<const Skeleton> skeleton) : rig(std::move(skeleton)) {}
-  ik::Rig rig;
-  std::vector<std::string> names;
-  std::vector<ik::Target> targets;
-  ik::Workspace workspace;
-  ik::SolveReport report;
-  // Constraints in declaration order, and their captured offsets for rig:solve (a bake starts
-  // its own).
-  constraints::Stack constraints;
-  constraints::StackState constraint_state;
-  // Foot rolls on pose effectors (rig:foot_roll), in declaration order.
-  std::vector<constraints::FootRollRig> foot_rolls;
-};
+// Everything a Lua rig owns: the core character rig (effectors with their names and targets,
+// rig, constraints, foot rolls, solver storage).
+using RigState = ik::CharacterRig;
 
 // A rigel.Rig (a box as boxes.h describes them).
 struct RigBox {

@@ -53,13 +53,6 @@ constexpr auto kMethods = [] {
   return OptionList(names);
 }();
 
-bool IsAncestor(const Skeleton& s, int ancestor, int joint) {
-  for (int j = s.parent(joint); j >= 0; j = s.parent(j)) {
-    if (j == ancestor) return true;
-  }
-  return false;
-}
-
 // rig:effector(joint [, options]) -> name
 const char* const kEffectorOptions[] = {
     "type", "name",   "offset",   "end_site",  "offset_rotation", "axes",        "aim_axis", "root",
@@ -107,42 +100,33 @@ int w_Rig_effector(lua_State* L) {
   ik::Target target;
   target.position = Vec3Field(L, opt, "target", Eigen::Vector3d::Zero());
   if (HasField(L, opt, "orientation")) target.orientation = QuatField(L, opt, "orientation");
-  if (task.type == ik::TaskType::kPole) {
-    // Default chain for a pole on an end joint: its grandparent and parent (hip-knee-ankle).
-    if (task.pole_mid < 0) task.pole_mid = s.parent(joint);
-    if (task.pole_root < 0 && task.pole_mid >= 0) task.pole_root = s.parent(task.pole_mid);
-    if (task.pole_mid < 0 || task.pole_root < 0 || !IsAncestor(s, task.pole_mid, joint) ||
-        !IsAncestor(s, task.pole_root, task.pole_mid)) {
-      return luaL_argerror(L, 3,
-                           "a pole needs root and mid joints that are ancestors of the effector "
-                           "joint (root above mid)");
-    }
-  }
-  // Name: options.name, else the joint's name (with the type for non-position effectors).
-  const char* given = nullptr;
+  // Name: options.name, else the core's (the joint's name, with the type for non-position
+  // effectors).
+  std::string name;
   if (HasField(L, opt, "name")) {
     lua_getfield(L, opt, "name");
     if (lua_type(L, -1) != LUA_TSTRING) FieldError(L, opt, "name", "string");
-    given = lua_tostring(L, -1);  // kept alive on the stack
-  }
-  if (given == nullptr) {
-    given = task.type == ik::TaskType::kPosition
-                ? lua_pushstring(L, s.name(joint).c_str())
-                : lua_pushfstring(L, "%s.%s", s.name(joint).c_str(),
-                                  kTaskTypes[static_cast<int>(task.type)]);
+    name = lua_tostring(L, -1);
+    lua_pop(L, 1);
   }
   CheckUnlocked(L, box->state.get(), "rig:effector", "rig");
-  for (const std::string& existing : box->state->names) {
-    if (existing == given) {
-      return luaL_error(L, "effector '%s' already exists (give another with {name = ...})", given);
-    }
+  if (!name.empty() && box->state->FindEffector(name) >= 0) {
+    return luaL_error(L, "effector '%s' already exists (give another with {name = ...})",
+                      name.c_str());
   }
-  catch_exceptions(L, [&] {
-    box->state->rig.AddTask(task);
-    box->state->names.emplace_back(given);
-    box->state->targets.push_back(target);
-  });
-  lua_pushstring(L, given);
+  int index = -1;
+  std::string error;
+  catch_exceptions(L, [&] { index = box->state->AddEffector(task, target, name, &error); });
+  if (index < 0) {
+    // The core names the fault: a pole's chain, or a derived name already taken.
+    if (error.rfind("effector '", 0) == 0) {
+      return luaL_error(
+          L, "%s",
+          (error.substr(0, error.find(" (")) + " (give another with {name = ...})").c_str());
+    }
+    return luaL_argerror(L, 3, lua_pushstring(L, error.c_str()));
+  }
+  lua_pushstring(L, box->state->names[index].c_str());
   return 1;
 }
 

@@ -93,17 +93,12 @@ bool RunBake(lua_State* L, ik::BakeSummary* summary, ik::BakeRecords* records, b
   bool ok = false;
   catch_exceptions(L, [&] {
     ik::BakeJob job;
-    job.rig = &rig->rig;
-    job.targets = &rig->targets;
+    job.character = rig;
     job.clip = static_cast<ClipBox*>(lua_touserdata(L, 5))->clip.get();
     job.output = static_cast<ClipBox*>(lua_touserdata(L, 6))->clip.get();
-    job.workspace = &rig->workspace;
     job.pose = &pose->pose;
     job.forward_kinematics = false;  // world transforms refresh lazily, as the script queries
-    job.report = &rig->report;
     job.summary = summary;
-    job.constraints = &rig->constraints;
-    job.foot_rolls = rig->foot_rolls;
     records->effector_names = rig->names;
     records->effector_joints.clear();
     for (const ik::Task& t : rig->rig.tasks) records->effector_joints.push_back(t.joint);

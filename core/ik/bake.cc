@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/channel.h"
+#include "core/ik/character_rig.h"
 #include "core/ik/constrained_solve.h"
 
 namespace rigel::ik {
@@ -43,7 +44,33 @@ void AddSolve(const SolveReport& report, int frame, BakeSummary* s) {
 
 }  // namespace
 
+bool BakeJob::Whole(BakeJob* whole) const {
+  if (rig != nullptr || targets != nullptr || workspace != nullptr || report != nullptr ||
+      constraints != nullptr || !foot_rolls.empty()) {
+    error =
+        "bake: a job with a character rig takes its rig, targets, workspace, report, "
+        "constraints and foot rolls from it";
+    return false;
+  }
+  *whole = *this;
+  whole->character = nullptr;
+  whole->rig = &character->rig;
+  whole->targets = &character->targets;
+  whole->workspace = &character->workspace;
+  whole->report = &character->report;
+  whole->constraints = &character->constraints;
+  whole->foot_rolls = character->foot_rolls;
+  return true;
+}
+
 bool BakeJob::Validate() const {
+  if (character != nullptr) {
+    BakeJob whole;
+    if (!Whole(&whole)) return false;
+    if (whole.Validate()) return true;
+    error = whole.error;
+    return false;
+  }
   if (rig == nullptr || targets == nullptr || clip == nullptr || output == nullptr ||
       workspace == nullptr) {
     error = "bake: rig, targets, clip, output and workspace are required";
@@ -80,6 +107,14 @@ bool BakeJob::Validate() const {
 }
 
 bool BakeJob::Run() const {
+  if (character != nullptr) {
+    error.clear();
+    BakeJob whole;
+    if (!Whole(&whole)) return false;
+    const bool ok = whole.Run();
+    error = whole.error;
+    return ok;
+  }
   if (!Validate()) return false;
   const Skeleton& skeleton = rig->skeleton();
   // Read once: a callback may resize the clip (the Lua binding forbids it, but the loop must not

@@ -1,6 +1,7 @@
 // The per-frame bake loop: a clip through a rig, frame by frame, with per-clip statistics.
 //
-// Typical use:
+// Typical use: a character rig (core/ik/character_rig.h) whole, `job.character = &character`,
+// then the clip, output and callback as below; or its parts one by one:
 //
 //   ik::BakeJob job;
 //   job.rig = &rig;                 // tasks, limits, stages (core/ik/rig.h)
@@ -36,6 +37,8 @@
 #include "core/pose.h"
 
 namespace rigel::ik {
+
+struct CharacterRig;
 
 // Per-clip statistics of a bake. Counts are over the clip's frames; means and maxima are over
 // the frames that were solved (converged + not_converged + unreachable).
@@ -96,6 +99,9 @@ struct BakeJob {
   // given) the statistics.
   bool Run() const;
 
+  // A character rig whole: when given, the rig, targets, workspace, report, constraints and foot
+  // rolls are its own (those fields must then be left unset).
+  CharacterRig* character = nullptr;
   const Rig* rig = nullptr;
   // One per task of the rig; read after each callback (the callback may change them, and the
   // vector may even grow: it is not held across the call).
@@ -138,6 +144,10 @@ struct BakeJob {
   SolveReport* report = nullptr;
   // Why Validate or Run failed.
   mutable std::string error;
+
+ private:
+  // This job with `character`'s parts in its fields (false, with `error`, when one is also set).
+  bool Whole(BakeJob* whole) const;
 };
 
 }  // namespace rigel::ik

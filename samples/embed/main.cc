@@ -1,7 +1,7 @@
 // rigel embedded in a C++ program, built against an installed rigel (find_package(rigel)): loads a
-// BVH, builds a rig with one effector (the right hand, moved by a fixed offset from where the
-// animation puts it, solved on the arm only), bakes every frame with the core solver and saves a
-// BVH.
+// BVH, builds a character rig with one effector (the right hand, moved by a fixed offset from
+// where the animation puts it, solved on the arm only), bakes every frame with the core's bake
+// loop and saves a BVH. No Lua: the rig a script would declare, built in C++.
 //
 //   embed IN.bvh OUT.bvh [HAND ARM DX DY DZ]
 //   (defaults: RightHand RightArm 0 1.5 1, for the CMU skeleton of samples/cmu_walk/walk.bvh)
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/ik/rig.h"
-#include "core/ik/solve.h"
+#include "core/ik/bake.h"
+#include "core/ik/character_rig.h"
 #include "core/pose.h"
 #include "exporters/save_scene.h"
 #include "importers/load_scene.h"
@@ -40,35 +40,36 @@ int main(int argc, char** argv) {
       return 1;
     }
 
-    // rigel::core: one position task on the hand, solved on the arm's channels only.
-    rigel::ik::Rig rig(scene.skeleton);
+    // rigel::core: a character rig with one position effector on the hand, solved on the arm's
+    // channels only (a stage whose chain starts at the arm).
+    rigel::ik::CharacterRig character(scene.skeleton);
     rigel::ik::Task task;
     task.joint = hand;
-    rig.AddTask(task);
+    character.AddEffector(task);  // named "RightHand"
     rigel::ik::Stage stage;
     stage.chain_root = arm;
-    rig.stages.push_back(stage);
+    character.rig.stages.push_back(stage);
 
+    // The bake loop: per frame the pose holds the animated row; the callback sets the target
+    // (where the animation puts the hand, moved by offset), then the frame is solved, warm-started.
     const rigel::Clip& clip = scene.clips.front();
-    rigel::Clip baked = clip;
-    rigel::Pose pose(skeleton);
-    rigel::ik::Workspace workspace;
-    rigel::ik::SolveReport report;
-    std::vector<rigel::ik::Target> targets(1);
-    int converged = 0;
-    double worst = 0;
-    for (int f = 0; f < clip.num_frames(); ++f) {
-      // The animated pose is the start; the target is where it puts the hand, moved by offset.
-      pose.SetFromRow(skeleton, clip.frame(f));
-      targets[0].position = pose.world[hand].translation() + offset;
-      if (!rigel::ik::Solve(rig, targets, pose, workspace, &report)) {
-        std::fprintf(stderr, "embed: frame %d: %s\n", f, report.message.c_str());
-        return 1;
-      }
-      converged += report.status == rigel::ik::Status::kConverged;
-      worst = std::max(worst, report.position_error[0]);
-      std::copy(pose.channels.begin(), pose.channels.end(), baked.frame(f).begin());
+    rigel::Clip baked;
+    rigel::ik::BakeSummary summary;
+    rigel::ik::BakeJob job;
+    job.character = &character;
+    job.clip = &clip;
+    job.output = &baked;
+    job.summary = &summary;
+    job.on_frame = [&](int, rigel::Pose& pose, std::string*) {
+      character.targets[0].position = pose.world[hand].translation() + offset;
+      return rigel::ik::FrameAction::kSolve;
+    };
+    if (!job.Run()) {
+      std::fprintf(stderr, "embed: %s\n", job.error.c_str());
+      return 1;
     }
+    const int converged = summary.converged;
+    const double worst = summary.residual_max;
     rigel::SaveClip(skeleton, baked, argv[2]);  // atomic; BVH, glTF or FBX by extension
     std::printf("embed: %d frames, %d converged, max position error %.3g, wrote %s\n",
                 clip.num_frames(), converged, worst, argv[2]);
