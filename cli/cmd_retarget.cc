@@ -431,10 +431,7 @@ batch::ClipReport RetargetInput(const RetargetJob& job, const batch::Input& inpu
     if (r->added_root() && k == 0) {
       // --root-motion extract added a root bone: joint 0, every target joint one index later.
       out.skeleton = r->target_ptr();
-      for (Mesh& mesh : out.meshes) {
-        for (int& j : mesh.skin_joints) ++j;
-        if (mesh.attach_joint >= 0) ++mesh.attach_joint;
-      }
+      r->MoveMeshesToOutput(&out.meshes);
     }
     retarget::RetargetResult result = r->Run(take);
     result.clip.set_name(take.name());

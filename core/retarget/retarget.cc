@@ -153,6 +153,14 @@ std::unique_ptr<Retargeter> Retargeter::Create(std::shared_ptr<const Skeleton> s
   return r;
 }
 
+void Retargeter::MoveMeshesToOutput(std::vector<Mesh>* meshes) const {
+  if (!added_root_) return;
+  for (Mesh& mesh : *meshes) {
+    for (int& j : mesh.skin_joints) ++j;
+    if (mesh.attach_joint >= 0) ++mesh.attach_joint;
+  }
+}
+
 RetargetResult Retargeter::Run(const Clip& clip) const {
   const Skeleton& src = *source_;
   const Skeleton& tgt = *target_;

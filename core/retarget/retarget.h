@@ -32,6 +32,7 @@
 
 #include "core/clip.h"
 #include "core/ik/frame_record.h"
+#include "core/mesh.h"
 #include "core/retarget/humanoid.h"
 #include "core/skeleton.h"
 
@@ -227,6 +228,9 @@ class Retargeter {
   const std::shared_ptr<const Skeleton>& target_ptr() const { return target_; }
   // True when target() is the given target plus a root joint added for kExtract.
   bool added_root() const { return added_root_; }
+  // `meshes` of the target made for the output skeleton (target()): with an added root bone,
+  // every skin and attach joint index one later (the root is joint 0); else unchanged.
+  void MoveMeshesToOutput(std::vector<Mesh>* meshes) const;
   // The map in use (the automatic one when Create got an empty map).
   const BoneMap& map() const { return map_; }
   const RetargetOptions& options() const { return options_; }

@@ -33,14 +33,15 @@ TEST(Align, SetupValidity) {
   // Unknown source joint, with the map file and line.
   BoneMap map;
   map.origin = "m.xml";
-  map.entries.push_back({"Hips", "Hips", Eigen::Quaterniond::Identity(), std::nullopt, 3});
-  map.entries.push_back({"LeftArmm", "LeftArm", Eigen::Quaterniond::Identity(), std::nullopt, 4});
+  map.entries.push_back({"Hips", "Hips", Eigen::Quaterniond::Identity(), std::nullopt, 3, ""});
+  map.entries.push_back(
+      {"LeftArmm", "LeftArm", Eigen::Quaterniond::Identity(), std::nullopt, 4, ""});
   EXPECT_FALSE(create(map));
   EXPECT_EQ(error, "m.xml:4: source joint 'LeftArmm' not found in the source skeleton");
-  map.entries[1] = {"LeftUpArm", "LeftUpArm", Eigen::Quaterniond::Identity(), std::nullopt, 4};
+  map.entries[1] = {"LeftUpArm", "LeftUpArm", Eigen::Quaterniond::Identity(), std::nullopt, 4, ""};
   EXPECT_FALSE(create(map));
   EXPECT_EQ(error, "m.xml:4: target joint 'LeftUpArm' not found in the target skeleton");
-  map.entries[1] = {"Spine", "Hips", Eigen::Quaterniond::Identity(), std::nullopt, 5};
+  map.entries[1] = {"Spine", "Hips", Eigen::Quaterniond::Identity(), std::nullopt, 5, ""};
   EXPECT_FALSE(create(map));
   EXPECT_EQ(error, "m.xml:5: target joint 'Hips' is mapped twice");
   // Reference frames.
