@@ -111,6 +111,40 @@ Eigen::Isometry3d FrameOfFile(const Skeleton& a, const Clip& ca, const Skeleton&
   return Eigen::Isometry3d::Identity();
 }
 
+// The largest distance between a vertex's blend-shape displacement under `clip`'s weights and
+// under `written`'s (the same columns read back), over every frame: what reducing the weight keys
+// moved a vertex, in metres (0 when the clip animates no weight or the file does not hold them).
+double WeightReadBackError(const Scene& input, const Clip& clip, const Clip& written,
+                           double metres) {
+  if (clip.num_weights() == 0 || written.weight_channels() != clip.weight_channels() ||
+      clip.weight_channels() != MorphWeightChannels(input.meshes)) {
+    return 0.0;
+  }
+  double worst = 0.0;
+  std::vector<Eigen::Vector3d> moved;
+  for (int f = 0; f < clip.num_frames() && f < written.num_frames(); ++f) {
+    int column = 0;
+    for (const Mesh& mesh : input.meshes) {
+      bool any = false;
+      for (const MorphTarget& target : mesh.morph_targets) {
+        const double dw = written.weights(f)[column] - clip.weights(f)[column];
+        ++column;
+        if (dw == 0.0) continue;
+        if (!any) moved.assign(mesh.positions.size(), Eigen::Vector3d::Zero());
+        any = true;
+        for (std::size_t i = 0; i < target.vertices.size(); ++i) {
+          if (target.vertices[i] < moved.size()) {
+            moved[target.vertices[i]] += dw * target.position_deltas[i];
+          }
+        }
+      }
+      if (!any) continue;
+      for (const Eigen::Vector3d& d : moved) worst = std::max(worst, d.norm() * metres);
+    }
+  }
+  return worst;
+}
+
 }  // namespace
 
 double ReadBackError(const Scene& input, const Clip& clip, const std::string& path,
@@ -169,7 +203,7 @@ double ReadBackError(const Scene& input, const Clip& clip, const std::string& pa
       worst = std::max(worst, (pa - wb[k].translation() * mb).norm());
     }
   }
-  return worst;
+  return std::max(worst, WeightReadBackError(input, clip, written, ma));
 }
 
 }  // namespace rigel::cli

@@ -481,12 +481,24 @@ void KeyCurves(const std::array<std::vector<float>, 3>& dense,
 // The blend-shape weights of `clip` as DeformPercent curves (percent: weight x 100) on the
 // BlendShapeChannels of build.blend_channels, one per weight column, in `layer`.
 void AddWeightCurves(const Clip& clip, std::int64_t layer, const std::vector<std::int64_t>& times,
-                     Build& build, ObjectCounts& counts) {
+                     const ClipKeys* keys, Build& build, ObjectCounts& counts) {
   const int frames = clip.num_frames();
   for (int w = 0; w < clip.num_weights() && w < static_cast<int>(build.blend_channels.size());
        ++w) {
     std::vector<float> values(frames);
     for (int f = 0; f < frames; ++f) values[f] = static_cast<float>(clip.weights(f)[w] * 100.0);
+    std::vector<std::int64_t> key_times = times;
+    if (keys != nullptr && w < static_cast<int>(keys->weights.size()) &&
+        !keys->weights[w].empty()) {
+      // The reduced keys (core/curves/key_reduction.h ReduceWeightKeys).
+      std::vector<float> kept;
+      key_times.clear();
+      for (const int f : keys->weights[w]) {
+        key_times.push_back(times[f]);
+        kept.push_back(values[f]);
+      }
+      values = std::move(kept);
+    }
     const std::int64_t node = build.Uid();
     Element& cn = build.objects.Add(
         "AnimationCurveNode", {node, NameClass("DeformPercent", "AnimCurveNode"), std::string("")});
@@ -501,11 +513,11 @@ void AddWeightCurves(const Clip& clip, std::int64_t layer, const std::vector<std
         build.objects.Add("AnimationCurve", {curve, NameClass("", "AnimCurve"), std::string("")});
     c.Add("Default", {static_cast<double>(values.front())});
     c.Add("KeyVer", {std::int32_t{4008}});
-    c.Add("KeyTime", {times});
+    c.Add("KeyTime", {key_times});
     c.Add("KeyValueFloat", {values});
     // Linear keys, as the joints' curves: weights between two frames are interpolated as glTF's
     // LINEAR samplers interpolate them.
-    AddLinearKeyAttributes(c, frames);
+    AddLinearKeyAttributes(c, static_cast<int>(key_times.size()));
     build.connections.Add("C", {std::string("OP"), curve, node, std::string("d|DeformPercent")});
     ++counts.curves;
   }
@@ -576,7 +588,7 @@ void AddTake(const Skeleton& skeleton, const Clip& clip, std::size_t index,
     AddCurveNode("R", "Lcl Rotation", model_uid[j], layer, keyed, key_values, build, counts);
     add_scale();
   }
-  AddWeightCurves(clip, layer, times, build, counts);
+  AddWeightCurves(clip, layer, times, keys, build, counts);
 }
 
 // Definitions: object counts; no property templates (every property is written explicitly).

@@ -52,30 +52,6 @@ std::string Base64(const std::string& bytes) {
   return out;
 }
 
-// The blend-shape weights of `clip` (core/clip.h: column w is the w-th target of `meshes`) as one
-// LINEAR "weights" channel per mesh with targets, on the mesh's node (`mesh_nodes`).
-void AddWeightChannels(const Clip& clip, std::span<const Mesh> meshes,
-                       const std::vector<int>& mesh_nodes, int input, BufferBuilder& buffer,
-                       nlohmann::json& gltf, nlohmann::json& anim) {
-  if (clip.num_weights() == 0) return;
-  int column = 0;
-  for (std::size_t m = 0; m < meshes.size(); ++m) {
-    const int targets = static_cast<int>(meshes[m].morph_targets.size());
-    if (targets == 0) continue;
-    std::vector<float> values;
-    values.reserve(static_cast<std::size_t>(clip.num_frames()) * targets);
-    for (int f = 0; f < clip.num_frames(); ++f) {
-      const std::span<const double> row = clip.weights(f);
-      for (int t = 0; t < targets; ++t) values.push_back(static_cast<float>(row[column + t]));
-    }
-    column += targets;
-    const int output = buffer.Add(values, "SCALAR", 1, false, gltf);
-    anim["samplers"].push_back({{"input", input}, {"output", output}, {"interpolation", "LINEAR"}});
-    anim["channels"].push_back({{"sampler", anim["samplers"].size() - 1},
-                                {"target", {{"node", mesh_nodes[m]}, {"path", "weights"}}}});
-  }
-}
-
 // The key lists a reduced clip's samplers are written with (`keys`: core/curves/key_reduction.h;
 // a joint without such channels holds one key). glTF states no frame rate or duration, and readers
 // that take them from the keys (Assimp's importer in rigel) need two keys one frame apart
@@ -388,6 +364,49 @@ class TimeInputs {
   std::map<std::vector<int>, int> inputs_;
 };
 
+// The blend-shape weights of `clip` (core/clip.h: column w is the w-th target of `meshes`) as one
+// LINEAR "weights" channel per mesh with targets, on the mesh's node (`mesh_nodes`): on every
+// frame, or, with `keys` holding weight keys (ReduceWeightKeys), on the frames any target of the
+// mesh keeps (glTF gives a mesh's targets one sampler; more keys than a column needs do not move
+// it off its bound).
+void AddWeightChannels(const Clip& clip, std::span<const Mesh> meshes,
+                       const std::vector<int>& mesh_nodes, const ClipKeys* keys, TimeInputs& inputs,
+                       BufferBuilder& buffer, nlohmann::json& gltf, nlohmann::json& anim) {
+  if (clip.num_weights() == 0) return;
+  const bool keyed =
+      keys != nullptr && static_cast<int>(keys->weights.size()) == clip.num_weights();
+  int column = 0;
+  for (std::size_t m = 0; m < meshes.size(); ++m) {
+    const int targets = static_cast<int>(meshes[m].morph_targets.size());
+    if (targets == 0) continue;
+    std::vector<int> frames;
+    if (keyed) {
+      for (int t = 0; t < targets; ++t) {
+        const std::vector<int>& k = keys->weights[column + t];
+        frames.insert(frames.end(), k.begin(), k.end());
+      }
+      frames.push_back(clip.num_frames() - 1);  // the take's end (a reader's duration)
+      std::sort(frames.begin(), frames.end());
+      frames.erase(std::unique(frames.begin(), frames.end()), frames.end());
+    } else {
+      for (int f = 0; f < clip.num_frames(); ++f) frames.push_back(f);
+    }
+    std::vector<float> values;
+    values.reserve(frames.size() * targets);
+    for (const int f : frames) {
+      const std::span<const double> row = clip.weights(f);
+      for (int t = 0; t < targets; ++t) values.push_back(static_cast<float>(row[column + t]));
+    }
+    column += targets;
+    const int output = buffer.Add(values, "SCALAR", 1, false, gltf);
+    anim["samplers"].push_back({{"input", inputs.Of(keyed ? &frames : nullptr)},
+                                {"output", output},
+                                {"interpolation", "LINEAR"}});
+    anim["channels"].push_back({{"sampler", anim["samplers"].size() - 1},
+                                {"target", {{"node", mesh_nodes[m]}, {"path", "weights"}}}});
+  }
+}
+
 // Per compensating joint, per frame of `clip`: the factor its scale is divided by.
 std::vector<std::vector<double>> CompensationOf(const Skeleton& skeleton, const Clip& clip,
                                                 const JointChannels& channels) {
@@ -498,8 +517,8 @@ nlohmann::json AnimationOf(const Skeleton& skeleton, const Clip& clip, std::size
       AddChannel(inputs.Of(nullptr), scale_output, j, "scale", anim);
     }
   }
-  const int input = clip.num_weights() > 0 ? inputs.Of(nullptr) : -1;
-  AddWeightChannels(clip, options.meshes, mesh_nodes, input, buffer, gltf, anim);
+  AddWeightChannels(clip, options.meshes, mesh_nodes,
+                    options.keys.empty() ? nullptr : &options.keys[ci], inputs, buffer, gltf, anim);
   return anim;
 }
 

@@ -23,8 +23,9 @@ void WriteBvhFormat(const Skeleton& skeleton, std::span<const Clip> clips, const
 
 namespace {
 
-// The keys of every clip for the format whose Euler curves are `euler_curves` (empty: quaternion
-// samplers), or nothing when no reduction is asked.
+// The keys of every clip (joints, and the blend-shape weights of options.meshes) for the format
+// whose Euler curves are `euler_curves` (empty: quaternion samplers), or nothing when no
+// reduction is asked.
 std::vector<ClipKeys> ReduceFor(const Skeleton& skeleton, std::span<const Clip> clips,
                                 const std::string& path, const SaveOptions& options,
                                 std::vector<EulerCurveSpec> euler_curves) {
@@ -33,7 +34,10 @@ std::vector<ClipKeys> ReduceFor(const Skeleton& skeleton, std::span<const Clip> 
   KeyReductionOptions reduce = *options.reduce;
   reduce.euler_curves = std::move(euler_curves);
   try {
-    for (const Clip& clip : clips) keys.push_back(ReduceKeys(skeleton, clip, reduce));
+    for (const Clip& clip : clips) {
+      keys.push_back(ReduceKeys(skeleton, clip, reduce));
+      ReduceWeightKeys(clip, options.meshes, reduce, &keys.back());
+    }
   } catch (const std::invalid_argument& e) {
     throw ExportError(path + ": " + e.what());
   }

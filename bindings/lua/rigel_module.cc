@@ -215,12 +215,12 @@ lua_State* NewState(const StateOptions& options) {
     const StateOptions* options;
     const Sandbox* sandbox;
   } setup{&options, heap->sandbox.get()};
-  lua_pushcfunction(L, [](lua_State* L) {
-    const auto* setup = static_cast<const Setup*>(lua_touserdata(L, 1));
-    luaL_openlibs(L);
-    SetPackagePath(L, setup->options->module_folders, setup->options->default_module_path);
-    PreloadRigel(L);
-    if (setup->sandbox != nullptr) InstallSandbox(L, setup->sandbox);
+  lua_pushcfunction(L, [](lua_State* state) {
+    const auto* given = static_cast<const Setup*>(lua_touserdata(state, 1));
+    luaL_openlibs(state);
+    SetPackagePath(state, given->options->module_folders, given->options->default_module_path);
+    PreloadRigel(state);
+    if (given->sandbox != nullptr) InstallSandbox(state, given->sandbox);
     return 0;
   });
   lua_pushlightuserdata(L, &setup);

@@ -19,6 +19,7 @@
 
 #include "core/clip.h"
 #include "core/euler.h"
+#include "core/mesh.h"
 #include "core/skeleton.h"
 
 namespace rigel {
@@ -61,13 +62,30 @@ struct ClipKeys {
   long long dense_keys = 0;
   long long keys = 0;
   // The largest world-space error, in metres, of the reduced clip against the dense one over
-  // every interpolation above, measured by forward kinematics on every frame.
+  // every interpolation above, measured by forward kinematics on every frame (and, with
+  // ReduceWeightKeys, the largest vertex error its weights allow).
   double max_error = 0.0;
+  // With ReduceWeightKeys: per blend-shape weight column, its key frames (as a track's above);
+  // empty: every frame.
+  std::vector<std::vector<int>> weights;
 };
 
 // The keys of `clip` (which matches `skeleton` and has at least one frame) for `options`.
 // Throws std::invalid_argument when an option is out of range.
 ClipKeys ReduceKeys(const Skeleton& skeleton, const Clip& clip, const KeyReductionOptions& options);
+
+// The keys of `clip`'s blend-shape weight columns (core/mesh.h MorphWeightChannels of `meshes`:
+// the column order), interpolated linearly between keys (glTF LINEAR samplers, linear FBX
+// DeformPercent curves), such that no vertex a target moves lands farther than
+// options.max_error from where the dense weights put it, on any frame: a column's weight error
+// times its target's largest vertex offset (options.metres_per_unit) is held to max_error over the
+// largest number of targets of the mesh that move one vertex (their errors add). Skinning moves
+// the offsets rigidly (a scaled bone scales them: the bound is then in bind-pose lengths). Fills
+// keys->weights, adds the columns' dense and kept keys to keys->dense_keys and keys->keys, and
+// raises keys->max_error to the largest vertex error the kept weights give. No-op when the clip
+// animates no weight or `meshes` does not hold its columns' targets.
+void ReduceWeightKeys(const Clip& clip, std::span<const Mesh> meshes,
+                      const KeyReductionOptions& options, ClipKeys* keys);
 
 // The Euler angles (x, y, z radians) of joint `joint`'s channel rotation on every frame of `clip`
 // as `spec` makes them, continuous from frame to frame: the channel values themselves, each frame

@@ -271,7 +271,9 @@ TEST(MorphIo, CorpusMorphFilesReadAndRoundTrip) {
       }
     }
     EXPECT_EQ(animated, file.animated);
-    if (!std::isnan(file.weight0_frame5)) EXPECT_EQ(clip.weights(5)[0], file.weight0_frame5);
+    if (!std::isnan(file.weight0_frame5)) {
+      EXPECT_EQ(clip.weights(5)[0], file.weight0_frame5);
+    }
     for (const char* ext : {"glb", "fbx"}) {
       SCOPED_TRACE(ext);
       const std::string out = dir.file(std::string("out.") + ext);
