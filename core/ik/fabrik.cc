@@ -273,14 +273,16 @@ void TurnJoint(const Rig& rig, const StageWork& st, int i, const Vector3d& want,
 
 // The chain's points: each chain joint's origin, then the tip (the end joint's origin moved by
 // tip_offset).
-void FillPoints(const Pose& pose, const Vector3d& tip_offset, int m, StageWork& st) {
+[[gnu::always_inline]] inline void FillPoints(const Pose& pose, const Vector3d& tip_offset, int m,
+                                              StageWork& st) {
   for (int i = 0; i < m; ++i) st.chain_points[i] = pose.world[st.chain[i]].translation();
   st.chain_points[m] = pose.world[st.end] * tip_offset;
 }
 
 // The bones in their joints' frames (fixed during the stage: the joints between two chain joints
 // do not move), their lengths and the next joint's hinge frame; returns the chain's reach.
-double MeasureChain(const Rig& rig, const Pose& pose, int m, StageWork& st) {
+[[gnu::always_inline]] inline double MeasureChain(const Rig& rig, const Pose& pose, int m,
+                                                  StageWork& st) {
   const Skeleton& s = rig.skeleton();
   double reach = 0.0;
   for (int i = 0; i < m; ++i) {
@@ -298,7 +300,8 @@ double MeasureChain(const Rig& rig, const Pose& pose, int m, StageWork& st) {
 }
 
 // FABRIK's backward pass, tip to base: st.chain_reach from the goal g, each bone at its length.
-void ReachBackward(const Vector3d& g, double tiny, int m, StageWork& st) {
+[[gnu::always_inline]] inline void ReachBackward(const Vector3d& g, double tiny, int m,
+                                                 StageWork& st) {
   st.chain_reach[m] = g;
   for (int i = m - 1; i >= 0; --i) {
     Vector3d d = st.chain_points[i] - st.chain_reach[i + 1];
@@ -312,8 +315,9 @@ void ReachBackward(const Vector3d& g, double tiny, int m, StageWork& st) {
 // FABRIK's forward pass, base to tip, through the joints' channels: each chain joint turned
 // toward its reach point (toward g when out of reach). The limb path from index `first` is
 // updated as it goes.
-void TurnChain(const Rig& rig, const Vector3d& g, bool out_of_reach, double tiny, size_t first,
-               int m, StageWork& st, Pose& pose) {
+[[gnu::always_inline]] inline void TurnChain(const Rig& rig, const Vector3d& g, bool out_of_reach,
+                                             double tiny, size_t first, int m, StageWork& st,
+                                             Pose& pose) {
   const Skeleton& s = rig.skeleton();
   int i = 0;
   for (size_t k = first; k < st.limb_path.size(); ++k) {

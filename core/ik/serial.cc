@@ -81,7 +81,9 @@ void SerialJacobian(const Task& task, double weight, const Workspace::Impl& w, S
 
 // Lower triangle of J J^T + damp I over the free columns, into m (N x N, row q holds p >= q).
 template <int N>
-void AssembleNormal(const double* j, const std::uint8_t* clamped, int n, double damp, double* m) {
+[[gnu::always_inline]] inline void AssembleSerialNormal(const double* j,
+                                                        const std::uint8_t* clamped, int n,
+                                                        double damp, double* m) {
   for (int q = 0; q < N; ++q) {
     for (int p = q; p < N; ++p) m[q * N + p] = 0.0;
   }
@@ -98,18 +100,19 @@ void AssembleNormal(const double* j, const std::uint8_t* clamped, int n, double 
 // x = J^T (J J^T + lambda^2 I)^-1 rhs on the free columns (rhs is overwritten), `fixed` on the
 // clamped ones; a non-finite solution is no step.
 template <int N>
-void SolveFreeColumns(const double* j, const std::uint8_t* clamped, const double* fixed, int n,
-                      double lambda, double* rhs, double* x) {
+[[gnu::always_inline]] inline void SolveFreeColumns(const double* j, const std::uint8_t* clamped,
+                                                    const double* fixed, int n, double lambda,
+                                                    double* rhs, double* x) {
   double m[N * N];
-  AssembleNormal<N>(j, clamped, n, lambda * lambda, m);
+  AssembleSerialNormal<N>(j, clamped, n, lambda * lambda, m);
   double inv_d[N];
   bool ok = Ldlt<N>(m, N, inv_d);
   if (!ok) {
     // Singular (lambda = 0 at a singular pose): damp slightly so the step stays finite.
-    AssembleNormal<N>(j, clamped, n, lambda * lambda, m);
+    AssembleSerialNormal<N>(j, clamped, n, lambda * lambda, m);
     double largest = 0.0;
     for (int i = 0; i < N; ++i) largest = std::max(largest, m[i * N + i]);
-    AssembleNormal<N>(j, clamped, n, lambda * lambda + 1e-10 * std::max(largest, 1e-300), m);
+    AssembleSerialNormal<N>(j, clamped, n, lambda * lambda + 1e-10 * std::max(largest, 1e-300), m);
     ok = Ldlt<N>(m, N, inv_d);
   }
   bool finite = true;
