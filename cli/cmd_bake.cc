@@ -343,27 +343,20 @@ void CheckTakes(const std::string& path, const Scene& scene, const std::vector<s
   }
 }
 
-// Bakes every take of one input (or the one --take names). One take: one output, one report row.
-// Several: BVH writes a file per take (OUTPUT stem + "." + take), glTF and FBX one file holding
-// every take; the report has a row per take. Nothing is written unless every take baked.
-batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
-                          const BakeConfig& config) {
-  using Clock = std::chrono::steady_clock;
-  auto since = [](Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  };
-  const auto read_start = Clock::now();
-  auto scene = std::make_shared<Scene>(LoadInput(input, config));
-  const double read_seconds = since(read_start);
-  if (scene->clips.empty()) throw std::runtime_error(input.path + ": no animation to bake");
-  const std::vector<std::size_t> picked = batch::SelectTakes(*scene, config.take, input.path);
+double SecondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Runs the rig on each picked take, a report row per take (take name, output, frames, solver
+// statistics, script seconds). With several takes an error names the take.
+std::vector<TakeResult> RunTakes(const batch::Input& input, const std::shared_ptr<Scene>& scene,
+                                 const std::vector<std::size_t>& picked, bool split,
+                                 const std::vector<std::string>& safe, const std::string& output,
+                                 const BakeConfig& config, std::vector<batch::ClipReport>& rows) {
   const bool several = picked.size() > 1;
-  const bool split = several && OneTakePerFile(output);  // BVH: one take per file
-  const std::vector<std::string> safe = batch::FileSafeTakeNames(batch::TakeNames(*scene, picked));
   std::vector<TakeResult> results;
-  std::vector<batch::ClipReport> rows;
   for (std::size_t k = 0; k < picked.size(); ++k) {
-    const auto start = Clock::now();
+    const auto start = std::chrono::steady_clock::now();
     const std::string& name = scene->clips[picked[k]].name();
     batch::ClipReport row;
     row.take = scene->clips.size() > 1 ? name : "";
@@ -376,10 +369,85 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     }
     row.frames = results.back().clip->num_frames();
     row.solver = results.back().solver;
-    row.phases.script = since(start);
+    row.phases.script = SecondsSince(start);
     row.seconds = row.phases.script;
     rows.push_back(std::move(row));
   }
+  return results;
+}
+
+// The input's meshes move with the baked clip when it is on the input's skeleton or an edit of
+// it (joint indices mapped into *meshes, which save points at; a mesh on a removed joint is not
+// written); else a note says they are not written.
+void CarryMeshes(const std::string& path, const Scene& scene, bool edited, const TakeResult& first,
+                 const std::string& output, std::vector<Mesh>& meshes, SaveOptions& save,
+                 std::vector<std::string>& notes) {
+  std::string mesh_error;
+  if (scene.meshes.empty()) return;
+  if (edited && MeshesOnEdit(scene.meshes, *scene.skeleton, first.skeleton, &meshes, &mesh_error)) {
+    save.meshes = meshes;
+    for (std::string& w :
+         DroppedBy(output, scene.meshes.size(), 1, CountMorphTargets(scene.meshes))) {
+      notes.push_back(std::move(w));
+    }
+  } else {
+    notes.push_back(
+        fmt::format("{}: {} mesh{} of the input not written: {}", path, scene.meshes.size(),
+                    scene.meshes.size() == 1 ? "" : "es",
+                    mesh_error.empty() ? "the baked clip is on another skeleton" : mesh_error));
+  }
+}
+
+// Writes the baked takes (nothing unless every take baked; a failed write removes what this
+// input wrote): one file, or a BVH file per take.
+void WriteBakeOutputs(const std::string& path, const std::string& output, bool split,
+                      const Scene& scene, const std::vector<std::size_t>& picked,
+                      const std::vector<TakeResult>& results, std::vector<batch::ClipReport>& rows,
+                      const SaveOptions& save) {
+  const bool several = picked.size() > 1;
+  batch::WriteTakeOutputs(
+      "bake", path, split, rows,
+      [&] {
+        const Skeleton& skeleton = *results.front().skeleton;
+        if (!several) {  // the clip as the script returned it, not a copy
+          SaveClips(skeleton, std::span<const Clip>(results.front().clip.get(), 1), output, save);
+          return;
+        }
+        std::vector<Clip> clips;
+        for (std::size_t k = 0; k < results.size(); ++k) {
+          if (!SameRig(skeleton, *results[k].skeleton)) {
+            throw std::runtime_error(fmt::format(
+                "take '{}' was baked onto another skeleton than take '{}': one {} file holds one "
+                "skeleton (bake to .bvh, a file per take, or pick a take with --take)",
+                rows[k].take, rows.front().take, LowerExtension(output)));
+          }
+          clips.push_back(*results[k].clip);
+          clips.back().set_name(scene.clips[picked[k]].name());  // each take keeps its name
+        }
+        SaveClips(skeleton, clips, output, save);
+      },
+      [&](std::size_t k) {
+        SaveClip(*results[k].skeleton, *results[k].clip, rows[k].output);  // BVH: no unit, mesh
+      });
+}
+
+// Bakes every take of one input (or the one --take names). One take: one output, one report row.
+// Several: BVH writes a file per take (OUTPUT stem + "." + take), glTF and FBX one file holding
+// every take; the report has a row per take. Nothing is written unless every take baked.
+batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
+                          const BakeConfig& config) {
+  using Clock = std::chrono::steady_clock;
+  const auto read_start = Clock::now();
+  auto scene = std::make_shared<Scene>(LoadInput(input, config));
+  const double read_seconds = SecondsSince(read_start);
+  if (scene->clips.empty()) throw std::runtime_error(input.path + ": no animation to bake");
+  const std::vector<std::size_t> picked = batch::SelectTakes(*scene, config.take, input.path);
+  const bool several = picked.size() > 1;
+  const bool split = several && OneTakePerFile(output);  // BVH: one take per file
+  const std::vector<std::string> safe = batch::FileSafeTakeNames(batch::TakeNames(*scene, picked));
+  std::vector<batch::ClipReport> rows;
+  const std::vector<TakeResult> results =
+      RunTakes(input, scene, picked, split, safe, output, config, rows);
   // Units: glTF in metres, FBX stating its unit (the input's, or estimated for another skeleton).
   // Nothing silent: the input's own warnings (a guessed unit or convention) come first.
   std::vector<std::string> notes = scene->warnings;
@@ -399,25 +467,8 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   // So is a clip on a skeleton the script edited from it (core/skeleton_edit.h).
   const bool edited = EditedFrom(results.front().skeleton, *scene->skeleton);
   if (edited) save.axes = scene->axes;
-  // The input's meshes move with the baked clip when it is on the input's skeleton or an edit of
-  // it (joint indices mapped; a mesh on a removed joint is not written).
-  std::string mesh_error;
   std::vector<Mesh> meshes;
-  if (!scene->meshes.empty()) {
-    if (edited && MeshesOnEdit(scene->meshes, *scene->skeleton, results.front().skeleton, &meshes,
-                               &mesh_error)) {
-      save.meshes = meshes;
-      for (std::string& w :
-           DroppedBy(output, scene->meshes.size(), 1, CountMorphTargets(scene->meshes))) {
-        notes.push_back(std::move(w));
-      }
-    } else {
-      notes.push_back(
-          fmt::format("{}: {} mesh{} of the input not written: {}", input.path,
-                      scene->meshes.size(), scene->meshes.size() == 1 ? "" : "es",
-                      mesh_error.empty() ? "the baked clip is on another skeleton" : mesh_error));
-    }
-  }
+  CarryMeshes(input.path, *scene, edited, results.front(), output, meshes, save, notes);
   // Bone scale a format cannot hold (BVH: animated or non-uniform scale), named per joint.
   {
     std::vector<Clip> clips;
@@ -435,31 +486,7 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   }
   // Judged before anything is written (--strict writes nothing for a suspect).
   CheckTakes(input.path, *scene, picked, results, save.metres_per_unit, config.strict, &rows);
-  // Write: nothing unless every take baked; a failed write removes what this input wrote.
-  batch::WriteTakeOutputs(
-      "bake", input.path, split, rows,
-      [&] {
-        const Skeleton& skeleton = *results.front().skeleton;
-        if (!several) {  // the clip as the script returned it, not a copy
-          SaveClips(skeleton, std::span<const Clip>(results.front().clip.get(), 1), output, save);
-          return;
-        }
-        std::vector<Clip> clips;
-        for (std::size_t k = 0; k < results.size(); ++k) {
-          if (!SameRig(skeleton, *results[k].skeleton)) {
-            throw std::runtime_error(fmt::format(
-                "take '{}' was baked onto another skeleton than take '{}': one {} file holds one "
-                "skeleton (bake to .bvh, a file per take, or pick a take with --take)",
-                rows[k].take, rows.front().take, LowerExtension(output)));
-          }
-          clips.push_back(*results[k].clip);
-          clips.back().set_name(scene->clips[picked[k]].name());  // each take keeps its name
-        }
-        SaveClips(skeleton, clips, output, save);
-      },
-      [&](std::size_t k) {
-        SaveClip(*results[k].skeleton, *results[k].clip, rows[k].output);  // BVH: no unit, mesh
-      });
+  WriteBakeOutputs(input.path, output, split, *scene, picked, results, rows, save);
   for (std::size_t k = 0; k < keys.size() && k < rows.size(); ++k) {
     rows[k].keys = KeysJson(keys[k], config.reduce);
   }
@@ -468,7 +495,7 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     const auto report_start = Clock::now();
     WriteFrames(config, *scene, input.path, rows[k].output, several && !split ? safe[k] : "",
                 *results[k].skeleton, *results[k].clip, results[k].records, &rows[k]);
-    rows[k].phases.report = since(report_start);
+    rows[k].phases.report = SecondsSince(report_start);
     rows[k].seconds += rows[k].phases.report;
   }
   return batch::InputReport(std::move(rows), read_seconds);

@@ -164,15 +164,8 @@ Clip CleanOne(const Scene& scene, Clip clip, const CleanArgs& a) {
   return clip;
 }
 
-}  // namespace
-
-Runner AddCleanCommand(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand(
-      "clean",
-      "Clean the curves of every take of IN and write OUT: trim, resample, low-pass filter, "
-      "mirror and loop (in that order, each when asked), then write with fewer keys "
-      "(--reduce-keys). The input is never modified.");
-  auto a = std::make_shared<CleanArgs>();
+// IN, OUT and the options of `rigel clean`, into *a.
+void AddCleanOptions(CLI::App* sub, CleanArgs* a) {
   sub->add_option("IN", a->in, "Input file (" + ExtensionsHelp(false) + ")")->required();
   sub->add_option("OUT", a->out, "Output file (" + ExtensionsHelp(true) + ")")->required();
   sub->add_option("--take", a->take, "Clean only the take (clip) of this name");
@@ -202,67 +195,88 @@ Runner AddCleanCommand(CLI::App& app) {
       ->check(CLI::Range(1, 1000000));
   AddReadOptions(sub, &a->read);
   AddReduceOptions(sub, &a->reduce);
+}
+
+// Per written take: keys before and after, the largest error and the error read back.
+void ReportKeys(const CleanArgs& a, const Scene& scene, const LoadOptions& options,
+                const std::vector<ClipKeys>& keys, double seconds) {
+  for (std::size_t c = 0; c < keys.size(); ++c) {
+    std::optional<double> back;
+    try {
+      back = ReadBackError(scene, scene.clips[c], a.out, options, c, a.reduce.vertex_mm * 1e-3);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "rigel clean: warning: {}: error not measured: {}\n", a.out, e.what());
+    }
+    fmt::print(
+        stderr,
+        "rigel clean: {}: take '{}': keys {} -> {}, largest error {:.4f} mm{} (bound "
+        "{} mm, virtual vertex {} mm; written at {:.0f} frames/s)\n",
+        a.out, scene.clips[c].name(), keys[c].dense_keys, keys[c].keys, keys[c].max_error * 1e3,
+        back ? fmt::format(", read back {:.4f} mm", *back * 1e3) : std::string(), a.reduce.error_mm,
+        a.reduce.vertex_mm, seconds > 0 ? scene.clips[c].num_frames() / seconds : 0.0);
+  }
+}
+
+// Reads IN, cleans each take and writes OUT; the exit code. Errors other than usage errors
+// propagate.
+int CleanFile(const CleanArgs& a) {
+  try {
+    batch::CheckInputsNotOverwritten({a.in}, "", {a.out});
+  } catch (const batch::UsageError& e) {
+    fmt::print(stderr, "rigel clean: error: {}\n", e.what());
+    return kExitUsage;
+  }
+  if (!FormatOfPath(a.out) || !FormatOfPath(a.out)->write) {
+    fmt::print(stderr, "rigel clean: error: {}: not a format rigel writes ({})\n", a.out,
+               ExtensionsHelp(true));
+    return kExitUsage;
+  }
+  const LoadOptions options = ApplyReadArgs(a.read);
+  Scene scene = LoadScene(a.in, options);
+  for (const std::string& w : scene.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
+  if (!scene.skeleton || scene.clips.empty()) {
+    fmt::print(stderr, "rigel clean: error: {}: no animation\n", a.in);
+    return kExitBadInput;
+  }
+  if (!a.take.empty()) {
+    const std::vector<std::size_t> picked = batch::SelectTakes(scene, a.take, a.in);
+    scene.clips = {std::move(scene.clips[picked.front()])};
+  }
+  if (OneTakePerFile(a.out) && scene.clips.size() > 1) {
+    fmt::print(stderr, "rigel: warning: {} holds one take: only take '{}' written\n",
+               FormatOfPath(a.out)->label, scene.clips.front().name());
+    scene.clips.resize(1);
+  }
+  for (const std::string& w :
+       DroppedBy(a.out, scene.meshes.size(), 1, CountMorphTargets(scene.meshes))) {
+    fmt::print(stderr, "rigel: warning: {}\n", w);
+  }
+  for (Clip& clip : scene.clips) clip = CleanOne(scene, std::move(clip), a);
+  if (a.reduce.enabled) {
+    if (std::string w = ReductionDroppedBy(a.out); !w.empty()) {
+      fmt::print(stderr, "rigel: warning: {}\n", w);
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<ClipKeys> keys = SaveSceneReduced(scene, a.out, a.reduce);
+  const double seconds = Seconds(start);
+  ReportKeys(a, scene, options, keys, seconds);
+  return kExitOk;
+}
+
+}  // namespace
+
+Runner AddCleanCommand(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand(
+      "clean",
+      "Clean the curves of every take of IN and write OUT: trim, resample, low-pass filter, "
+      "mirror and loop (in that order, each when asked), then write with fewer keys "
+      "(--reduce-keys). The input is never modified.");
+  auto a = std::make_shared<CleanArgs>();
+  AddCleanOptions(sub, a.get());
   return [a]() {
     try {
-      try {
-        batch::CheckInputsNotOverwritten({a->in}, "", {a->out});
-      } catch (const batch::UsageError& e) {
-        fmt::print(stderr, "rigel clean: error: {}\n", e.what());
-        return kExitUsage;
-      }
-      if (!FormatOfPath(a->out) || !FormatOfPath(a->out)->write) {
-        fmt::print(stderr, "rigel clean: error: {}: not a format rigel writes ({})\n", a->out,
-                   ExtensionsHelp(true));
-        return kExitUsage;
-      }
-      const LoadOptions options = ApplyReadArgs(a->read);
-      Scene scene = LoadScene(a->in, options);
-      for (const std::string& w : scene.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
-      if (!scene.skeleton || scene.clips.empty()) {
-        fmt::print(stderr, "rigel clean: error: {}: no animation\n", a->in);
-        return kExitBadInput;
-      }
-      if (!a->take.empty()) {
-        const std::vector<std::size_t> picked = batch::SelectTakes(scene, a->take, a->in);
-        scene.clips = {std::move(scene.clips[picked.front()])};
-      }
-      if (OneTakePerFile(a->out) && scene.clips.size() > 1) {
-        fmt::print(stderr, "rigel: warning: {} holds one take: only take '{}' written\n",
-                   FormatOfPath(a->out)->label, scene.clips.front().name());
-        scene.clips.resize(1);
-      }
-      for (const std::string& w :
-           DroppedBy(a->out, scene.meshes.size(), 1, CountMorphTargets(scene.meshes))) {
-        fmt::print(stderr, "rigel: warning: {}\n", w);
-      }
-      for (Clip& clip : scene.clips) clip = CleanOne(scene, std::move(clip), *a);
-      if (a->reduce.enabled) {
-        if (std::string w = ReductionDroppedBy(a->out); !w.empty()) {
-          fmt::print(stderr, "rigel: warning: {}\n", w);
-        }
-      }
-      const auto start = std::chrono::steady_clock::now();
-      const std::vector<ClipKeys> keys = SaveSceneReduced(scene, a->out, a->reduce);
-      const double seconds = Seconds(start);
-      for (std::size_t c = 0; c < keys.size(); ++c) {
-        std::optional<double> back;
-        try {
-          back =
-              ReadBackError(scene, scene.clips[c], a->out, options, c, a->reduce.vertex_mm * 1e-3);
-        } catch (const std::exception& e) {
-          fmt::print(stderr, "rigel clean: warning: {}: error not measured: {}\n", a->out,
-                     e.what());
-        }
-        fmt::print(stderr,
-                   "rigel clean: {}: take '{}': keys {} -> {}, largest error {:.4f} mm{} (bound "
-                   "{} mm, virtual vertex {} mm; written at {:.0f} frames/s)\n",
-                   a->out, scene.clips[c].name(), keys[c].dense_keys, keys[c].keys,
-                   keys[c].max_error * 1e3,
-                   back ? fmt::format(", read back {:.4f} mm", *back * 1e3) : std::string(),
-                   a->reduce.error_mm, a->reduce.vertex_mm,
-                   seconds > 0 ? scene.clips[c].num_frames() / seconds : 0.0);
-      }
-      return kExitOk;
+      return CleanFile(*a);
     } catch (const batch::UsageError& e) {
       fmt::print(stderr, "rigel clean: error: {}\n", e.what());
       return kExitUsage;

@@ -1,7 +1,11 @@
 #include "core/skeleton_builder.h"
 
+#include <array>
 #include <functional>
+#include <string>
+#include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 namespace rigel {
 
@@ -23,6 +27,89 @@ namespace {
 bool Fail(std::string* error, std::string message) {
   if (error) *error = std::move(message);
   return false;
+}
+
+// Joint #index's name (non-empty, unused so far), depth, rest transform and channel count;
+// `names` and `index_by_name` hold the joints built so far.
+bool CheckJoint(const RawSkeleton::Joint& j, int index, int parent, int depth,
+                const std::string& where, const std::vector<std::string>& names,
+                const std::unordered_map<std::string, int>& index_by_name, std::string* error) {
+  if (index >= Skeleton::kMaxJoints) {
+    return Fail(error, "too many joints: more than " + std::to_string(Skeleton::kMaxJoints));
+  }
+  if (depth > Skeleton::kMaxDepth) {
+    return Fail(error,
+                where + ": nested deeper than " + std::to_string(Skeleton::kMaxDepth) + " levels");
+  }
+  if (j.name.empty()) {
+    return Fail(error, "joint #" + std::to_string(index) + " (child of " +
+                           (parent < 0 ? std::string("no parent") : names[parent]) +
+                           "): empty name");
+  }
+  if (index_by_name.count(j.name)) {
+    return Fail(error, where + ": name used twice (joints #" +
+                           std::to_string(index_by_name.at(j.name)) + " and #" +
+                           std::to_string(index) + ")");
+  }
+  if (!j.rest_translation.allFinite()) {
+    return Fail(error, where + ": rest translation is not finite");
+  }
+  if (!j.rest_orientation.coeffs().allFinite() ||
+      std::abs(j.rest_orientation.norm() - 1.0) > 1e-6) {
+    return Fail(error, where + ": rest orientation is not a unit quaternion");
+  }
+  if (j.channels.size() > 9) {
+    return Fail(error,
+                where + ": " + std::to_string(j.channels.size()) + " channels, at most 9 expected");
+  }
+  return true;
+}
+
+// A joint's channels as rows of the clip, from `first_row`: by axis for translation and scale,
+// in order for rotation.
+struct JointRows {
+  std::array<int, 3> translation = {-1, -1, -1};
+  std::array<int, 3> rotation = {-1, -1, -1};
+  std::array<int, 3> scale = {-1, -1, -1};
+  unsigned char rotation_count = 0;
+  bool has_scale = false;
+};
+
+bool MapChannels(const RawSkeleton::Joint& j, int first_row, const std::string& where,
+                 JointRows* rows, std::string* error) {
+  unsigned used = 0;
+  for (size_t k = 0; k < j.channels.size(); ++k) {
+    const ChannelType c = j.channels[k];
+    if (static_cast<int>(c) > static_cast<int>(ChannelType::kZscale)) {
+      return Fail(error, where + ": unknown channel type " + std::to_string(static_cast<int>(c)));
+    }
+    const unsigned bit = 1u << static_cast<int>(c);
+    if (used & bit) {
+      return Fail(error, where + ": channel " + std::string(ChannelName(c)) + " listed twice");
+    }
+    used |= bit;
+    const int row = first_row + static_cast<int>(k);
+    if (IsTranslation(c)) {
+      rows->translation[ChannelAxis(c)] = row;
+    } else if (IsScale(c)) {
+      rows->scale[ChannelAxis(c)] = row;
+      rows->has_scale = true;
+    } else {
+      rows->rotation[rows->rotation_count++] = row;
+    }
+  }
+  return true;
+}
+
+// End Site names (none, or one per End Site) and finite offsets.
+bool CheckEndSites(const RawSkeleton::Joint& j, const std::string& where, std::string* error) {
+  if (!j.end_site_names.empty() && j.end_site_names.size() != j.end_sites.size()) {
+    return Fail(error, where + ": End Site names do not match its End Sites");
+  }
+  for (const Eigen::Vector3d& e : j.end_sites) {
+    if (!e.allFinite()) return Fail(error, where + ": End Site offset is not finite");
+  }
+  return true;
 }
 
 }  // namespace
@@ -47,80 +134,17 @@ std::unique_ptr<Skeleton> SkeletonBuilder::Build(const RawSkeleton& raw, std::st
     const RawSkeleton::Joint& j = *item.joint;
     const int index = s->num_joints();
     const std::string where = "joint '" + j.name + "'";
-    if (index >= Skeleton::kMaxJoints) {
-      Fail(error, "too many joints: more than " + std::to_string(Skeleton::kMaxJoints));
+    JointRows rows;
+    if (!CheckJoint(j, index, item.parent, item.depth, where, s->names_, s->index_by_name_,
+                    error) ||
+        !MapChannels(j, s->num_channels(), where, &rows, error) ||
+        !CheckEndSites(j, where, error)) {
       return nullptr;
     }
-    if (item.depth > Skeleton::kMaxDepth) {
-      Fail(error,
-           where + ": nested deeper than " + std::to_string(Skeleton::kMaxDepth) + " levels");
-      return nullptr;
-    }
-    if (j.name.empty()) {
-      Fail(error, "joint #" + std::to_string(index) + " (child of " +
-                      (item.parent < 0 ? std::string("no parent") : s->names_[item.parent]) +
-                      "): empty name");
-      return nullptr;
-    }
-    if (s->index_by_name_.count(j.name)) {
-      Fail(error, where + ": name used twice (joints #" +
-                      std::to_string(s->index_by_name_[j.name]) + " and #" + std::to_string(index) +
-                      ")");
-      return nullptr;
-    }
-    if (!j.rest_translation.allFinite()) {
-      Fail(error, where + ": rest translation is not finite");
-      return nullptr;
-    }
-    if (!j.rest_orientation.coeffs().allFinite() ||
-        std::abs(j.rest_orientation.norm() - 1.0) > 1e-6) {
-      Fail(error, where + ": rest orientation is not a unit quaternion");
-      return nullptr;
-    }
-    if (j.channels.size() > 9) {
-      Fail(error,
-           where + ": " + std::to_string(j.channels.size()) + " channels, at most 9 expected");
-      return nullptr;
-    }
-    std::array<int, 3> translation = {-1, -1, -1};
-    std::array<int, 3> rotation = {-1, -1, -1};
-    std::array<int, 3> scale = {-1, -1, -1};
-    unsigned char rotation_count = 0;
-    unsigned used = 0;
-    for (size_t k = 0; k < j.channels.size(); ++k) {
-      const ChannelType c = j.channels[k];
-      if (static_cast<int>(c) > static_cast<int>(ChannelType::kZscale)) {
-        Fail(error, where + ": unknown channel type " + std::to_string(static_cast<int>(c)));
-        return nullptr;
-      }
-      const unsigned bit = 1u << static_cast<int>(c);
-      if (used & bit) {
-        Fail(error, where + ": channel " + std::string(ChannelName(c)) + " listed twice");
-        return nullptr;
-      }
-      used |= bit;
-      const int row = s->num_channels() + static_cast<int>(k);
-      if (IsTranslation(c)) {
-        translation[ChannelAxis(c)] = row;
-      } else if (IsScale(c)) {
-        scale[ChannelAxis(c)] = row;
-        s->has_scale_ = true;
-      } else {
-        rotation[rotation_count++] = row;
-      }
-    }
-    if (!j.end_site_names.empty() && j.end_site_names.size() != j.end_sites.size()) {
-      Fail(error, where + ": End Site names do not match its End Sites");
-      return nullptr;
-    }
+    if (rows.has_scale) s->has_scale_ = true;
     for (std::size_t k = 0; k < j.end_sites.size(); ++k) {
-      const Eigen::Vector3d& e = j.end_sites[k];
-      if (!e.allFinite()) {
-        Fail(error, where + ": End Site offset is not finite");
-        return nullptr;
-      }
       s->end_sites_.push_back(
-          {index, e, j.end_site_names.empty() ? std::string() : j.end_site_names[k]});
+          {index, j.end_sites[k], j.end_site_names.empty() ? std::string() : j.end_site_names[k]});
     }
     s->parents_.push_back(item.parent);
     s->children_.emplace_back();
@@ -135,10 +159,10 @@ std::unique_ptr<Skeleton> SkeletonBuilder::Build(const RawSkeleton& raw, std::st
       s->channel_joint_.push_back(index);
     }
     s->channel_begin_.push_back(s->num_channels());
-    s->translation_channel_.push_back(translation);
-    s->rotation_channel_.push_back(rotation);
-    s->rotation_count_.push_back(rotation_count);
-    s->scale_channel_.push_back(scale);
+    s->translation_channel_.push_back(rows.translation);
+    s->rotation_channel_.push_back(rows.rotation);
+    s->rotation_count_.push_back(rows.rotation_count);
+    s->scale_channel_.push_back(rows.scale);
     s->scale_inheritance_.push_back(j.scale_inheritance);
     for (auto it = j.children.rbegin(); it != j.children.rend(); ++it) {
       stack.push_back({&*it, index, item.depth + 1});

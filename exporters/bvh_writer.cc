@@ -51,11 +51,9 @@ bool IsIdentity(const Eigen::Quaterniond& q) {
   return q.isApprox(Eigen::Quaterniond::Identity(), 1e-12);
 }
 
-// Streams the BVH text to `flush(std::string_view)`: the hierarchy, then the motion in blocks of
-// about kFlushBytes written in place, with no allocation per value.
-template <typename Flush>
-void Emit(const Skeleton& skeleton, const Clip& clip, Flush&& flush) {
-  std::string out;  // the hierarchy
+// The HIERARCHY section and the MOTION header (frame count and frame time).
+std::string HierarchyText(const Skeleton& skeleton, const Clip& clip) {
+  std::string out;
   auto indent = [&out](int depth) { out.append(static_cast<size_t>(depth), '\t'); };
   auto offset = [&out](const Eigen::Vector3d& v) {
     out += "OFFSET";
@@ -123,28 +121,48 @@ void Emit(const Skeleton& skeleton, const Clip& clip, Flush&& flush) {
   out += "\nFrame Time: ";
   AppendNumber(&out, clip.frame_time());
   out += '\n';
-  flush(std::string_view(out));
-  // The reader turns a written number d of channel c into d * from_file[c] - subtract[c] (degrees
-  // to radians; absolute translations, TranslationMode::kReplace, less their OFFSET). Each value
-  // x is written as the text that maps back to exactly x (WriteDecimalFor), found from
-  // x * to_file[c] + add_back[c]. add_back is -0.0 where there is no offset: x + -0.0 is x for
-  // every x, -0.0 included, so a value read as -0.0 ("-0.000") is written "-0" and stays -0.0.
-  const int channels = clip.num_channels();
-  std::vector<double> to_file(channels), from_file(channels), subtract(channels, 0.0);
-  std::vector<double> add_back(channels, -0.0);
+  return out;
+}
+
+// The reader turns a written number d of channel c into d * from_file[c] - subtract[c] (degrees
+// to radians; absolute translations, TranslationMode::kReplace, less their OFFSET). Each value
+// x is written as the text that maps back to exactly x (WriteDecimalFor), found from
+// x * to_file[c] + add_back[c]. add_back is -0.0 where there is no offset: x + -0.0 is x for
+// every x, -0.0 included, so a value read as -0.0 ("-0.000") is written "-0" and stays -0.0.
+struct FileScales {
+  explicit FileScales(int channels)
+      : to_file(channels), from_file(channels), subtract(channels, 0.0), add_back(channels, -0.0) {}
+  std::vector<double> to_file, from_file, subtract;
+  std::vector<double> add_back;
+};
+
+FileScales ChannelFileScales(const Skeleton& skeleton, int channels) {
+  FileScales scales(channels);
   for (int c = 0; c < channels; ++c) {
     const ChannelType type = skeleton.channels()[c];
-    to_file[c] = IsRotation(type) ? kDegPerRad : 1.0;
-    from_file[c] = IsRotation(type) ? kRadPerDeg : 1.0;
+    scales.to_file[c] = IsRotation(type) ? kDegPerRad : 1.0;
+    scales.from_file[c] = IsRotation(type) ? kRadPerDeg : 1.0;
     const int j = skeleton.channel_joint(c);
     if (IsTranslation(type) && skeleton.translation_mode(j) == TranslationMode::kReplace) {
       // A zero OFFSET adds -0.0 back, as above: x - 0.0 keeps -0.0, and the guess must too (the
       // exactness check's == does not tell -0.0 from +0.0).
       const double o = skeleton.rest_translation(j)[ChannelAxis(type)];
-      subtract[c] = o;
-      add_back[c] = o == 0 ? -0.0 : o;
+      scales.subtract[c] = o;
+      scales.add_back[c] = o == 0 ? -0.0 : o;
     }
   }
+  return scales;
+}
+
+// The MOTION rows, in blocks of about kFlushBytes written in place, with no allocation per value.
+template <typename Flush>
+void EmitMotion(const Clip& clip, const FileScales& scales, Flush&& flush) {
+  const int channels = clip.num_channels();
+  // Plain pointers: locals the row loop's character stores cannot alias.
+  const double* const to_file = scales.to_file.data();
+  const double* const from_file = scales.from_file.data();
+  const double* const subtract = scales.subtract.data();
+  const double* const add_back = scales.add_back.data();
   // Rows go into one large buffer, flushed when the next row might not fit.
   const size_t row_chars = static_cast<size_t>(channels) * kMaxValueChars + kMaxDecimalChars;
   const size_t capacity = kFlushBytes + row_chars;
@@ -179,6 +197,17 @@ void Emit(const Skeleton& skeleton, const Clip& clip, Flush&& flush) {
     }
   }
   flush(std::string_view(begin, p - begin));
+}
+
+// Streams the BVH text to `flush(std::string_view)`: the hierarchy, then the motion.
+template <typename Flush>
+void Emit(const Skeleton& skeleton, const Clip& clip, Flush&& flush) {
+  {
+    const std::string out = HierarchyText(skeleton, clip);
+    flush(std::string_view(out));
+  }
+  const FileScales scales = ChannelFileScales(skeleton, clip.num_channels());
+  EmitMotion(clip, scales, flush);
 }
 
 }  // namespace

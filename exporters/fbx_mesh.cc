@@ -23,6 +23,185 @@ std::vector<double> Matrix16(Eigen::Isometry3d t, double length_scale) {
   return std::vector<double>(m.data(), m.data() + 16);
 }
 
+// The mesh's Model, hanging from its joint's Model when attached, else from the root.
+std::int64_t AddMeshModel(const Mesh& mesh, bool attached,
+                          const std::vector<std::int64_t>& joint_model, Build& build) {
+  const std::int64_t model = build.Uid();
+  Element& m =
+      build.objects.Add("Model", {model, NameClass(mesh.name, "Model"), std::string("Mesh")});
+  m.Add("Version", {std::int32_t{232}});
+  Element& mp = m.Add("Properties70");
+  mp.Add("P", P("DefaultAttributeIndex", "int", "Integer", "", {std::int32_t{0}}));
+  mp.Add("P", PVec("Lcl Translation", "Lcl Translation", "", "A", Eigen::Vector3d::Zero()));
+  mp.Add("P", PVec("Lcl Rotation", "Lcl Rotation", "", "A", Eigen::Vector3d::Zero()));
+  mp.Add("P", PVec("Lcl Scaling", "Lcl Scaling", "", "A", Eigen::Vector3d::Ones()));
+  m.Add("Shading", {true});
+  m.Add("Culling", {std::string("CullingOff")});
+  build.Connect(model, attached ? joint_model[mesh.attach_joint] : 0);
+  ++build.mesh_models;
+  return model;
+}
+
+// The Geometry's vertices (in to_space, lengths scaled) and triangles.
+void AddVertices(const Mesh& mesh, const Eigen::Isometry3d& to_space, double length_scale,
+                 Element& g) {
+  std::vector<double> vertices;
+  vertices.reserve(mesh.positions.size() * 3);
+  for (const Eigen::Vector3d& p : mesh.positions) {
+    const Eigen::Vector3d q = length_scale * (to_space * p);
+    vertices.insert(vertices.end(), {q.x(), q.y(), q.z()});
+  }
+  g.Add("Vertices", {vertices});
+  std::vector<std::int32_t> polygons(mesh.triangles.begin(), mesh.triangles.end());
+  for (std::size_t i = 2; i < polygons.size(); i += 3) polygons[i] = -polygons[i] - 1;
+  g.Add("PolygonVertexIndex", {polygons});
+}
+
+// The Layer's entry naming a LayerElement of the Geometry.
+void AddLayerElement(Element& layer_def, const char* type) {
+  Element& e = layer_def.Add("LayerElement");
+  e.Add("Type", {std::string(type)});
+  e.Add("TypedIndex", {std::int32_t{0}});
+}
+
+// Normals by vertex, turned into to_space.
+void AddNormalsLayer(const Mesh& mesh, const Eigen::Isometry3d& to_space, Element& g,
+                     Element& layer_def) {
+  Element& n = g.Add("LayerElementNormal", {std::int32_t{0}});
+  n.Add("Version", {std::int32_t{101}});
+  n.Add("Name", {std::string("")});
+  n.Add("MappingInformationType", {std::string("ByVertice")});
+  n.Add("ReferenceInformationType", {std::string("Direct")});
+  std::vector<double> normals;
+  normals.reserve(mesh.normals.size() * 3);
+  for (const Eigen::Vector3d& v : mesh.normals) {
+    const Eigen::Vector3d q = (to_space.linear() * v).normalized();
+    normals.insert(normals.end(), {q.x(), q.y(), q.z()});
+  }
+  n.Add("Normals", {normals});
+  AddLayerElement(layer_def, "LayerElementNormal");
+}
+
+// UVs by polygon vertex.
+void AddUvLayer(const Mesh& mesh, Element& g, Element& layer_def) {
+  Element& u = g.Add("LayerElementUV", {std::int32_t{0}});
+  u.Add("Version", {std::int32_t{101}});
+  u.Add("Name", {std::string("UVMap")});
+  u.Add("MappingInformationType", {std::string("ByPolygonVertex")});
+  u.Add("ReferenceInformationType", {std::string("IndexToDirect")});
+  std::vector<double> uv;
+  uv.reserve(mesh.uvs.size() * 2);
+  for (const Eigen::Vector2d& t : mesh.uvs) uv.insert(uv.end(), {t.x(), t.y()});
+  u.Add("UV", {uv});
+  u.Add("UVIndex", {std::vector<std::int32_t>(mesh.triangles.begin(), mesh.triangles.end())});
+  AddLayerElement(layer_def, "LayerElementUV");
+}
+
+// One material for the whole mesh; its Material object is written once per name and connected
+// to the model.
+void AddMaterialLayer(const Mesh& mesh, std::int64_t model,
+                      std::map<std::string, std::int64_t>& materials, Element& g,
+                      Element& layer_def, Build& build) {
+  Element& e = g.Add("LayerElementMaterial", {std::int32_t{0}});
+  e.Add("Version", {std::int32_t{101}});
+  e.Add("Name", {std::string("")});
+  e.Add("MappingInformationType", {std::string("AllSame")});
+  e.Add("ReferenceInformationType", {std::string("IndexToDirect")});
+  e.Add("Materials", {std::vector<std::int32_t>{0}});
+  AddLayerElement(layer_def, "LayerElementMaterial");
+  auto it = materials.find(mesh.material);
+  if (it == materials.end()) {
+    const std::int64_t id = build.Uid();
+    Element& mat =
+        build.objects.Add("Material", {id, NameClass(mesh.material, "Material"), std::string("")});
+    mat.Add("Version", {std::int32_t{102}});
+    mat.Add("ShadingModel", {std::string("phong")});
+    mat.Add("MultiLayer", {std::int32_t{0}});
+    Element& props = mat.Add("Properties70");
+    props.Add("P", P("DiffuseColor", "Color", "", "A", {0.8, 0.8, 0.8}));
+    it = materials.emplace(mesh.material, id).first;
+    ++build.materials;
+  }
+  build.Connect(it->second, model);
+}
+
+// The mesh's Geometry, connected to its model; returns its id.
+std::int64_t AddGeometry(const Mesh& mesh, const Eigen::Isometry3d& to_space, double length_scale,
+                         std::int64_t model, std::map<std::string, std::int64_t>& materials,
+                         Build& build) {
+  const std::int64_t geometry = build.Uid();
+  // Built here and added to the objects last: Add() on a vector invalidates references.
+  Element g{"Geometry", {geometry, NameClass(mesh.name, "Geometry"), std::string("Mesh")}, {}, {}};
+  g.Add("Properties70");
+  g.Add("GeometryVersion", {std::int32_t{124}});
+  AddVertices(mesh, to_space, length_scale, g);
+  Element layer_def{"Layer", {std::int32_t{0}}, {}, {}};
+  layer_def.Add("Version", {std::int32_t{100}});
+  if (!mesh.normals.empty()) AddNormalsLayer(mesh, to_space, g, layer_def);
+  if (!mesh.uvs.empty()) AddUvLayer(mesh, g, layer_def);
+  if (!mesh.material.empty()) AddMaterialLayer(mesh, model, materials, g, layer_def, build);
+  g.children.push_back(std::move(layer_def));  // after the elements it lists
+  build.objects.children.push_back(std::move(g));
+  build.Connect(geometry, model);
+  ++build.geometries;
+  return geometry;
+}
+
+// Skin: a Cluster per joint, its vertices and weights; bind matrices from the mesh's bind; and
+// the mesh's BindPose.
+void AddSkin(const Skeleton& skeleton, const Mesh& mesh, double length_scale,
+             const std::vector<std::int64_t>& joint_model, std::int64_t model,
+             std::int64_t geometry, Build& build) {
+  const std::int64_t skin = build.Uid();
+  Element& sk =
+      build.objects.Add("Deformer", {skin, NameClass("", "Deformer"), std::string("Skin")});
+  sk.Add("Version", {std::int32_t{101}});
+  sk.Add("Link_DeformAcuracy", {50.0});
+  build.Connect(skin, geometry);
+  ++build.deformers;
+  std::vector<std::vector<std::int32_t>> indexes(mesh.skin_joints.size());
+  std::vector<std::vector<double>> weights(mesh.skin_joints.size());
+  for (std::size_t v = 0; v < mesh.positions.size(); ++v) {
+    for (int k = 0; k < Mesh::kMaxInfluences; ++k) {
+      const float w = mesh.vertex_weights[v][k];
+      if (w <= 0) continue;
+      indexes[mesh.vertex_joints[v][k]].push_back(static_cast<std::int32_t>(v));
+      weights[mesh.vertex_joints[v][k]].push_back(w);
+    }
+  }
+  const std::int64_t pose = build.Uid();
+  Element bind_pose{"Pose", {pose, NameClass(mesh.name, "Pose"), std::string("BindPose")}, {}, {}};
+  bind_pose.Add("Type", {std::string("BindPose")});
+  bind_pose.Add("Version", {std::int32_t{100}});
+  bind_pose.Add("NbPoseNodes", {static_cast<std::int32_t>(mesh.skin_joints.size() + 1)});
+  Element& mesh_node = bind_pose.Add("PoseNode");
+  mesh_node.Add("Node", {model});
+  mesh_node.Add("Matrix", {Matrix16(Eigen::Isometry3d::Identity(), length_scale)});
+  ++build.poses;
+  for (std::size_t i = 0; i < mesh.skin_joints.size(); ++i) {
+    const int joint = mesh.skin_joints[i];
+    const std::int64_t cluster = build.Uid();
+    Element& c = build.objects.Add(
+        "Deformer",
+        {cluster, NameClass(skeleton.name(joint), "SubDeformer"), std::string("Cluster")});
+    c.Add("Version", {std::int32_t{100}});
+    c.Add("UserData", {std::string(""), std::string("")});
+    c.Add("Indexes", {indexes[i]});
+    c.Add("Weights", {weights[i]});
+    // Transform: the bone's bind inverse times the mesh's (identity) world; TransformLink: the
+    // bone's world at bind.
+    c.Add("Transform", {Matrix16(mesh.bind_world[i].inverse(), length_scale)});
+    c.Add("TransformLink", {Matrix16(mesh.bind_world[i], length_scale)});
+    build.Connect(cluster, skin);
+    build.Connect(joint_model[joint], cluster);
+    ++build.deformers;
+    Element& node = bind_pose.Add("PoseNode");
+    node.Add("Node", {joint_model[joint]});
+    node.Add("Matrix", {Matrix16(mesh.bind_world[i], length_scale)});
+  }
+  build.objects.children.push_back(std::move(bind_pose));
+}
+
 }  // namespace
 
 void AddMeshes(const Skeleton& skeleton, std::span<const Mesh> meshes, double length_scale,
@@ -32,151 +211,12 @@ void AddMeshes(const Skeleton& skeleton, std::span<const Mesh> meshes, double le
     Eigen::Isometry3d to_space = Eigen::Isometry3d::Identity();
     const bool attached = !mesh.skinned() && mesh.attach_joint >= 0;
     if (attached) to_space = mesh.attach_bind.inverse();
-    // Model.
-    const std::int64_t model = build.Uid();
-    Element& m =
-        build.objects.Add("Model", {model, NameClass(mesh.name, "Model"), std::string("Mesh")});
-    m.Add("Version", {std::int32_t{232}});
-    Element& mp = m.Add("Properties70");
-    mp.Add("P", P("DefaultAttributeIndex", "int", "Integer", "", {std::int32_t{0}}));
-    mp.Add("P", PVec("Lcl Translation", "Lcl Translation", "", "A", Eigen::Vector3d::Zero()));
-    mp.Add("P", PVec("Lcl Rotation", "Lcl Rotation", "", "A", Eigen::Vector3d::Zero()));
-    mp.Add("P", PVec("Lcl Scaling", "Lcl Scaling", "", "A", Eigen::Vector3d::Ones()));
-    m.Add("Shading", {true});
-    m.Add("Culling", {std::string("CullingOff")});
-    build.Connect(model, attached ? joint_model[mesh.attach_joint] : 0);
-    ++build.mesh_models;
-    // Geometry.
-    const std::int64_t geometry = build.Uid();
-    // Built here and added to the objects last: Add() on a vector invalidates references.
-    Element g{
-        "Geometry", {geometry, NameClass(mesh.name, "Geometry"), std::string("Mesh")}, {}, {}};
-    g.Add("Properties70");
-    g.Add("GeometryVersion", {std::int32_t{124}});
-    std::vector<double> vertices;
-    vertices.reserve(mesh.positions.size() * 3);
-    for (const Eigen::Vector3d& p : mesh.positions) {
-      const Eigen::Vector3d q = length_scale * (to_space * p);
-      vertices.insert(vertices.end(), {q.x(), q.y(), q.z()});
-    }
-    g.Add("Vertices", {vertices});
-    std::vector<std::int32_t> polygons(mesh.triangles.begin(), mesh.triangles.end());
-    for (std::size_t i = 2; i < polygons.size(); i += 3) polygons[i] = -polygons[i] - 1;
-    g.Add("PolygonVertexIndex", {polygons});
-    Element layer_def{"Layer", {std::int32_t{0}}, {}, {}};
-    layer_def.Add("Version", {std::int32_t{100}});
-    auto layer_element = [&layer_def](const char* type) {
-      Element& e = layer_def.Add("LayerElement");
-      e.Add("Type", {std::string(type)});
-      e.Add("TypedIndex", {std::int32_t{0}});
-    };
-    if (!mesh.normals.empty()) {
-      Element& n = g.Add("LayerElementNormal", {std::int32_t{0}});
-      n.Add("Version", {std::int32_t{101}});
-      n.Add("Name", {std::string("")});
-      n.Add("MappingInformationType", {std::string("ByVertice")});
-      n.Add("ReferenceInformationType", {std::string("Direct")});
-      std::vector<double> normals;
-      normals.reserve(mesh.normals.size() * 3);
-      for (const Eigen::Vector3d& v : mesh.normals) {
-        const Eigen::Vector3d q = (to_space.linear() * v).normalized();
-        normals.insert(normals.end(), {q.x(), q.y(), q.z()});
-      }
-      n.Add("Normals", {normals});
-      layer_element("LayerElementNormal");
-    }
-    if (!mesh.uvs.empty()) {
-      Element& u = g.Add("LayerElementUV", {std::int32_t{0}});
-      u.Add("Version", {std::int32_t{101}});
-      u.Add("Name", {std::string("UVMap")});
-      u.Add("MappingInformationType", {std::string("ByPolygonVertex")});
-      u.Add("ReferenceInformationType", {std::string("IndexToDirect")});
-      std::vector<double> uv;
-      uv.reserve(mesh.uvs.size() * 2);
-      for (const Eigen::Vector2d& t : mesh.uvs) uv.insert(uv.end(), {t.x(), t.y()});
-      u.Add("UV", {uv});
-      u.Add("UVIndex", {std::vector<std::int32_t>(mesh.triangles.begin(), mesh.triangles.end())});
-      layer_element("LayerElementUV");
-    }
-    if (!mesh.material.empty()) {
-      Element& e = g.Add("LayerElementMaterial", {std::int32_t{0}});
-      e.Add("Version", {std::int32_t{101}});
-      e.Add("Name", {std::string("")});
-      e.Add("MappingInformationType", {std::string("AllSame")});
-      e.Add("ReferenceInformationType", {std::string("IndexToDirect")});
-      e.Add("Materials", {std::vector<std::int32_t>{0}});
-      layer_element("LayerElementMaterial");
-      auto it = materials.find(mesh.material);
-      if (it == materials.end()) {
-        const std::int64_t id = build.Uid();
-        Element& mat = build.objects.Add(
-            "Material", {id, NameClass(mesh.material, "Material"), std::string("")});
-        mat.Add("Version", {std::int32_t{102}});
-        mat.Add("ShadingModel", {std::string("phong")});
-        mat.Add("MultiLayer", {std::int32_t{0}});
-        Element& props = mat.Add("Properties70");
-        props.Add("P", P("DiffuseColor", "Color", "", "A", {0.8, 0.8, 0.8}));
-        it = materials.emplace(mesh.material, id).first;
-        ++build.materials;
-      }
-      build.Connect(it->second, model);
-    }
-    g.children.push_back(std::move(layer_def));  // after the elements it lists
-    build.objects.children.push_back(std::move(g));
-    build.Connect(geometry, model);
-    ++build.geometries;
+    const std::int64_t model = AddMeshModel(mesh, attached, joint_model, build);
+    const std::int64_t geometry =
+        AddGeometry(mesh, to_space, length_scale, model, materials, build);
     AddBlendShapes(mesh, to_space, length_scale, geometry, build);
     if (!mesh.skinned()) continue;
-    // Skin: a Cluster per joint, its vertices and weights; bind matrices from the mesh's bind.
-    const std::int64_t skin = build.Uid();
-    Element& sk =
-        build.objects.Add("Deformer", {skin, NameClass("", "Deformer"), std::string("Skin")});
-    sk.Add("Version", {std::int32_t{101}});
-    sk.Add("Link_DeformAcuracy", {50.0});
-    build.Connect(skin, geometry);
-    ++build.deformers;
-    std::vector<std::vector<std::int32_t>> indexes(mesh.skin_joints.size());
-    std::vector<std::vector<double>> weights(mesh.skin_joints.size());
-    for (std::size_t v = 0; v < mesh.positions.size(); ++v) {
-      for (int k = 0; k < Mesh::kMaxInfluences; ++k) {
-        const float w = mesh.vertex_weights[v][k];
-        if (w <= 0) continue;
-        indexes[mesh.vertex_joints[v][k]].push_back(static_cast<std::int32_t>(v));
-        weights[mesh.vertex_joints[v][k]].push_back(w);
-      }
-    }
-    const std::int64_t pose = build.Uid();
-    Element bind_pose{
-        "Pose", {pose, NameClass(mesh.name, "Pose"), std::string("BindPose")}, {}, {}};
-    bind_pose.Add("Type", {std::string("BindPose")});
-    bind_pose.Add("Version", {std::int32_t{100}});
-    bind_pose.Add("NbPoseNodes", {static_cast<std::int32_t>(mesh.skin_joints.size() + 1)});
-    Element& mesh_node = bind_pose.Add("PoseNode");
-    mesh_node.Add("Node", {model});
-    mesh_node.Add("Matrix", {Matrix16(Eigen::Isometry3d::Identity(), length_scale)});
-    ++build.poses;
-    for (std::size_t i = 0; i < mesh.skin_joints.size(); ++i) {
-      const int joint = mesh.skin_joints[i];
-      const std::int64_t cluster = build.Uid();
-      Element& c = build.objects.Add(
-          "Deformer",
-          {cluster, NameClass(skeleton.name(joint), "SubDeformer"), std::string("Cluster")});
-      c.Add("Version", {std::int32_t{100}});
-      c.Add("UserData", {std::string(""), std::string("")});
-      c.Add("Indexes", {indexes[i]});
-      c.Add("Weights", {weights[i]});
-      // Transform: the bone's bind inverse times the mesh's (identity) world; TransformLink: the
-      // bone's world at bind.
-      c.Add("Transform", {Matrix16(mesh.bind_world[i].inverse(), length_scale)});
-      c.Add("TransformLink", {Matrix16(mesh.bind_world[i], length_scale)});
-      build.Connect(cluster, skin);
-      build.Connect(joint_model[joint], cluster);
-      ++build.deformers;
-      Element& node = bind_pose.Add("PoseNode");
-      node.Add("Node", {joint_model[joint]});
-      node.Add("Matrix", {Matrix16(mesh.bind_world[i], length_scale)});
-    }
-    build.objects.children.push_back(std::move(bind_pose));
+    AddSkin(skeleton, mesh, length_scale, joint_model, model, geometry, build);
   }
 }
 

@@ -108,16 +108,10 @@ void AddMorphTargets(const Mesh& mesh, const Eigen::Matrix3d& linear, double sca
   gltf_mesh["extras"] = {{"targetNames", names}};
 }
 
-}  // namespace
-
-int AddMesh(const Mesh& mesh, double scale, const Eigen::Matrix3d& rotation, BufferBuilder& buffer,
-            nlohmann::json& gltf, std::vector<int>* scene_nodes,
-            std::vector<std::string>* materials) {
-  // Where the geometry is expressed: world at bind (skinned, static: turned into glTF's frame),
-  // or the attach joint's space at bind (attached: the node follows the joint).
-  Eigen::Isometry3d to_space = Eigen::Isometry3d::Identity();
-  to_space.linear() = rotation;
-  if (!mesh.skinned() && mesh.attach_joint >= 0) to_space = mesh.attach_bind.inverse();
+// POSITION, NORMAL and TEXCOORD_0 of the mesh, turned into to_space (positions scaled).
+nlohmann::json AddVertexAttributes(const Mesh& mesh, double scale,
+                                   const Eigen::Isometry3d& to_space, BufferBuilder& buffer,
+                                   nlohmann::json& gltf) {
   const std::size_t n = mesh.positions.size();
   std::vector<float> positions, normals, uvs;
   positions.reserve(n * 3);
@@ -145,61 +139,88 @@ int AddMesh(const Mesh& mesh, double scale, const Eigen::Matrix3d& rotation, Buf
     attributes["TEXCOORD_0"] = buffer.Add(uvs, "VEC2", 2, false, gltf);
     gltf["bufferViews"].back()["target"] = kArrayBuffer;
   }
+  return attributes;
+}
+
+// JOINTS_n and WEIGHTS_n: one set of four influences, two when a vertex uses more than four.
+void AddSkinAttributes(const Mesh& mesh, BufferBuilder& buffer, nlohmann::json& gltf,
+                       nlohmann::json& attributes) {
+  const std::size_t n = mesh.positions.size();
+  int used = 1;
+  for (const auto& w : mesh.vertex_weights) {
+    for (int k = Mesh::kMaxInfluences - 1; k >= used; --k) {
+      if (w[k] > 0) used = k + 1;
+    }
+  }
+  const int sets = used > 4 ? 2 : 1;
+  std::vector<std::uint16_t> joints(n * 4 * sets, 0);
+  std::vector<float> weights(n * 4 * sets, 0.0f);
+  for (std::size_t v = 0; v < n; ++v) {
+    // Float weights summing to 1: normalised, then the largest absorbs the rounding.
+    float total = 0;
+    for (int k = 0; k < Mesh::kMaxInfluences; ++k) total += mesh.vertex_weights[v][k];
+    float* w = &weights[v * 4 * sets];
+    std::uint16_t* j = &joints[v * 4 * sets];
+    int largest = 0;
+    float sum = 0;
+    for (int k = 0; k < 4 * sets; ++k) {
+      w[k] = total > 0 ? mesh.vertex_weights[v][k] / total : (k == 0 ? 1.0f : 0.0f);
+      if (w[k] > 0) j[k] = mesh.vertex_joints[v][k];
+      if (w[k] > w[largest]) largest = k;
+      sum += w[k];
+    }
+    w[largest] += 1.0f - sum;
+  }
+  for (int set = 0; set < sets; ++set) {
+    std::vector<std::uint16_t> set_joints(n * 4);
+    std::vector<float> set_weights(n * 4);
+    for (std::size_t v = 0; v < n; ++v) {
+      for (int k = 0; k < 4; ++k) {
+        set_joints[v * 4 + k] = joints[v * 4 * sets + set * 4 + k];
+        set_weights[v * 4 + k] = weights[v * 4 * sets + set * 4 + k];
+      }
+    }
+    attributes[fmt::format("JOINTS_{}", set)] = buffer.AddRaw(
+        set_joints.data(), set_joints.size() * 2, kUnsignedShort, "VEC4", n, kArrayBuffer, gltf);
+    attributes[fmt::format("WEIGHTS_{}", set)] = buffer.Add(set_weights, "VEC4", 4, false, gltf);
+    gltf["bufferViews"].back()["target"] = kArrayBuffer;
+  }
+}
+
+// The skin (inverse bind matrices in to_space, scaled); returns its index.
+std::size_t AddSkin(const Mesh& mesh, double scale, const Eigen::Isometry3d& to_space,
+                    BufferBuilder& buffer, nlohmann::json& gltf) {
+  std::vector<float> ibm;
+  ibm.reserve(mesh.bind_world.size() * 16);
+  for (const Eigen::Isometry3d& bind : mesh.bind_world) {
+    Eigen::Isometry3d b = to_space * bind;
+    b.translation() *= scale;
+    const Eigen::Matrix4d m = b.inverse().matrix();
+    for (int c = 0; c < 4; ++c) {
+      for (int r = 0; r < 4; ++r) ibm.push_back(static_cast<float>(m(r, c)));
+    }
+  }
+  gltf["skins"].push_back({{"name", mesh.name + "_skin"},
+                           {"joints", mesh.skin_joints},
+                           {"inverseBindMatrices", buffer.Add(ibm, "MAT4", 16, false, gltf)}});
+  return gltf["skins"].size() - 1;
+}
+
+}  // namespace
+
+int AddMesh(const Mesh& mesh, double scale, const Eigen::Matrix3d& rotation, BufferBuilder& buffer,
+            nlohmann::json& gltf, std::vector<int>* scene_nodes,
+            std::vector<std::string>* materials) {
+  // Where the geometry is expressed: world at bind (skinned, static: turned into glTF's frame),
+  // or the attach joint's space at bind (attached: the node follows the joint).
+  Eigen::Isometry3d to_space = Eigen::Isometry3d::Identity();
+  to_space.linear() = rotation;
+  if (!mesh.skinned() && mesh.attach_joint >= 0) to_space = mesh.attach_bind.inverse();
+  nlohmann::json attributes = AddVertexAttributes(mesh, scale, to_space, buffer, gltf);
   nlohmann::json node = {{"name", mesh.name}};
   if (mesh.skinned()) {
-    int used = 1;
-    for (const auto& w : mesh.vertex_weights) {
-      for (int k = Mesh::kMaxInfluences - 1; k >= used; --k) {
-        if (w[k] > 0) used = k + 1;
-      }
-    }
-    const int sets = used > 4 ? 2 : 1;
-    std::vector<std::uint16_t> joints(n * 4 * sets, 0);
-    std::vector<float> weights(n * 4 * sets, 0.0f);
-    for (std::size_t v = 0; v < n; ++v) {
-      // Float weights summing to 1: normalised, then the largest absorbs the rounding.
-      float total = 0;
-      for (int k = 0; k < Mesh::kMaxInfluences; ++k) total += mesh.vertex_weights[v][k];
-      float* w = &weights[v * 4 * sets];
-      std::uint16_t* j = &joints[v * 4 * sets];
-      int largest = 0;
-      float sum = 0;
-      for (int k = 0; k < 4 * sets; ++k) {
-        w[k] = total > 0 ? mesh.vertex_weights[v][k] / total : (k == 0 ? 1.0f : 0.0f);
-        if (w[k] > 0) j[k] = mesh.vertex_joints[v][k];
-        if (w[k] > w[largest]) largest = k;
-        sum += w[k];
-      }
-      w[largest] += 1.0f - sum;
-    }
-    for (int set = 0; set < sets; ++set) {
-      std::vector<std::uint16_t> set_joints(n * 4);
-      std::vector<float> set_weights(n * 4);
-      for (std::size_t v = 0; v < n; ++v) {
-        for (int k = 0; k < 4; ++k) {
-          set_joints[v * 4 + k] = joints[v * 4 * sets + set * 4 + k];
-          set_weights[v * 4 + k] = weights[v * 4 * sets + set * 4 + k];
-        }
-      }
-      attributes[fmt::format("JOINTS_{}", set)] = buffer.AddRaw(
-          set_joints.data(), set_joints.size() * 2, kUnsignedShort, "VEC4", n, kArrayBuffer, gltf);
-      attributes[fmt::format("WEIGHTS_{}", set)] = buffer.Add(set_weights, "VEC4", 4, false, gltf);
-      gltf["bufferViews"].back()["target"] = kArrayBuffer;
-    }
-    std::vector<float> ibm;
-    ibm.reserve(mesh.bind_world.size() * 16);
-    for (const Eigen::Isometry3d& bind : mesh.bind_world) {
-      Eigen::Isometry3d b = to_space * bind;
-      b.translation() *= scale;
-      const Eigen::Matrix4d m = b.inverse().matrix();
-      for (int c = 0; c < 4; ++c) {
-        for (int r = 0; r < 4; ++r) ibm.push_back(static_cast<float>(m(r, c)));
-      }
-    }
-    gltf["skins"].push_back({{"name", mesh.name + "_skin"},
-                             {"joints", mesh.skin_joints},
-                             {"inverseBindMatrices", buffer.Add(ibm, "MAT4", 16, false, gltf)}});
-    node["skin"] = gltf["skins"].size() - 1;
+    AddSkinAttributes(mesh, buffer, gltf, attributes);
+    node["skin"] = AddSkin(mesh, scale, to_space, buffer, gltf);
   }
   nlohmann::json primitive = {{"attributes", attributes}, {"mode", 4}};
   if (!mesh.triangles.empty()) {

@@ -157,6 +157,14 @@ class Converter {
   // The joints: skin bones, animated nodes, skeleton models (FBX LimbNodes) and their
   // ancestors; lone animated nodes outside the skeleton left out with a warning.
   void SelectJoints();
+  // SelectJoints' steps: is_bone_ and bind_world_ from the meshes' skin bones.
+  void MarkSkinBones();
+  // is_joint_ and joint_parent_ for a file that animates only blend-shape weights: the nodes of
+  // those meshes are its joints. Appends the roots found.
+  void MarkMorphJoints(std::vector<int>& roots);
+  // The error of a file without joints, saying what it does hold and what of it rigel does not
+  // read.
+  [[noreturn]] void FailNoSkeleton() const;
   // Per node: a skeleton model (an FBX LimbNode) that is a joint whether or not a skin or an
   // animation uses it; leaves only when the file has neither skin nor animated LimbNodes (else a
   // bare leaf LimbNode is the end of its parent bone: an end site). After is_bone_.

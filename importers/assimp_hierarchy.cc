@@ -170,14 +170,7 @@ bool Converter::IsGeneratedSkeletonMesh(const aiMesh& mesh) const {
   return std::string_view(name.C_Str()) == "SkeletonMaterial";
 }
 
-void Converter::SelectJoints() {
-  std::unordered_set<std::string> cameras_lights;
-  for (unsigned i = 0; i < scene_.mNumCameras; ++i) {
-    cameras_lights.insert(scene_.mCameras[i]->mName.C_Str());
-  }
-  for (unsigned i = 0; i < scene_.mNumLights; ++i) {
-    cameras_lights.insert(scene_.mLights[i]->mName.C_Str());
-  }
+void Converter::MarkSkinBones() {
   const int n = static_cast<int>(nodes_.size());
   is_bone_.assign(n, false);
   bind_world_.assign(n, Eigen::Affine3d::Identity());
@@ -202,6 +195,53 @@ void Converter::SelectJoints() {
           static_global[mesh_node[m]] * ToEigen(bone->mOffsetMatrix).inverse();
     }
   }
+}
+
+void Converter::MarkMorphJoints(std::vector<int>& roots) {
+  const int n = static_cast<int>(nodes_.size());
+  for (const int i : MorphAnimatedNodes()) {
+    for (int p = i; p >= 0 && !is_joint_[p]; p = nodes_[p].parent) {
+      if (!nodes_[p].helper && p > 0) is_joint_[p] = true;
+    }
+    if (i == 0) is_joint_[0] = true;
+  }
+  for (int i = 1; i < n; ++i) {
+    const int p = nodes_[i].parent;
+    joint_parent_[i] = is_joint_[p] ? p : joint_parent_[p];
+  }
+  for (int i = 0; i < n; ++i) {
+    if (is_joint_[i] && joint_parent_[i] < 0) roots.push_back(i);
+  }
+}
+
+void Converter::FailNoSkeleton() const {
+  std::vector<std::string> held;
+  if (scene_.mNumMeshes > 0) held.push_back(fmt::format("{} mesh(es)", scene_.mNumMeshes));
+  if (const std::string shapes = BlendShapeSummary(); !shapes.empty()) held.push_back(shapes);
+  if (legacy_shapes_ > 0) {
+    held.push_back(fmt::format(
+        "{} blend shape(s) in FBX 7.1's older layout (Shape inside Geometry), which rigel does "
+        "not read",
+        legacy_shapes_));
+  }
+  if (scene_.mNumCameras > 0) held.push_back(fmt::format("{} camera(s)", scene_.mNumCameras));
+  if (scene_.mNumLights > 0) held.push_back(fmt::format("{} light(s)", scene_.mNumLights));
+  Fail(
+      fmt::format("no skeleton: the file has no skin bones, no skeleton (LimbNode) models and "
+                  "no animated nodes{}{}",
+                  held.empty() ? "" : "; it holds ", fmt::join(held, ", ")));
+}
+
+void Converter::SelectJoints() {
+  std::unordered_set<std::string> cameras_lights;
+  for (unsigned i = 0; i < scene_.mNumCameras; ++i) {
+    cameras_lights.insert(scene_.mCameras[i]->mName.C_Str());
+  }
+  for (unsigned i = 0; i < scene_.mNumLights; ++i) {
+    cameras_lights.insert(scene_.mLights[i]->mName.C_Str());
+  }
+  const int n = static_cast<int>(nodes_.size());
+  MarkSkinBones();
   is_joint_.assign(n, false);
   const std::vector<bool> limb = SkeletonModels();
   for (int i = 0; i < n; ++i) {
@@ -233,40 +273,8 @@ void Converter::SelectJoints() {
   for (int i = 0; i < n; ++i) {
     if (is_joint_[i] && joint_parent_[i] < 0) roots.push_back(i);
   }
-  if (roots.empty()) {
-    // A file that animates only blend-shape weights: the nodes of those meshes are its joints.
-    for (const int i : MorphAnimatedNodes()) {
-      for (int p = i; p >= 0 && !is_joint_[p]; p = nodes_[p].parent) {
-        if (!nodes_[p].helper && p > 0) is_joint_[p] = true;
-      }
-      if (i == 0) is_joint_[0] = true;
-    }
-    for (int i = 1; i < n; ++i) {
-      const int p = nodes_[i].parent;
-      joint_parent_[i] = is_joint_[p] ? p : joint_parent_[p];
-    }
-    for (int i = 0; i < n; ++i) {
-      if (is_joint_[i] && joint_parent_[i] < 0) roots.push_back(i);
-    }
-  }
-  if (roots.empty()) {
-    // Say what the file does hold, and what of it rigel does not read.
-    std::vector<std::string> held;
-    if (scene_.mNumMeshes > 0) held.push_back(fmt::format("{} mesh(es)", scene_.mNumMeshes));
-    if (const std::string shapes = BlendShapeSummary(); !shapes.empty()) held.push_back(shapes);
-    if (legacy_shapes_ > 0) {
-      held.push_back(fmt::format(
-          "{} blend shape(s) in FBX 7.1's older layout (Shape inside Geometry), which rigel does "
-          "not read",
-          legacy_shapes_));
-    }
-    if (scene_.mNumCameras > 0) held.push_back(fmt::format("{} camera(s)", scene_.mNumCameras));
-    if (scene_.mNumLights > 0) held.push_back(fmt::format("{} light(s)", scene_.mNumLights));
-    Fail(
-        fmt::format("no skeleton: the file has no skin bones, no skeleton (LimbNode) models and "
-                    "no animated nodes{}{}",
-                    held.empty() ? "" : "; it holds ", fmt::join(held, ", ")));
-  }
+  if (roots.empty()) MarkMorphJoints(roots);
+  if (roots.empty()) FailNoSkeleton();
   if (roots.size() > 1) {
     std::vector<std::string> dropped;
     const bool any_big = std::any_of(roots.begin(), roots.end(),

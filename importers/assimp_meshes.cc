@@ -32,6 +32,75 @@ std::string MaterialName(const aiScene& scene, unsigned index) {
   return IsValidUtf8(name.C_Str()) ? std::string(name.C_Str()) : std::string();
 }
 
+// The mesh's vertices placed in world space, its normals, first UV set and triangles (polygons as
+// fans); counts the polygons split and the point and line primitives dropped.
+void ConvertGeometry(const aiMesh& ai, const Eigen::Affine3d& place, Mesh& mesh,
+                     std::size_t& polygons, std::size_t& dropped_faces) {
+  const Eigen::Matrix3d normal_matrix = place.linear().inverse().transpose();
+  mesh.positions.reserve(ai.mNumVertices);
+  for (unsigned v = 0; v < ai.mNumVertices; ++v) {
+    const aiVector3D& p = ai.mVertices[v];
+    mesh.positions.push_back(place * Eigen::Vector3d(p.x, p.y, p.z));
+  }
+  if (ai.mNormals != nullptr) {
+    for (unsigned v = 0; v < ai.mNumVertices; ++v) {
+      const aiVector3D& p = ai.mNormals[v];
+      Eigen::Vector3d normal = normal_matrix * Eigen::Vector3d(p.x, p.y, p.z);
+      const double length = normal.norm();
+      mesh.normals.push_back(length > 0 && std::isfinite(length) ? Eigen::Vector3d(normal / length)
+                                                                 : Eigen::Vector3d::UnitY());
+    }
+  }
+  if (ai.mTextureCoords[0] != nullptr) {
+    for (unsigned v = 0; v < ai.mNumVertices; ++v) {
+      mesh.uvs.emplace_back(ai.mTextureCoords[0][v].x, ai.mTextureCoords[0][v].y);
+    }
+  }
+  for (unsigned f = 0; f < ai.mNumFaces; ++f) {
+    const aiFace& face = ai.mFaces[f];
+    if (face.mNumIndices < 3) {
+      ++dropped_faces;
+      continue;
+    }
+    if (face.mNumIndices > 3) ++polygons;
+    for (unsigned k = 1; k + 1 < face.mNumIndices; ++k) {  // a fan: exact for convex polygons
+      mesh.triangles.insert(mesh.triangles.end(),
+                            {face.mIndices[0], face.mIndices[k], face.mIndices[k + 1]});
+    }
+  }
+}
+
+// Each vertex's influences (weight, skin slot) down to the four largest, renormalised; counts the
+// vertices cut and the largest share of a vertex's weight dropped.
+void KeepLargestInfluences(unsigned num_vertices,
+                           std::vector<std::vector<std::pair<float, int>>>& influences, Mesh& mesh,
+                           std::size_t& cut_vertices, float& worst_cut) {
+  mesh.vertex_joints.assign(num_vertices, {});
+  mesh.vertex_weights.assign(num_vertices, {});
+  for (unsigned v = 0; v < num_vertices; ++v) {
+    auto& list = influences[v];
+    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    float total = 0, kept = 0;
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      total += list[k].first;
+      if (k < Mesh::kMaxInfluences) kept += list[k].first;
+    }
+    if (list.size() > Mesh::kMaxInfluences) {
+      ++cut_vertices;
+      worst_cut = std::max(worst_cut, (total - kept) / total);
+    }
+    for (std::size_t k = 0; k < list.size() && k < Mesh::kMaxInfluences; ++k) {
+      mesh.vertex_joints[v][k] = static_cast<std::uint16_t>(list[k].second);
+      mesh.vertex_weights[v][k] = list[k].first / kept;
+    }
+    if (list.empty()) {  // an unweighted vertex follows the first skin joint, at bind
+      mesh.vertex_weights[v][0] = 1.0f;
+    }
+  }
+}
+
 }  // namespace
 
 void Converter::ConvertMeshes(Scene& out) {
@@ -62,39 +131,7 @@ void Converter::ConvertMeshes(Scene& out) {
     if (!IsValidUtf8(mesh.name)) mesh.name = fmt::format("mesh{}", m);
     mesh.material = MaterialName(scene_, ai.mMaterialIndex);
     const Eigen::Affine3d& place = global[node];
-    const Eigen::Matrix3d normal_matrix = place.linear().inverse().transpose();
-    mesh.positions.reserve(ai.mNumVertices);
-    for (unsigned v = 0; v < ai.mNumVertices; ++v) {
-      const aiVector3D& p = ai.mVertices[v];
-      mesh.positions.push_back(place * Eigen::Vector3d(p.x, p.y, p.z));
-    }
-    if (ai.mNormals != nullptr) {
-      for (unsigned v = 0; v < ai.mNumVertices; ++v) {
-        const aiVector3D& p = ai.mNormals[v];
-        Eigen::Vector3d normal = normal_matrix * Eigen::Vector3d(p.x, p.y, p.z);
-        const double length = normal.norm();
-        mesh.normals.push_back(length > 0 && std::isfinite(length)
-                                   ? Eigen::Vector3d(normal / length)
-                                   : Eigen::Vector3d::UnitY());
-      }
-    }
-    if (ai.mTextureCoords[0] != nullptr) {
-      for (unsigned v = 0; v < ai.mNumVertices; ++v) {
-        mesh.uvs.emplace_back(ai.mTextureCoords[0][v].x, ai.mTextureCoords[0][v].y);
-      }
-    }
-    for (unsigned f = 0; f < ai.mNumFaces; ++f) {
-      const aiFace& face = ai.mFaces[f];
-      if (face.mNumIndices < 3) {
-        ++dropped_faces;
-        continue;
-      }
-      if (face.mNumIndices > 3) ++polygons;
-      for (unsigned k = 1; k + 1 < face.mNumIndices; ++k) {  // a fan: exact for convex polygons
-        mesh.triangles.insert(mesh.triangles.end(),
-                              {face.mIndices[0], face.mIndices[k], face.mIndices[k + 1]});
-      }
-    }
+    ConvertGeometry(ai, place, mesh, polygons, dropped_faces);
     // Skin: every bone that is a joint; up to four influences per vertex, the largest.
     std::vector<std::vector<std::pair<float, int>>> influences;
     for (unsigned b = 0; b < ai.mNumBones; ++b) {
@@ -120,30 +157,7 @@ void Converter::ConvertMeshes(Scene& out) {
       }
     }
     if (mesh.skinned()) {
-      mesh.vertex_joints.assign(ai.mNumVertices, {});
-      mesh.vertex_weights.assign(ai.mNumVertices, {});
-      for (unsigned v = 0; v < ai.mNumVertices; ++v) {
-        auto& list = influences[v];
-        std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
-          return a.first != b.first ? a.first > b.first : a.second < b.second;
-        });
-        float total = 0, kept = 0;
-        for (std::size_t k = 0; k < list.size(); ++k) {
-          total += list[k].first;
-          if (k < Mesh::kMaxInfluences) kept += list[k].first;
-        }
-        if (list.size() > Mesh::kMaxInfluences) {
-          ++cut_vertices;
-          worst_cut = std::max(worst_cut, (total - kept) / total);
-        }
-        for (std::size_t k = 0; k < list.size() && k < Mesh::kMaxInfluences; ++k) {
-          mesh.vertex_joints[v][k] = static_cast<std::uint16_t>(list[k].second);
-          mesh.vertex_weights[v][k] = list[k].first / kept;
-        }
-        if (list.empty()) {  // an unweighted vertex follows the first skin joint, at bind
-          mesh.vertex_weights[v][0] = 1.0f;
-        }
-      }
+      KeepLargestInfluences(ai.mNumVertices, influences, mesh, cut_vertices, worst_cut);
     } else {
       int joint_node = frame_index_[node] >= 0 ? node : joint_parent_[node];
       while (joint_node >= 0 && frame_index_[joint_node] < 0)

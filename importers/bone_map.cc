@@ -47,6 +47,115 @@ std::string EscapeMarkup(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// "origin:line" of an element, for messages.
+std::string Where(const std::string& origin, const std::string& xml, const pugi::xml_node& n) {
+  return fmt::format("{}:{}", origin, LineOf(xml, n.offset_debug()));
+}
+
+// The root element is <rigel-bone-map>, with known attributes and version 1.
+void CheckMapRoot(const pugi::xml_node& root, const std::string& origin, const std::string& xml) {
+  if (std::string(root.name()) != "rigel-bone-map") {
+    throw ImportError(fmt::format("{}: expected the root element <rigel-bone-map>, found <{}>",
+                                  Where(origin, xml, root), root.name()));
+  }
+  for (const pugi::xml_attribute a : root.attributes()) {
+    const std::string name = a.name();
+    if (name != "version" && name != "source" && name != "target") {
+      throw ImportError(
+          fmt::format("{}: unknown attribute '{}' on <rigel-bone-map> (expected "
+                      "version, source, target)",
+                      Where(origin, xml, root), name));
+    }
+  }
+  if (const pugi::xml_attribute v = root.attribute("version"); v && std::string(v.value()) != "1") {
+    throw ImportError(fmt::format("{}: unsupported bone-map version '{}' (expected 1)",
+                                  Where(origin, xml, root), v.value()));
+  }
+}
+
+// A role attribute's value; an unknown one lists the roles.
+std::optional<retarget::Role> ParseRoleAttribute(const char* value, const std::string& where) {
+  std::optional<retarget::Role> role = retarget::ParseRole(value);
+  if (!role) {
+    std::string roles;
+    for (int r = 0; r < retarget::kRoleCount; ++r) {
+      roles += (r ? ", " : "") + std::string(retarget::RoleName(static_cast<retarget::Role>(r)));
+    }
+    throw ImportError(
+        fmt::format("{}: unknown role '{}' (expected one of: {})", where, value, roles));
+  }
+  return role;
+}
+
+// rotate="X Y Z" (degrees, in that Euler order) as a rotation.
+Eigen::Quaterniond ParseRotate(const std::string& rotate, EulerOrder euler,
+                               const std::string& where) {
+  std::istringstream in(rotate);
+  in.imbue(std::locale::classic());
+  Eigen::Vector3d deg;
+  std::string extra;
+  if (!(in >> deg.x() >> deg.y() >> deg.z()) || (in >> extra) || !deg.allFinite()) {
+    throw ImportError(fmt::format(
+        "{}: expected rotate=\"X Y Z\" (three angles in degrees), found '{}'", where, rotate));
+  }
+  return EulerToQuaternion(euler, deg * kRadPerDeg);
+}
+
+// One <bone> element; its target must not be in `targets` yet (added here).
+retarget::BoneMapEntry ParseBone(const pugi::xml_node& n, const std::string& origin,
+                                 const std::string& xml, std::set<std::string>& targets) {
+  retarget::BoneMapEntry e;
+  e.line = LineOf(xml, n.offset_debug());
+  std::string rotate;
+  std::string order = "XYZ";
+  bool has_order = false;
+  for (const pugi::xml_attribute a : n.attributes()) {
+    const std::string name = a.name();
+    if (name == "source") {
+      e.source = a.value();
+    } else if (name == "target") {
+      e.target = a.value();
+    } else if (name == "rotate") {
+      rotate = a.value();
+    } else if (name == "order") {
+      order = a.value();
+      has_order = true;
+    } else if (name == "role") {
+      e.role = ParseRoleAttribute(a.value(), Where(origin, xml, n));
+    } else {
+      throw ImportError(fmt::format(
+          "{}: unknown attribute '{}' on <bone> (expected source, target, role, rotate, order)",
+          Where(origin, xml, n), name));
+    }
+  }
+  if (e.source.empty()) {
+    throw ImportError(
+        fmt::format("{}: <bone> needs a non-empty source attribute", Where(origin, xml, n)));
+  }
+  if (e.target.empty()) {
+    throw ImportError(
+        fmt::format("{}: <bone> needs a non-empty target attribute", Where(origin, xml, n)));
+  }
+  if (!targets.insert(e.target).second) {
+    throw ImportError(
+        fmt::format("{}: target joint '{}' is mapped twice", Where(origin, xml, n), e.target));
+  }
+  const std::optional<EulerOrder> euler = ParseEulerOrder(order);
+  if (!euler) {
+    throw ImportError(fmt::format("{}: bad order '{}' (expected XYZ, XZY, YXZ, YZX, ZXY or ZYX)",
+                                  Where(origin, xml, n), order));
+  }
+  if (has_order && rotate.empty()) {
+    throw ImportError(fmt::format("{}: order given without rotate", Where(origin, xml, n)));
+  }
+  if (!rotate.empty()) e.offset = ParseRotate(rotate, *euler, Where(origin, xml, n));
+  return e;
+}
+
+}  // namespace
+
 retarget::BoneMap ParseBoneMap(const std::string& xml, const std::string& origin) {
   pugi::xml_document doc;
   const pugi::xml_parse_result parsed = doc.load_buffer(xml.data(), xml.size());
@@ -55,26 +164,7 @@ retarget::BoneMap ParseBoneMap(const std::string& xml, const std::string& origin
                                   parsed.description()));
   }
   const pugi::xml_node root = doc.document_element();
-  auto where = [&](const pugi::xml_node& n) {
-    return fmt::format("{}:{}", origin, LineOf(xml, n.offset_debug()));
-  };
-  if (std::string(root.name()) != "rigel-bone-map") {
-    throw ImportError(fmt::format("{}: expected the root element <rigel-bone-map>, found <{}>",
-                                  where(root), root.name()));
-  }
-  for (const pugi::xml_attribute a : root.attributes()) {
-    const std::string name = a.name();
-    if (name != "version" && name != "source" && name != "target") {
-      throw ImportError(
-          fmt::format("{}: unknown attribute '{}' on <rigel-bone-map> (expected "
-                      "version, source, target)",
-                      where(root), name));
-    }
-  }
-  if (const pugi::xml_attribute v = root.attribute("version"); v && std::string(v.value()) != "1") {
-    throw ImportError(
-        fmt::format("{}: unsupported bone-map version '{}' (expected 1)", where(root), v.value()));
-  }
+  CheckMapRoot(root, origin, xml);
   retarget::BoneMap map;
   map.origin = origin;
   map.source_name = root.attribute("source").value();
@@ -83,75 +173,13 @@ retarget::BoneMap ParseBoneMap(const std::string& xml, const std::string& origin
   for (const pugi::xml_node n : root.children()) {
     if (n.type() != pugi::node_element) continue;
     if (std::string(n.name()) != "bone") {
-      throw ImportError(
-          fmt::format("{}: unknown element <{}> (expected <bone>)", where(n), n.name()));
+      throw ImportError(fmt::format("{}: unknown element <{}> (expected <bone>)",
+                                    Where(origin, xml, n), n.name()));
     }
-    retarget::BoneMapEntry e;
-    e.line = LineOf(xml, n.offset_debug());
-    std::string rotate;
-    std::string order = "XYZ";
-    bool has_order = false;
-    for (const pugi::xml_attribute a : n.attributes()) {
-      const std::string name = a.name();
-      if (name == "source") {
-        e.source = a.value();
-      } else if (name == "target") {
-        e.target = a.value();
-      } else if (name == "rotate") {
-        rotate = a.value();
-      } else if (name == "order") {
-        order = a.value();
-        has_order = true;
-      } else if (name == "role") {
-        e.role = retarget::ParseRole(a.value());
-        if (!e.role) {
-          std::string roles;
-          for (int r = 0; r < retarget::kRoleCount; ++r) {
-            roles +=
-                (r ? ", " : "") + std::string(retarget::RoleName(static_cast<retarget::Role>(r)));
-          }
-          throw ImportError(fmt::format("{}: unknown role '{}' (expected one of: {})", where(n),
-                                        a.value(), roles));
-        }
-      } else {
-        throw ImportError(fmt::format(
-            "{}: unknown attribute '{}' on <bone> (expected source, target, role, rotate, order)",
-            where(n), name));
-      }
-    }
-    if (e.source.empty()) {
-      throw ImportError(fmt::format("{}: <bone> needs a non-empty source attribute", where(n)));
-    }
-    if (e.target.empty()) {
-      throw ImportError(fmt::format("{}: <bone> needs a non-empty target attribute", where(n)));
-    }
-    if (!targets.insert(e.target).second) {
-      throw ImportError(fmt::format("{}: target joint '{}' is mapped twice", where(n), e.target));
-    }
-    const std::optional<EulerOrder> euler = ParseEulerOrder(order);
-    if (!euler) {
-      throw ImportError(fmt::format("{}: bad order '{}' (expected XYZ, XZY, YXZ, YZX, ZXY or ZYX)",
-                                    where(n), order));
-    }
-    if (has_order && rotate.empty()) {
-      throw ImportError(fmt::format("{}: order given without rotate", where(n)));
-    }
-    if (!rotate.empty()) {
-      std::istringstream in(rotate);
-      in.imbue(std::locale::classic());
-      Eigen::Vector3d deg;
-      std::string extra;
-      if (!(in >> deg.x() >> deg.y() >> deg.z()) || (in >> extra) || !deg.allFinite()) {
-        throw ImportError(
-            fmt::format("{}: expected rotate=\"X Y Z\" (three angles in degrees), found '{}'",
-                        where(n), rotate));
-      }
-      e.offset = EulerToQuaternion(*euler, deg * kRadPerDeg);
-    }
-    map.entries.push_back(std::move(e));
+    map.entries.push_back(ParseBone(n, origin, xml, targets));
   }
   if (map.entries.empty()) {
-    throw ImportError(fmt::format("{}: the map has no <bone> element", where(root)));
+    throw ImportError(fmt::format("{}: the map has no <bone> element", Where(origin, xml, root)));
   }
   return map;
 }

@@ -184,10 +184,10 @@ std::string LastLine(std::string text) {
   return text;
 }
 
-}  // namespace
-
-Scene RunIsolated(const std::string& path, const LoadOptions& options,
-                  const std::function<Scene()>& read) {
+// Forks the importer process (ChildMain) with a pipe for its reply and one for its stderr;
+// returns its pid and the pipes' reading ends.
+pid_t StartChild(const std::string& path, const LoadOptions& options,
+                 const std::function<Scene()>& read, int& data_fd, int& err_fd) {
   int data_pipe[2], err_pipe[2];
   if (pipe2(data_pipe, O_CLOEXEC) != 0) {
     throw ImportError(fmt::format("{}: cannot start the importer process (pipe: {})", path,
@@ -216,26 +216,58 @@ Scene RunIsolated(const std::string& path, const LoadOptions& options,
   }
   close(data_pipe[1]);
   close(err_pipe[1]);
-  // A larger pipe: the scene (2 MB for 2752 frames x 32 joints) crosses in fewer round trips.
-  fcntl(data_pipe[0], F_SETPIPE_SZ, 1 << 20);
+  data_fd = data_pipe[0];
+  err_fd = err_pipe[0];
+  return pid;
+}
 
+// What the importer process sent: its reply (length first) and stderr, and the scene decoded as
+// soon as the whole reply was in, while the child was still being torn down.
+struct ChildOutput {
   std::string data, err;
   bool length_known = false;
   std::uint64_t length = 0;
-  // Decoded as soon as the whole reply is in, while the child is still being torn down.
   std::optional<Scene> early;
   std::exception_ptr early_error;
   bool timed_out = false;
+};
+
+// Appends what was read from the reply pipe (i == 0) or stderr (i == 1).
+void TakeChunk(int i, const char* buffer, std::size_t n, const std::string& path,
+               ChildOutput& out) {
+  std::string& data = out.data;
+  std::string& sink = i == 0 ? data : out.err;
+  sink.append(buffer, n);
+  if (i == 0 && !out.length_known && data.size() >= sizeof(std::uint64_t)) {
+    std::memcpy(&out.length, data.data(), sizeof(out.length));
+    out.length_known = true;
+    if (out.length < (std::uint64_t{1} << 40)) data.reserve(sizeof(out.length) + out.length);
+  }
+  if (i == 0 && out.length_known && data.size() == sizeof(out.length) + out.length &&
+      out.length > 0 && data[sizeof(out.length)] == 'S' && !out.early && !out.early_error) {
+    try {
+      out.early = DecodeScene(std::string_view(data).substr(sizeof(out.length) + 1), path);
+    } catch (...) {
+      out.early_error = std::current_exception();
+    }
+  }
+  if (i == 1 && out.err.size() > 2 * kMaxStderr) out.err.erase(0, out.err.size() - kMaxStderr);
+}
+
+// Reads both pipes until the child closes them or the time limit passes (the child is then
+// killed); closes the pipes.
+void CollectOutput(pid_t pid, int data_fd, int err_fd, const std::string& path,
+                   const LoadOptions& options, ChildOutput& out) {
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(options.time_limit_seconds);
-  pollfd fds[2] = {{data_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  pollfd fds[2] = {{data_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
   int open_fds = 2;
   char buffer[1 << 16];
   while (open_fds > 0) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
-      timed_out = true;
+      out.timed_out = true;
       kill(pid, SIGKILL);
       break;
     }
@@ -254,31 +286,32 @@ Scene RunIsolated(const std::string& path, const LoadOptions& options,
         --open_fds;
         continue;
       }
-      std::string& sink = i == 0 ? data : err;
-      sink.append(buffer, static_cast<std::size_t>(n));
-      if (i == 0 && !length_known && data.size() >= sizeof(std::uint64_t)) {
-        std::memcpy(&length, data.data(), sizeof(length));
-        length_known = true;
-        if (length < (std::uint64_t{1} << 40)) data.reserve(sizeof(length) + length);
-      }
-      if (i == 0 && length_known && data.size() == sizeof(length) + length && length > 0 &&
-          data[sizeof(length)] == 'S' && !early && !early_error) {
-        try {
-          early = DecodeScene(std::string_view(data).substr(sizeof(length) + 1), path);
-        } catch (...) {
-          early_error = std::current_exception();
-        }
-      }
-      if (i == 1 && err.size() > 2 * kMaxStderr) err.erase(0, err.size() - kMaxStderr);
+      TakeChunk(i, buffer, static_cast<std::size_t>(n), path, out);
     }
   }
   for (const pollfd& p : fds) {
     if (p.fd >= 0) close(p.fd);
   }
+}
+
+}  // namespace
+
+Scene RunIsolated(const std::string& path, const LoadOptions& options,
+                  const std::function<Scene()>& read) {
+  int data_fd = -1, err_fd = -1;
+  const pid_t pid = StartChild(path, options, read, data_fd, err_fd);
+  // A larger pipe: the scene (2 MB for 2752 frames x 32 joints) crosses in fewer round trips.
+  fcntl(data_fd, F_SETPIPE_SZ, 1 << 20);
+
+  ChildOutput out;
+  CollectOutput(pid, data_fd, err_fd, path, options, out);
+  const std::string& data = out.data;
+  const std::string& err = out.err;
+  std::uint64_t length = out.length;
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (timed_out) {
+  if (out.timed_out) {
     throw ImportError(fmt::format("{}: the importer did not finish within {} s and was stopped",
                                   path, options.time_limit_seconds));
   }
@@ -305,8 +338,8 @@ Scene RunIsolated(const std::string& path, const LoadOptions& options,
   }
   if (reply[0] == 'E') throw ImportError(std::string(reply.substr(1)));
   if (reply[0] == 'R') throw ImportError(fmt::format("{}: {}", path, reply.substr(1)));
-  if (early_error) std::rethrow_exception(early_error);
-  if (early) return std::move(*early);
+  if (out.early_error) std::rethrow_exception(out.early_error);
+  if (out.early) return std::move(*out.early);
   return DecodeScene(reply.substr(1), path);
 }
 

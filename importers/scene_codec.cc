@@ -144,6 +144,141 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
+// The up and forward axes with their provenance, handedness and the file's original up.
+void ReadAxes(Reader& r, Scene& scene) {
+  auto axis = [&r](int low) {
+    const int a = r.Pod<std::int32_t>(), sign = r.Pod<std::int32_t>();
+    if (a < low || a > 2 || (sign != 1 && sign != -1)) r.Fail("axes");
+    return SignedAxis{a, sign};
+  };
+  auto source = [&r] {
+    const int s = r.Pod<std::int32_t>();
+    if (s < 0 || s > static_cast<int>(FactSource::kUser)) r.Fail("axes");
+    return static_cast<FactSource>(s);
+  };
+  for (AxisFact* f : {&scene.axes.up, &scene.axes.forward}) {
+    f->value = axis(0);
+    f->source = source();
+    f->evidence = r.String();
+  }
+  scene.axes.right_handed = r.Pod<std::int32_t>() != 0;
+  scene.axes.handedness_source = source();
+  scene.axes.original_up = axis(-1);
+}
+
+// One joint's name, rest transform, channels and scale inheritance.
+void ReadJoint(Reader& r, RawSkeleton::Joint& joint) {
+  joint.name = r.String();
+  joint.rest_translation = r.Vec3();
+  const double qw = r.Pod<double>(), qx = r.Pod<double>(), qy = r.Pod<double>(),
+               qz = r.Pod<double>();
+  joint.rest_orientation = Eigen::Quaterniond(qw, qx, qy, qz);
+  const std::uint64_t num_channels = r.Count(9);
+  for (std::uint64_t c = 0; c < num_channels; ++c) {
+    const auto v = r.Pod<std::uint8_t>();
+    if (v > static_cast<std::uint8_t>(ChannelType::kZscale)) r.Fail("channel type");
+    joint.channels.push_back(static_cast<ChannelType>(v));
+  }
+  const auto inheritance = r.Pod<std::uint8_t>();
+  if (inheritance > static_cast<std::uint8_t>(ScaleInheritance::kCompensate)) {
+    r.Fail("scale inheritance");
+  }
+  joint.scale_inheritance = static_cast<ScaleInheritance>(inheritance);
+}
+
+// The joints (parents first) and end sites, built into a Skeleton.
+std::unique_ptr<Skeleton> ReadSkeleton(Reader& r) {
+  const auto num_joints = static_cast<int>(r.Count(Skeleton::kMaxJoints));
+  std::vector<int> parents(num_joints);
+  std::vector<RawSkeleton::Joint> joints(num_joints);
+  for (int j = 0; j < num_joints; ++j) {
+    parents[j] = r.Pod<std::int32_t>();
+    if (parents[j] < -1 || parents[j] >= j) r.Fail("joint order");
+    ReadJoint(r, joints[j]);
+  }
+  const std::uint64_t num_end_sites = r.Count(1u << 20);
+  for (std::uint64_t i = 0; i < num_end_sites; ++i) {
+    const int parent = r.Pod<std::int32_t>();
+    if (parent < 0 || parent >= num_joints) r.Fail("end site parent");
+    joints[parent].end_sites.push_back(r.Vec3());
+    joints[parent].end_site_names.push_back(r.String());
+  }
+  // Assemble the tree bottom-up: children follow their parent, so moving from the last joint
+  // back keeps each joint's children complete (in order) before the joint itself moves.
+  std::vector<std::vector<int>> children(num_joints);
+  RawSkeleton raw;
+  std::vector<int> roots;
+  for (int j = 0; j < num_joints; ++j) {
+    (parents[j] < 0 ? roots : children[parents[j]]).push_back(j);
+  }
+  for (int j = num_joints - 1; j >= 0; --j) {
+    for (const int c : children[j]) joints[j].children.push_back(std::move(joints[c]));
+  }
+  for (const int j : roots) raw.roots.push_back(std::move(joints[j]));
+  std::string error;
+  std::unique_ptr<Skeleton> skeleton = SkeletonBuilder().Build(raw, &error);
+  if (!skeleton) r.Fail(error);
+  return skeleton;
+}
+
+// One clip: its name, values (num_channels per frame) and blend shape weights.
+Clip ReadClip(Reader& r, int num_channels) {
+  std::string name = r.String();
+  const int frames = r.Pod<std::int32_t>();
+  const int channels = r.Pod<std::int32_t>();
+  const double frame_time = r.Pod<double>();
+  const std::string_view values = r.Doubles();
+  if (frames < 0 || channels != num_channels ||
+      values.size() !=
+          static_cast<std::size_t>(frames) * static_cast<std::size_t>(channels) * sizeof(double)) {
+    r.Fail("clip size");
+  }
+  Clip clip(frames, channels, frame_time);
+  if (!values.empty()) std::memcpy(clip.values().data(), values.data(), values.size());
+  clip.set_name(std::move(name));
+  std::vector<WeightChannel> weight_channels(r.Count(1u << 20));
+  for (WeightChannel& c : weight_channels) {
+    c.mesh = r.String();
+    c.target = r.String();
+  }
+  const std::string_view weights = r.Doubles();
+  if (weights.size() !=
+      static_cast<std::size_t>(frames) * weight_channels.size() * sizeof(double)) {
+    r.Fail("clip weights size");
+  }
+  clip.SetWeightChannels(std::move(weight_channels));
+  if (!weights.empty()) std::memcpy(clip.weight_values().data(), weights.data(), weights.size());
+  return clip;
+}
+
+// One mesh, checked against the skeleton.
+Mesh ReadMesh(Reader& r, const Skeleton& skeleton) {
+  Mesh mesh;
+  mesh.name = r.String();
+  mesh.material = r.String();
+  mesh.positions = r.Vectors<3>();
+  mesh.normals = r.Vectors<3>();
+  mesh.uvs = r.Vectors<2>();
+  mesh.triangles = r.Array<std::uint32_t>();
+  mesh.skin_joints = r.Array<int>();
+  const std::uint64_t binds = r.Count(Skeleton::kMaxJoints);
+  for (std::uint64_t b = 0; b < binds; ++b) mesh.bind_world.push_back(r.Isometry());
+  mesh.vertex_joints = r.Array<std::array<std::uint16_t, Mesh::kMaxInfluences>>();
+  mesh.vertex_weights = r.Array<std::array<float, Mesh::kMaxInfluences>>();
+  mesh.attach_joint = r.Pod<std::int32_t>();
+  mesh.attach_bind = r.Isometry();
+  mesh.morph_targets.resize(r.Count(1u << 20));
+  for (MorphTarget& t : mesh.morph_targets) {
+    t.name = r.String();
+    t.vertices = r.Array<std::uint32_t>();
+    t.position_deltas = r.Vectors<3>();
+    t.normal_deltas = r.Vectors<3>();
+    t.default_weight = r.Pod<double>();
+  }
+  if (std::string fault = CheckMesh(skeleton, mesh); !fault.empty()) r.Fail(fault);
+  return mesh;
+}
+
 }  // namespace
 
 std::string EncodeScene(const Scene& scene) { return EncodeScene(scene, std::string()); }
@@ -249,130 +384,17 @@ Scene DecodeScene(std::string_view bytes, const std::string& context) {
   scene.source = r.String();
   scene.file_unit_metres = r.Pod<double>();
   scene.length_scale = r.Pod<double>();
-  auto axis = [&r](int low) {
-    const int a = r.Pod<std::int32_t>(), sign = r.Pod<std::int32_t>();
-    if (a < low || a > 2 || (sign != 1 && sign != -1)) r.Fail("axes");
-    return SignedAxis{a, sign};
-  };
-  auto source = [&r] {
-    const int s = r.Pod<std::int32_t>();
-    if (s < 0 || s > static_cast<int>(FactSource::kUser)) r.Fail("axes");
-    return static_cast<FactSource>(s);
-  };
-  for (AxisFact* f : {&scene.axes.up, &scene.axes.forward}) {
-    f->value = axis(0);
-    f->source = source();
-    f->evidence = r.String();
-  }
-  scene.axes.right_handed = r.Pod<std::int32_t>() != 0;
-  scene.axes.handedness_source = source();
-  scene.axes.original_up = axis(-1);
+  ReadAxes(r, scene);
   const std::uint64_t num_warnings = r.Count(1u << 20);
   for (std::uint64_t i = 0; i < num_warnings; ++i) scene.warnings.push_back(r.String());
-
-  const auto num_joints = static_cast<int>(r.Count(Skeleton::kMaxJoints));
-  std::vector<int> parents(num_joints);
-  std::vector<RawSkeleton::Joint> joints(num_joints);
-  for (int j = 0; j < num_joints; ++j) {
-    parents[j] = r.Pod<std::int32_t>();
-    if (parents[j] < -1 || parents[j] >= j) r.Fail("joint order");
-    RawSkeleton::Joint& joint = joints[j];
-    joint.name = r.String();
-    joint.rest_translation = r.Vec3();
-    const double qw = r.Pod<double>(), qx = r.Pod<double>(), qy = r.Pod<double>(),
-                 qz = r.Pod<double>();
-    joint.rest_orientation = Eigen::Quaterniond(qw, qx, qy, qz);
-    const std::uint64_t num_channels = r.Count(9);
-    for (std::uint64_t c = 0; c < num_channels; ++c) {
-      const auto v = r.Pod<std::uint8_t>();
-      if (v > static_cast<std::uint8_t>(ChannelType::kZscale)) r.Fail("channel type");
-      joint.channels.push_back(static_cast<ChannelType>(v));
-    }
-    const auto inheritance = r.Pod<std::uint8_t>();
-    if (inheritance > static_cast<std::uint8_t>(ScaleInheritance::kCompensate)) {
-      r.Fail("scale inheritance");
-    }
-    joint.scale_inheritance = static_cast<ScaleInheritance>(inheritance);
-  }
-  const std::uint64_t num_end_sites = r.Count(1u << 20);
-  for (std::uint64_t i = 0; i < num_end_sites; ++i) {
-    const int parent = r.Pod<std::int32_t>();
-    if (parent < 0 || parent >= num_joints) r.Fail("end site parent");
-    joints[parent].end_sites.push_back(r.Vec3());
-    joints[parent].end_site_names.push_back(r.String());
-  }
-  // Assemble the tree bottom-up: children follow their parent, so moving from the last joint
-  // back keeps each joint's children complete (in order) before the joint itself moves.
-  std::vector<std::vector<int>> children(num_joints);
-  RawSkeleton raw;
-  std::vector<int> roots;
-  for (int j = 0; j < num_joints; ++j) {
-    (parents[j] < 0 ? roots : children[parents[j]]).push_back(j);
-  }
-  for (int j = num_joints - 1; j >= 0; --j) {
-    for (const int c : children[j]) joints[j].children.push_back(std::move(joints[c]));
-  }
-  for (const int j : roots) raw.roots.push_back(std::move(joints[j]));
-  std::string error;
-  std::unique_ptr<Skeleton> skeleton = SkeletonBuilder().Build(raw, &error);
-  if (!skeleton) r.Fail(error);
-  scene.skeleton = std::move(skeleton);
-
+  scene.skeleton = ReadSkeleton(r);
   const std::uint64_t num_clips = r.Count(1u << 16);
   for (std::uint64_t i = 0; i < num_clips; ++i) {
-    std::string name = r.String();
-    const int frames = r.Pod<std::int32_t>();
-    const int channels = r.Pod<std::int32_t>();
-    const double frame_time = r.Pod<double>();
-    const std::string_view values = r.Doubles();
-    if (frames < 0 || channels != scene.skeleton->num_channels() ||
-        values.size() != static_cast<std::size_t>(frames) * static_cast<std::size_t>(channels) *
-                             sizeof(double)) {
-      r.Fail("clip size");
-    }
-    Clip clip(frames, channels, frame_time);
-    if (!values.empty()) std::memcpy(clip.values().data(), values.data(), values.size());
-    clip.set_name(std::move(name));
-    std::vector<WeightChannel> weight_channels(r.Count(1u << 20));
-    for (WeightChannel& c : weight_channels) {
-      c.mesh = r.String();
-      c.target = r.String();
-    }
-    const std::string_view weights = r.Doubles();
-    if (weights.size() !=
-        static_cast<std::size_t>(frames) * weight_channels.size() * sizeof(double)) {
-      r.Fail("clip weights size");
-    }
-    clip.SetWeightChannels(std::move(weight_channels));
-    if (!weights.empty()) std::memcpy(clip.weight_values().data(), weights.data(), weights.size());
-    scene.clips.push_back(std::move(clip));
+    scene.clips.push_back(ReadClip(r, scene.skeleton->num_channels()));
   }
   const std::uint64_t num_meshes = r.Count(1u << 20);
   for (std::uint64_t i = 0; i < num_meshes; ++i) {
-    Mesh mesh;
-    mesh.name = r.String();
-    mesh.material = r.String();
-    mesh.positions = r.Vectors<3>();
-    mesh.normals = r.Vectors<3>();
-    mesh.uvs = r.Vectors<2>();
-    mesh.triangles = r.Array<std::uint32_t>();
-    mesh.skin_joints = r.Array<int>();
-    const std::uint64_t binds = r.Count(Skeleton::kMaxJoints);
-    for (std::uint64_t b = 0; b < binds; ++b) mesh.bind_world.push_back(r.Isometry());
-    mesh.vertex_joints = r.Array<std::array<std::uint16_t, Mesh::kMaxInfluences>>();
-    mesh.vertex_weights = r.Array<std::array<float, Mesh::kMaxInfluences>>();
-    mesh.attach_joint = r.Pod<std::int32_t>();
-    mesh.attach_bind = r.Isometry();
-    mesh.morph_targets.resize(r.Count(1u << 20));
-    for (MorphTarget& t : mesh.morph_targets) {
-      t.name = r.String();
-      t.vertices = r.Array<std::uint32_t>();
-      t.position_deltas = r.Vectors<3>();
-      t.normal_deltas = r.Vectors<3>();
-      t.default_weight = r.Pod<double>();
-    }
-    if (std::string fault = CheckMesh(*scene.skeleton, mesh); !fault.empty()) r.Fail(fault);
-    scene.meshes.push_back(std::move(mesh));
+    scene.meshes.push_back(ReadMesh(r, *scene.skeleton));
   }
   if (!r.AtEnd()) r.Fail("trailing bytes");
   return scene;

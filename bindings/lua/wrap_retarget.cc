@@ -302,64 +302,70 @@ void PushMetrics(lua_State* L, const retarget::RetargetMetrics& q,
   lua_setfield(L, -2, "warnings");
 }
 
-int w_retarget(lua_State* L) {
-  // rigel.retarget(source_clip_or_scene, target [, options]) -> clip, metrics
-  ClipBox* source_clip = static_cast<ClipBox*>(TestBox(L, 1, kClipType));
-  SceneBox* source_scene = static_cast<SceneBox*>(TestBox(L, 1, kSceneType));
-  if (source_clip == nullptr && source_scene == nullptr) TypeError(L, 1, "Clip or Scene");
-  if (source_clip != nullptr) source_clip = CheckClip(L, 1);
-  if (source_scene != nullptr) {
-    source_scene = CheckScene(L, 1);
-    if (source_scene->scene->clips.empty()) luaL_argerror(L, 1, "the source scene has no clip");
+// The source and target of rigel.retarget: a Clip or Scene, and a Skeleton, Scene or Clip (its
+// skeleton, and the clip of a Clip or the first of a Scene as the reference pose).
+struct RetargetArgs {
+  ClipBox* source_clip = nullptr;
+  SceneBox* source_scene = nullptr;
+  const std::shared_ptr<const Skeleton>* target = nullptr;
+  const ClipBox* target_clip = nullptr;
+  const SceneBox* target_scene = nullptr;
+};
+
+// Checks the arguments' types and the options' keys; returns the options' index (0: none).
+int CheckRetargetArgs(lua_State* L, RetargetArgs& a) {
+  a.source_clip = static_cast<ClipBox*>(TestBox(L, 1, kClipType));
+  a.source_scene = static_cast<SceneBox*>(TestBox(L, 1, kSceneType));
+  if (a.source_clip == nullptr && a.source_scene == nullptr) TypeError(L, 1, "Clip or Scene");
+  if (a.source_clip != nullptr) a.source_clip = CheckClip(L, 1);
+  if (a.source_scene != nullptr) {
+    a.source_scene = CheckScene(L, 1);
+    if (a.source_scene->scene->clips.empty()) luaL_argerror(L, 1, "the source scene has no clip");
   }
-  const std::shared_ptr<const Skeleton>* target = CheckSkeletonOf(L, 2, "Skeleton, Scene or Clip");
-  const ClipBox* target_clip = static_cast<ClipBox*>(TestBox(L, 2, kClipType));
-  const SceneBox* target_scene = static_cast<SceneBox*>(TestBox(L, 2, kSceneType));
+  a.target = CheckSkeletonOf(L, 2, "Skeleton, Scene or Clip");
+  a.target_clip = static_cast<ClipBox*>(TestBox(L, 2, kClipType));
+  a.target_scene = static_cast<SceneBox*>(TestBox(L, 2, kSceneType));
   const int opt = lua_isnoneornil(L, 3) ? 0 : 3;
   if (opt != 0) {
     CheckTable(L, 3);
     CheckOptionKeys(L, 3, kRetargetOptions);
   }
   CheckMaxArgs(L, 3);
-  // Options and map tables may run Lua code (metamethods): everything read below comes from
-  // anchors on the stack, which the script cannot reach, and the source and target clips or
-  // scenes are locked (no resize, no release) until this call returns.
-  if (source_clip != nullptr) {
-    PushClip(L, source_clip->skeleton, source_clip->clip);
-    source_clip = static_cast<ClipBox*>(lua_touserdata(L, -1));
-    PushLock(L, source_clip->clip.get(), "retargeted");
-  } else {
-    PushScene(L, source_scene->scene);
-    source_scene = static_cast<SceneBox*>(lua_touserdata(L, -1));
-    PushLock(L, source_scene->scene.get(), "retargeted");
-  }
-  PushSkeleton(L, *target);
-  target = &static_cast<SkeletonBox*>(lua_touserdata(L, -1))->skeleton;
-  if (target_clip != nullptr) {
-    PushClip(L, target_clip->skeleton, target_clip->clip);
-    target_clip = static_cast<ClipBox*>(lua_touserdata(L, -1));
-    PushLock(L, target_clip->clip.get(), "retargeted");
-  } else if (target_scene != nullptr) {
-    PushScene(L, target_scene->scene);
-    target_scene = static_cast<SceneBox*>(lua_touserdata(L, -1));
-    PushLock(L, target_scene->scene.get(), "retargeted");
-  }
-  const std::shared_ptr<const Skeleton>& source_skeleton =
-      source_clip != nullptr ? source_clip->skeleton : source_scene->scene->skeleton;
-  const Clip& clip =
-      source_clip != nullptr ? *source_clip->clip : source_scene->scene->clips.front();
-  const Clip* reference_target =
-      target_clip != nullptr ? target_clip->clip.get()
-                             : (target_scene != nullptr && !target_scene->scene->clips.empty()
-                                    ? &target_scene->scene->clips.front()
-                                    : nullptr);
-  if (clip.num_frames() == 0) luaL_argerror(L, 1, "the source clip has no frames");
+  return opt;
+}
 
-  retarget::RetargetOptions o;
+// Options and map tables may run Lua code (metamethods): everything read after this comes from
+// anchors on the stack, which the script cannot reach, and the source and target clips or
+// scenes are locked (no resize, no release) until rigel.retarget returns.
+void AnchorRetargetArgs(lua_State* L, RetargetArgs& a) {
+  if (a.source_clip != nullptr) {
+    PushClip(L, a.source_clip->skeleton, a.source_clip->clip);
+    a.source_clip = static_cast<ClipBox*>(lua_touserdata(L, -1));
+    PushLock(L, a.source_clip->clip.get(), "retargeted");
+  } else {
+    PushScene(L, a.source_scene->scene);
+    a.source_scene = static_cast<SceneBox*>(lua_touserdata(L, -1));
+    PushLock(L, a.source_scene->scene.get(), "retargeted");
+  }
+  PushSkeleton(L, *a.target);
+  a.target = &static_cast<SkeletonBox*>(lua_touserdata(L, -1))->skeleton;
+  if (a.target_clip != nullptr) {
+    PushClip(L, a.target_clip->skeleton, a.target_clip->clip);
+    a.target_clip = static_cast<ClipBox*>(lua_touserdata(L, -1));
+    PushLock(L, a.target_clip->clip.get(), "retargeted");
+  } else if (a.target_scene != nullptr) {
+    PushScene(L, a.target_scene->scene);
+    a.target_scene = static_cast<SceneBox*>(lua_touserdata(L, -1));
+    PushLock(L, a.target_scene->scene.get(), "retargeted");
+  }
+}
+
+// root_motion and root_motion_bone: the bone's name is a string kept alive by the options table
+// (copied inside catch_exceptions), or nullptr.
+const char* ReadRootMotion(lua_State* L, int opt, retarget::RetargetOptions& o) {
   if (HasField(L, opt, "root_motion")) {
     o.root_motion = kRootMotionValues[OptionField(L, opt, "root_motion", kRootMotions, -1)];
   }
-  // root_motion_bone: a string kept alive by the options table (copied inside catch_exceptions).
   const char* root_bone = nullptr;
   if (HasField(L, opt, "root_motion_bone")) {
     lua_getfield(L, opt, "root_motion_bone");
@@ -370,6 +376,12 @@ int w_retarget(lua_State* L) {
       luaL_argerror(L, opt, "root_motion_bone needs root_motion = \"extract\"");
     }
   }
+  return root_bone;
+}
+
+// The remaining options: IK clean-up, reference frames, up axes, units and contact detection.
+void ReadRetargetOptions(lua_State* L, int opt, const RetargetArgs& a, const Clip& clip,
+                         const Clip* reference_target, retarget::RetargetOptions& o) {
   o.pin_feet = BoolField(L, opt, "pin_feet", false);
   o.pin_hands = BoolField(L, opt, "pin_hands", false);
   o.follow_source_between_contacts = BoolField(L, opt, "follow_source", false);
@@ -386,7 +398,7 @@ int w_retarget(lua_State* L) {
   const char* const up_fields[] = {"source_up", "target_up"};
   int* const up_values[] = {&o.source_up_axis, &o.target_up_axis};
   // Scenes give theirs (stated, given to rigel.load or inferred from the body), as on the CLI.
-  const SceneBox* const up_scenes[] = {source_scene, target_scene};
+  const SceneBox* const up_scenes[] = {a.source_scene, a.target_scene};
   for (int i = 0; i < 2; ++i) {
     if (HasField(L, opt, up_fields[i])) {
       *up_values[i] = 1 + OptionField(L, opt, up_fields[i], kUpAxes, -1) % 2;
@@ -394,10 +406,10 @@ int w_retarget(lua_State* L) {
       *up_values[i] = RetargetUpAxis(up_scenes[i]->scene->axes.up);
     }
   }
-  o.source_unit_metres = NumberField(L, opt, "source_unit",
-                                     source_scene != nullptr ? UnitOf(*source_scene->scene) : 0.0);
-  o.target_unit_metres = NumberField(L, opt, "target_unit",
-                                     target_scene != nullptr ? UnitOf(*target_scene->scene) : 0.0);
+  o.source_unit_metres = NumberField(
+      L, opt, "source_unit", a.source_scene != nullptr ? UnitOf(*a.source_scene->scene) : 0.0);
+  o.target_unit_metres = NumberField(
+      L, opt, "target_unit", a.target_scene != nullptr ? UnitOf(*a.target_scene->scene) : 0.0);
   if (o.source_unit_metres < 0 || o.target_unit_metres < 0) {
     luaL_argerror(L, opt, "units are metres per unit and must be > 0 (0 = estimate)");
   }
@@ -410,10 +422,13 @@ int w_retarget(lua_State* L) {
   if (o.contact_height < 0 || o.contact_speed < 0 || o.contact_blend_seconds < 0) {
     luaL_argerror(L, opt, "contact_height, contact_speed and contact_blend must be >= 0");
   }
+}
 
-  // The map: nil (automatic), a path or XML text, or a table checked here.
+// The map: nil (automatic), a path or XML text, or a table checked here. Returns the checked
+// table's index (0: none); *map_text is the path or XML text, or nullptr. The map stays on the
+// stack.
+int ReadMapOption(lua_State* L, int opt, const char** map_text) {
   int map_table = 0;
-  const char* map_text = nullptr;
   if (HasField(L, opt, "map")) {
     lua_getfield(L, opt, "map");  // stays on the stack
     const int m = lua_gettop(L);
@@ -421,12 +436,37 @@ int w_retarget(lua_State* L) {
       CheckMapTable(L, opt, m);
       map_table = lua_gettop(L);  // the checked entries
     } else if (lua_type(L, m) == LUA_TSTRING) {
-      map_text = lua_tostring(L, m);
-      if (!LooksLikeXml(map_text)) CheckPathAccess(L, opt, map_text);
+      *map_text = lua_tostring(L, m);
+      if (!LooksLikeXml(*map_text)) CheckPathAccess(L, opt, *map_text);
     } else {
       FieldError(L, opt, "map", "path, XML text or table");
     }
   }
+  return map_table;
+}
+
+int w_retarget(lua_State* L) {
+  // rigel.retarget(source_clip_or_scene, target [, options]) -> clip, metrics
+  RetargetArgs a;
+  const int opt = CheckRetargetArgs(L, a);
+  AnchorRetargetArgs(L, a);
+  const std::shared_ptr<const Skeleton>* target = a.target;
+  const std::shared_ptr<const Skeleton>& source_skeleton =
+      a.source_clip != nullptr ? a.source_clip->skeleton : a.source_scene->scene->skeleton;
+  const Clip& clip =
+      a.source_clip != nullptr ? *a.source_clip->clip : a.source_scene->scene->clips.front();
+  const Clip* reference_target =
+      a.target_clip != nullptr ? a.target_clip->clip.get()
+                               : (a.target_scene != nullptr && !a.target_scene->scene->clips.empty()
+                                      ? &a.target_scene->scene->clips.front()
+                                      : nullptr);
+  if (clip.num_frames() == 0) luaL_argerror(L, 1, "the source clip has no frames");
+
+  retarget::RetargetOptions o;
+  const char* root_bone = ReadRootMotion(L, opt, o);
+  ReadRetargetOptions(L, opt, a, clip, reference_target, o);
+  const char* map_text = nullptr;
+  const int map_table = ReadMapOption(L, opt, &map_text);
 
   bool bad_map = false;
   bool failed = false;

@@ -49,10 +49,10 @@ std::vector<std::string> WrittenFiles(const ClipReport& report, const std::strin
 
 namespace {
 
-// Run's work: each input's report handed to `done` as it completes (from the worker threads,
-// several at once, or from this thread with worker processes).
-void RunEach(const std::vector<Input>& inputs, const RunOptions& options, const Processor& process,
-             const std::function<void(size_t, ClipReport)>& completed) {
+// The outputs of the inputs, checked not to overwrite any input (before any write); the output
+// folder made and the partial files an interrupted run left removed.
+std::vector<std::string> PrepareOutputs(const std::vector<Input>& inputs,
+                                        const RunOptions& options) {
   std::vector<std::string> outputs;
   for (const Input& input : inputs) outputs.push_back(OutputPath(options, input));
   CheckInputsNotOverwritten(inputs, options.out_dir, outputs);  // before any write
@@ -63,34 +63,57 @@ void RunEach(const std::vector<Input>& inputs, const RunOptions& options, const 
     std::fprintf(stderr, "rigel %s: removed %d partial file(s) left by an interrupted run\n",
                  options.command.c_str(), stale);
   }
-  std::atomic<size_t> next{0};
+  return outputs;
+}
+
+// The counts of a run, updated by the threads that finish clips.
+struct Counts {
   std::atomic<int> done{0}, failed{0}, suspect{0};
   std::atomic<long long> frames{0};
+};
+
+// The progress bar (redrawn in place), or the final line, after `seconds` of `total` clips.
+void DrawProgress(const Counts& counts, const RunOptions& options, size_t total, double seconds,
+                  bool final_line) {
+  const double t = seconds;
+  const int d = counts.done.load();
+  const double fps = t > 0 ? static_cast<double>(counts.frames.load()) / t : 0.0;
+  const double eta = d > 0 ? t / d * static_cast<double>(total - d) : NAN;
+  const int width = 24;
+  const int filled = total == 0 ? width : static_cast<int>(width * d / total);
+  const std::string bar = std::string(filled, '#') + std::string(width - filled, '.');
+  if (final_line) {
+    if (options.progress) std::fputs("\r\033[K", stderr);
+    const std::string suspects =
+        counts.suspect.load() > 0 ? ", " + std::to_string(counts.suspect.load()) + " suspect" : "";
+    std::fprintf(stderr, "rigel %s: %d/%zu clips, %d failed%s, %.0f frames/s, %s\n",
+                 options.command.c_str(), d, total, counts.failed.load(), suspects.c_str(), fps,
+                 Clock(t).c_str());
+  } else {
+    std::fprintf(stderr, "\r\033[K[%s] %d/%zu clips  %.0f frames/s  ETA %s  failed %d", bar.c_str(),
+                 d, total, fps, Clock(eta).c_str(), counts.failed.load());
+  }
+  std::fflush(stderr);
+}
+
+// Run's work: each input's report handed to `done` as it completes (from the worker threads,
+// several at once, or from this thread with worker processes).
+void RunEach(const std::vector<Input>& inputs, const RunOptions& options, const Processor& process,
+             const std::function<void(size_t, ClipReport)>& completed) {
+  const std::vector<std::string> outputs = PrepareOutputs(inputs, options);
+  std::atomic<size_t> next{0};
+  Counts counts;
+  std::atomic<int>& done = counts.done;
+  std::atomic<int>& failed = counts.failed;
+  std::atomic<int>& suspect = counts.suspect;
+  std::atomic<long long>& frames = counts.frames;
   std::mutex progress_mutex;
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&start] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   auto draw = [&](bool final_line) {
-    const double t = elapsed();
-    const int d = done.load();
-    const double fps = t > 0 ? static_cast<double>(frames.load()) / t : 0.0;
-    const double eta = d > 0 ? t / d * static_cast<double>(inputs.size() - d) : NAN;
-    const int width = 24;
-    const int filled = inputs.empty() ? width : static_cast<int>(width * d / inputs.size());
-    const std::string bar = std::string(filled, '#') + std::string(width - filled, '.');
-    if (final_line) {
-      if (options.progress) std::fputs("\r\033[K", stderr);
-      const std::string suspects =
-          suspect.load() > 0 ? ", " + std::to_string(suspect.load()) + " suspect" : "";
-      std::fprintf(stderr, "rigel %s: %d/%zu clips, %d failed%s, %.0f frames/s, %s\n",
-                   options.command.c_str(), d, inputs.size(), failed.load(), suspects.c_str(), fps,
-                   Clock(t).c_str());
-    } else {
-      std::fprintf(stderr, "\r\033[K[%s] %d/%zu clips  %.0f frames/s  ETA %s  failed %d",
-                   bar.c_str(), d, inputs.size(), fps, Clock(eta).c_str(), failed.load());
-    }
-    std::fflush(stderr);
+    DrawProgress(counts, options, inputs.size(), elapsed(), final_line);
   };
   // Before a clip: its provenance, and whether --resume skips it (then *report is final).
   // Otherwise its folder exists. An old manifest stays until this run's one replaces it: it holds

@@ -89,11 +89,8 @@ std::string ScriptSafeJson(const json& value) {
   return out;
 }
 
-// One clip as the page draws it.
-json ClipJson(const std::string& path, const std::string& role, const std::string& take) {
-  const Scene scene = LoadScene(path);
-  if (scene.clips.empty()) throw std::runtime_error(path + ": no animation");
-  const Skeleton& sk = *scene.skeleton;
+// The take of that name, else the scene's first clip.
+const Clip& PickTake(const Scene& scene, const std::string& take) {
   const Clip* picked = &scene.clips.front();
   for (const Clip& c : scene.clips) {
     if (!take.empty() && c.name() == take) {
@@ -101,40 +98,57 @@ json ClipJson(const std::string& path, const std::string& role, const std::strin
       break;
     }
   }
-  const Clip& clip = *picked;
+  return *picked;
+}
+
+// A clip sampled per frame: joint and end-site world positions, channel values (rotations in
+// degrees), and the joints' bounds on the first frame.
+struct ClipSamples {
+  std::vector<double> positions;
+  std::vector<float> ends;
+  std::vector<float> channels;
+  Eigen::AlignedBox3d first_box;
+};
+
+ClipSamples SampleClip(const Skeleton& sk, const Clip& clip) {
   const int nj = sk.num_joints();
   const int ne = static_cast<int>(sk.end_sites().size());
   const int nc = sk.num_channels();
   const int nf = clip.num_frames();
-
-  std::vector<double> positions(static_cast<size_t>(nf) * nj * 3);
-  std::vector<float> ends(static_cast<size_t>(nf) * ne * 3);
-  std::vector<float> channels(static_cast<size_t>(nf) * nc);
+  ClipSamples s;
+  s.positions.resize(static_cast<size_t>(nf) * nj * 3);
+  s.ends.resize(static_cast<size_t>(nf) * ne * 3);
+  s.channels.resize(static_cast<size_t>(nf) * nc);
   Pose pose(sk);
-  Eigen::AlignedBox3d first_box;
   for (int f = 0; f < nf; ++f) {
     pose.SetFromRow(sk, clip.frame(f));
-    if (f == 0) first_box = JointBounds(pose.world);
+    if (f == 0) s.first_box = JointBounds(pose.world);
     for (int j = 0; j < nj; ++j) {
       const Eigen::Vector3d p = pose.world[j].translation();
-      for (int a = 0; a < 3; ++a) positions[(static_cast<size_t>(f) * nj + j) * 3 + a] = p[a];
+      for (int a = 0; a < 3; ++a) s.positions[(static_cast<size_t>(f) * nj + j) * 3 + a] = p[a];
     }
     for (int e = 0; e < ne; ++e) {
       const Eigen::Vector3d p = EndSitePosition(sk, pose.world, e);
       for (int a = 0; a < 3; ++a)
-        ends[(static_cast<size_t>(f) * ne + e) * 3 + a] = static_cast<float>(p[a]);
+        s.ends[(static_cast<size_t>(f) * ne + e) * 3 + a] = static_cast<float>(p[a]);
     }
     const std::span<const double> row = clip.frame(f);
     for (int c = 0; c < nc; ++c) {
       const double v = IsRotation(sk.channels()[c]) ? row[c] * kDegPerRad : row[c];
-      channels[static_cast<size_t>(f) * nc + c] = static_cast<float>(v);
+      s.channels[static_cast<size_t>(f) * nc + c] = static_cast<float>(v);
     }
   }
-  const int up = first_box.isEmpty() ? 1 : GuessUpAxis(first_box);
-  // Size: a joint whose world position equals, bit for bit and on every frame, that of an earlier
-  // joint (zero-length bones) is stored once; a channel constant over the clip is stored once.
+  return s;
+}
+
+// A joint whose world position equals, bit for bit and on every frame, that of an earlier joint
+// (zero-length bones) is stored once: *alias names that joint (-1: stored). Returns the stored
+// joints' positions, frame by frame.
+std::vector<double> PackPositions(const Skeleton& sk, int nf, const std::vector<double>& positions,
+                                  std::vector<int>& alias) {
+  const int nj = sk.num_joints();
   const size_t stride = static_cast<size_t>(nj) * 3;
-  std::vector<int> alias(nj, -1);
+  alias.assign(nj, -1);
   std::vector<int> stored_joints;
   for (int j = 0; j < nj; ++j) {
     for (int k = sk.parent(j); k >= 0 && alias[j] < 0; k = sk.parent(k)) {
@@ -154,7 +168,13 @@ json ClipJson(const std::string& path, const std::string& role, const std::strin
       for (int a = 0; a < 3; ++a) packed.push_back(positions[f * stride + 3 * j + a]);
     }
   }
-  json constant = json::array();
+  return packed;
+}
+
+// A channel constant over the clip is stored once (*constant, else null there); the others'
+// values, frame by frame, are returned.
+std::vector<float> PackChannels(int nc, int nf, const std::vector<float>& channels,
+                                json& constant) {
   std::vector<float> animated;
   std::vector<int> animated_channels;
   for (int c = 0; c < nc; ++c) {
@@ -170,6 +190,26 @@ json ClipJson(const std::string& path, const std::string& role, const std::strin
   for (int f = 0; f < nf; ++f) {
     for (int c : animated_channels) animated.push_back(channels[static_cast<size_t>(f) * nc + c]);
   }
+  return animated;
+}
+
+// One clip as the page draws it.
+json ClipJson(const std::string& path, const std::string& role, const std::string& take) {
+  const Scene scene = LoadScene(path);
+  if (scene.clips.empty()) throw std::runtime_error(path + ": no animation");
+  const Skeleton& sk = *scene.skeleton;
+  const Clip& clip = PickTake(scene, take);
+  const int nc = sk.num_channels();
+  const int nf = clip.num_frames();
+
+  const ClipSamples samples = SampleClip(sk, clip);
+  const Eigen::AlignedBox3d& first_box = samples.first_box;
+  const int up = first_box.isEmpty() ? 1 : GuessUpAxis(first_box);
+  // Size: zero-length bones and constant channels are stored once.
+  std::vector<int> alias;
+  const std::vector<double> packed = PackPositions(sk, nf, samples.positions, alias);
+  json constant = json::array();
+  const std::vector<float> animated = PackChannels(nc, nf, samples.channels, constant);
   json j;
   j["name"] = fs::path(path).filename().string();
   j["path"] = path;
@@ -199,7 +239,7 @@ json ClipJson(const std::string& path, const std::string& role, const std::strin
   j["warnings"] = scene.warnings;
   j["position_alias"] = alias;
   j["positions"] = Base64(packed.data(), packed.size() * sizeof(double));
-  j["end_positions"] = Base64(ends.data(), ends.size() * sizeof(float));
+  j["end_positions"] = Base64(samples.ends.data(), samples.ends.size() * sizeof(float));
   j["channel_constant"] = constant;
   j["channel_values"] = Base64(animated.data(), animated.size() * sizeof(float));
   return j;
@@ -219,12 +259,12 @@ struct Report {
   json columns;
 };
 
-Report ReadFramesReport(const std::string& path, PageSummary& summary) {
+// The report's lines: the header into report.header, the records returned.
+std::vector<json> ReadReportLines(const std::string& path, Report& report) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open the frames report");
   std::string line;
   int line_no = 0;
-  Report report;
   std::vector<json> records;
   while (std::getline(in, line)) {
     ++line_no;
@@ -245,17 +285,19 @@ Report ReadFramesReport(const std::string& path, PageSummary& summary) {
     records.push_back(std::move(value));
   }
   if (report.header.is_null()) throw std::runtime_error(path + ": empty frames report");
-  int frames = report.header.value("frames", 0);
-  for (const json& r : records) frames = std::max(frames, r.value("frame", -1) + 1);
+  return records;
+}
+
+// The effectors the header and the records name, in order of first appearance, with their index.
+std::vector<std::string> CollectEffectors(const json& header, const std::vector<json>& records,
+                                          std::map<std::string, int>& effector_index) {
   std::vector<std::string> effectors;
-  std::map<std::string, int> effector_index;
   auto add_effector = [&](const std::string& name) {
     if (effector_index.emplace(name, static_cast<int>(effectors.size())).second)
       effectors.push_back(name);
   };
-  json effector_joints = json::array();
-  if (report.header.contains("effectors") && report.header["effectors"].is_array()) {
-    for (const json& e : report.header["effectors"]) {
+  if (header.contains("effectors") && header["effectors"].is_array()) {
+    for (const json& e : header["effectors"]) {
       if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) continue;
       add_effector(e["name"].get<std::string>());
     }
@@ -268,80 +310,129 @@ Report ReadFramesReport(const std::string& path, PageSummary& summary) {
       }
     }
   }
+  return effectors;
+}
+
+// Each effector's joint as the header states it ("" when it does not).
+json EffectorJoints(const json& header, const std::vector<std::string>& effectors) {
+  json effector_joints = json::array();
   for (const std::string& name : effectors) {
     std::string joint;
-    if (report.header.contains("effectors") && report.header["effectors"].is_array()) {
-      for (const json& e : report.header["effectors"]) {
+    if (header.contains("effectors") && header["effectors"].is_array()) {
+      for (const json& e : header["effectors"]) {
         if (e.is_object() && e.value("name", "") == name) joint = e.value("joint", "");
       }
     }
     effector_joints.push_back(joint);
   }
-  const size_t n = static_cast<size_t>(frames);
-  const size_t ne = effectors.size();
-  const json null_column(std::vector<json>(n, nullptr));
-  json status = null_column, iterations = null_column, swivel = null_column, slide = null_column,
-       pop = null_column;
-  std::vector<json> residual(ne, null_column), angle(ne, null_column);
-  std::vector<json> targets(ne, json(std::vector<json>(3 * n, nullptr)));
+  return effector_joints;
+}
+
+// The plots' columns, one value (or null) per frame.
+struct FrameColumns {
+  FrameColumns(size_t n, size_t ne)
+      : null_column(std::vector<json>(n, nullptr)),
+        status(null_column),
+        iterations(null_column),
+        swivel(null_column),
+        slide(null_column),
+        pop(null_column),
+        residual(ne, null_column),
+        angle(ne, null_column),
+        targets(ne, json(std::vector<json>(3 * n, nullptr))) {}
+  const json null_column;
+  json status, iterations, swivel, slide, pop;
+  std::vector<json> residual, angle;
+  std::vector<json> targets;
   json limits = json::object();
   double worst = -1;
-  for (const json& r : records) {
-    const int f = r.value("frame", -1);
-    if (f < 0 || f >= frames) continue;
-    const std::string s = r.contains("status") && r["status"].is_string()
-                              ? r["status"].get<std::string>()
-                              : std::string();
-    if (!s.empty()) {
-      const int code = s == "converged"       ? 0
-                       : s == "not_converged" ? 1
-                       : s == "unreachable"   ? 2
-                       : s == "invalid"       ? 3
-                                              : -1;
-      if (code >= 0) status[f] = code;
-      if (code == 2 || code == 3) ++summary.unreachable;
-      if (code == 1) ++summary.not_converged;
-    }
-    iterations[f] = NumberOrNull(Number(r, "iterations"));
-    const double sw = Number(r, "swivel_jump");
-    swivel[f] = NumberOrNull(sw);
-    if (std::abs(sw) >= kFlipDegrees) ++summary.flips;
-    const double fs_ = Number(r, "foot_slide");
-    slide[f] = NumberOrNull(fs_);
-    if (std::isfinite(fs_)) {
-      summary.foot_slide_max = std::max(summary.foot_slide_max, fs_);
-      summary.foot_slide_sum += fs_;
-    }
-    const double p = Number(r, "pop");
-    pop[f] = NumberOrNull(p);
-    if (p >= kPopScore) ++summary.pops;
-    if (r.contains("limits") && r["limits"].is_array() && !r["limits"].empty()) {
-      json names = json::array();
-      for (const json& l : r["limits"])
-        if (l.is_string()) names.push_back(l);
-      limits[std::to_string(f)] = names;
-      ++summary.limit_frames;
-    }
-    if (r.contains("effectors") && r["effectors"].is_array()) {
-      for (const json& e : r["effectors"]) {
-        if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) continue;
-        const int k = effector_index[e["name"].get<std::string>()];
-        const double err = Number(e, "position_error");
-        residual[k][f] = NumberOrNull(err);
-        angle[k][f] = NumberOrNull(Number(e, "angle_error"));
-        if (std::isfinite(err) && err > worst) {
-          worst = err;
-          summary.worst_frame = f;
-          summary.worst_residual = err;
-        }
-        if (e.contains("target") && e["target"].is_array() && e["target"].size() == 3) {
-          for (int a = 0; a < 3; ++a) {
-            const json& v = e["target"][a];
-            if (v.is_number()) targets[k][3 * f + a] = v.get<double>();
-          }
+};
+
+// A record's solve status, counted into the summary.
+void AddStatus(const json& r, int f, FrameColumns& c, PageSummary& summary) {
+  const std::string s = r.contains("status") && r["status"].is_string()
+                            ? r["status"].get<std::string>()
+                            : std::string();
+  if (!s.empty()) {
+    const int code = s == "converged"       ? 0
+                     : s == "not_converged" ? 1
+                     : s == "unreachable"   ? 2
+                     : s == "invalid"       ? 3
+                                            : -1;
+    if (code >= 0) c.status[f] = code;
+    if (code == 2 || code == 3) ++summary.unreachable;
+    if (code == 1) ++summary.not_converged;
+  }
+}
+
+// A record's effectors: residuals, angle errors and targets; the worst residual is the summary's.
+void AddEffectors(const json& r, int f, std::map<std::string, int>& effector_index, FrameColumns& c,
+                  PageSummary& summary) {
+  if (r.contains("effectors") && r["effectors"].is_array()) {
+    for (const json& e : r["effectors"]) {
+      if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) continue;
+      const int k = effector_index[e["name"].get<std::string>()];
+      const double err = Number(e, "position_error");
+      c.residual[k][f] = NumberOrNull(err);
+      c.angle[k][f] = NumberOrNull(Number(e, "angle_error"));
+      if (std::isfinite(err) && err > c.worst) {
+        c.worst = err;
+        summary.worst_frame = f;
+        summary.worst_residual = err;
+      }
+      if (e.contains("target") && e["target"].is_array() && e["target"].size() == 3) {
+        for (int a = 0; a < 3; ++a) {
+          const json& v = e["target"][a];
+          if (v.is_number()) c.targets[k][3 * f + a] = v.get<double>();
         }
       }
     }
+  }
+}
+
+// One record (frame f) into the columns and the summary's counts.
+void AddRecord(const json& r, int f, std::map<std::string, int>& effector_index, FrameColumns& c,
+               PageSummary& summary) {
+  AddStatus(r, f, c, summary);
+  c.iterations[f] = NumberOrNull(Number(r, "iterations"));
+  const double sw = Number(r, "swivel_jump");
+  c.swivel[f] = NumberOrNull(sw);
+  if (std::abs(sw) >= kFlipDegrees) ++summary.flips;
+  const double fs_ = Number(r, "foot_slide");
+  c.slide[f] = NumberOrNull(fs_);
+  if (std::isfinite(fs_)) {
+    summary.foot_slide_max = std::max(summary.foot_slide_max, fs_);
+    summary.foot_slide_sum += fs_;
+  }
+  const double p = Number(r, "pop");
+  c.pop[f] = NumberOrNull(p);
+  if (p >= kPopScore) ++summary.pops;
+  if (r.contains("limits") && r["limits"].is_array() && !r["limits"].empty()) {
+    json names = json::array();
+    for (const json& l : r["limits"])
+      if (l.is_string()) names.push_back(l);
+    c.limits[std::to_string(f)] = names;
+    ++summary.limit_frames;
+  }
+  AddEffectors(r, f, effector_index, c, summary);
+}
+
+Report ReadFramesReport(const std::string& path, PageSummary& summary) {
+  Report report;
+  const std::vector<json> records = ReadReportLines(path, report);
+  int frames = report.header.value("frames", 0);
+  for (const json& r : records) frames = std::max(frames, r.value("frame", -1) + 1);
+  std::map<std::string, int> effector_index;
+  const std::vector<std::string> effectors =
+      CollectEffectors(report.header, records, effector_index);
+  json effector_joints = EffectorJoints(report.header, effectors);
+  const size_t n = static_cast<size_t>(frames);
+  const size_t ne = effectors.size();
+  FrameColumns columns(n, ne);
+  for (const json& r : records) {
+    const int f = r.value("frame", -1);
+    if (f < 0 || f >= frames) continue;
+    AddRecord(r, f, effector_index, columns, summary);
   }
   summary.has_report = true;
   summary.frames = std::max(summary.frames, frames);
@@ -351,15 +442,15 @@ Report ReadFramesReport(const std::string& path, PageSummary& summary) {
   c["frames"] = frames;
   c["effectors"] = effectors;
   c["effector_joints"] = effector_joints;
-  c["status"] = std::move(status);
-  c["iterations"] = std::move(iterations);
-  c["residual"] = residual;
-  c["angle_error"] = angle;
-  c["targets"] = targets;
-  c["limits"] = std::move(limits);
-  c["swivel_jump"] = std::move(swivel);
-  c["foot_slide"] = std::move(slide);
-  c["pop"] = std::move(pop);
+  c["status"] = std::move(columns.status);
+  c["iterations"] = std::move(columns.iterations);
+  c["residual"] = columns.residual;
+  c["angle_error"] = columns.angle;
+  c["targets"] = columns.targets;
+  c["limits"] = std::move(columns.limits);
+  c["swivel_jump"] = std::move(columns.swivel);
+  c["foot_slide"] = std::move(columns.slide);
+  c["pop"] = std::move(columns.pop);
   c["unit"] = report.header.value("unit", "unknown");
   return report;
 }

@@ -271,6 +271,69 @@ void TurnJoint(const Rig& rig, const StageWork& st, int i, const Vector3d& want,
   WriteJointRotation(rig, st, j, next, pose);
 }
 
+// The chain's points: each chain joint's origin, then the tip (the end joint's origin moved by
+// tip_offset).
+[[gnu::always_inline]] inline void FillPoints(const Pose& pose, const Vector3d& tip_offset, int m,
+                                              StageWork& st) {
+  for (int i = 0; i < m; ++i) st.chain_points[i] = pose.world[st.chain[i]].translation();
+  st.chain_points[m] = pose.world[st.end] * tip_offset;
+}
+
+// The bones in their joints' frames (fixed during the stage: the joints between two chain joints
+// do not move), their lengths and the next joint's hinge frame; returns the chain's reach.
+[[gnu::always_inline]] inline double MeasureChain(const Rig& rig, const Pose& pose, int m,
+                                                  StageWork& st) {
+  const Skeleton& s = rig.skeleton();
+  double reach = 0.0;
+  for (int i = 0; i < m; ++i) {
+    st.chain_bone[i] = pose.world[st.chain[i]].linear().transpose() *
+                       (st.chain_points[i + 1] - st.chain_points[i]);
+    st.chain_length[i] = st.chain_bone[i].norm();
+    reach += st.chain_length[i];
+    st.chain_next_frame[i](0, 0) = kNoHinge;
+    if (i + 1 < m && EffectiveLimit(rig, st.chain[i + 1]).kind == BoneLimit::Kind::kHinge) {
+      st.chain_next_frame[i] =
+          pose.world[st.chain[i]].linear().transpose() * ChannelFrame(s, pose, st.chain[i + 1]);
+    }
+  }
+  return reach;
+}
+
+// FABRIK's backward pass, tip to base: st.chain_reach from the goal g, each bone at its length.
+[[gnu::always_inline]] inline void ReachBackward(const Vector3d& g, double tiny, int m,
+                                                 StageWork& st) {
+  st.chain_reach[m] = g;
+  for (int i = m - 1; i >= 0; --i) {
+    Vector3d d = st.chain_points[i] - st.chain_reach[i + 1];
+    if (d.norm() <= tiny) d = st.chain_points[i] - st.chain_points[i + 1];
+    const double n = d.norm();
+    st.chain_reach[i] = n > tiny ? Vector3d(st.chain_reach[i + 1] + d * (st.chain_length[i] / n))
+                                 : st.chain_reach[i + 1];
+  }
+}
+
+// FABRIK's forward pass, base to tip, through the joints' channels: each chain joint turned
+// toward its reach point (toward g when out of reach). The limb path from index `first` is
+// updated as it goes.
+[[gnu::always_inline]] inline void TurnChain(const Rig& rig, const Vector3d& g, bool out_of_reach,
+                                             double tiny, size_t first, int m, StageWork& st,
+                                             Pose& pose) {
+  const Skeleton& s = rig.skeleton();
+  int i = 0;
+  for (size_t k = first; k < st.limb_path.size(); ++k) {
+    const int j = st.limb_path[k];
+    UpdateJointWorld(s, pose.channels, pose.world, j);
+    if (i >= m || st.chain[i] != j) continue;
+    const Vector3d p = pose.world[j].translation();
+    const Vector3d want = (out_of_reach ? g : st.chain_reach[i + 1]) - p;
+    if (st.chain_length[i] > tiny && want.norm() > tiny) {
+      const Vector3d after = out_of_reach ? g : st.chain_reach[std::min(i + 2, m)];
+      TurnJoint(rig, st, i, want.normalized(), after, pose);
+    }
+    ++i;
+  }
+}
+
 }  // namespace
 
 bool PlanFabrik(const Rig& rig, const Stage& stage, StageWork& st, const std::string& where,
@@ -346,25 +409,8 @@ Status RunFabrik(const Rig& rig, int stage_index, std::span<const Target> target
       with_orientation ? Vector3d(target.position - end_rotation * task.offset) : target.position;
   Vector3d mask;
   for (int axis = 0; axis < 3; ++axis) mask[axis] = (task.position_axes >> axis) & 1;
-  auto fill_points = [&] {
-    for (int i = 0; i < m; ++i) st.chain_points[i] = pose.world[st.chain[i]].translation();
-    st.chain_points[m] = pose.world[st.end] * tip_offset;
-  };
-  // The bones in their joints' frames (fixed during the stage: the joints between two chain
-  // joints do not move) and their lengths.
-  fill_points();
-  double reach = 0.0;
-  for (int i = 0; i < m; ++i) {
-    st.chain_bone[i] = pose.world[st.chain[i]].linear().transpose() *
-                       (st.chain_points[i + 1] - st.chain_points[i]);
-    st.chain_length[i] = st.chain_bone[i].norm();
-    reach += st.chain_length[i];
-    st.chain_next_frame[i](0, 0) = kNoHinge;
-    if (i + 1 < m && EffectiveLimit(rig, st.chain[i + 1]).kind == BoneLimit::Kind::kHinge) {
-      st.chain_next_frame[i] =
-          pose.world[st.chain[i]].linear().transpose() * ChannelFrame(s, pose, st.chain[i + 1]);
-    }
-  }
+  FillPoints(pose, tip_offset, m, st);
+  const double reach = MeasureChain(rig, pose, m, st);
   // Bones shorter than this are degenerate (zero length): their joints are left as they are.
   const double tiny = 1e-12 * std::max(reach, 1.0);
   size_t first = 0;
@@ -391,37 +437,13 @@ Status RunFabrik(const Rig& rig, int stage_index, std::span<const Target> target
       break;
     }
     ++it;
-    fill_points();
+    FillPoints(pose, tip_offset, m, st);
     // Free axes of a masked goal follow the effector.
     const Vector3d g =
         goal.cwiseProduct(mask) + st.chain_points[m].cwiseProduct(Vector3d::Ones() - mask);
     const bool out_of_reach = (g - st.chain_points[0]).norm() >= reach;
-    if (!out_of_reach) {
-      // Tip to base.
-      st.chain_reach[m] = g;
-      for (int i = m - 1; i >= 0; --i) {
-        Vector3d d = st.chain_points[i] - st.chain_reach[i + 1];
-        if (d.norm() <= tiny) d = st.chain_points[i] - st.chain_points[i + 1];
-        const double n = d.norm();
-        st.chain_reach[i] = n > tiny
-                                ? Vector3d(st.chain_reach[i + 1] + d * (st.chain_length[i] / n))
-                                : st.chain_reach[i + 1];
-      }
-    }
-    // Base to tip, through the joints' channels.
-    int i = 0;
-    for (size_t k = first; k < st.limb_path.size(); ++k) {
-      const int j = st.limb_path[k];
-      UpdateJointWorld(s, pose.channels, pose.world, j);
-      if (i >= m || st.chain[i] != j) continue;
-      const Vector3d p = pose.world[j].translation();
-      const Vector3d want = (out_of_reach ? g : st.chain_reach[i + 1]) - p;
-      if (st.chain_length[i] > tiny && want.norm() > tiny) {
-        const Vector3d after = out_of_reach ? g : st.chain_reach[std::min(i + 2, m)];
-        TurnJoint(rig, st, i, want.normalized(), after, pose);
-      }
-      ++i;
-    }
+    if (!out_of_reach) ReachBackward(g, tiny, m, st);
+    TurnChain(rig, g, out_of_reach, tiny, first, m, st, pose);
     if (with_orientation) {
       WriteJointRotation(rig, st, st.end, ChannelFrame(s, pose, st.end).transpose() * end_rotation,
                          pose);

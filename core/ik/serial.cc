@@ -79,6 +79,64 @@ void SerialJacobian(const Task& task, double weight, const Workspace::Impl& w, S
   }
 }
 
+// Lower triangle of J J^T + damp I over the free columns, into m (N x N, row q holds p >= q).
+template <int N>
+[[gnu::always_inline]] inline void AssembleSerialNormal(const double* j,
+                                                        const std::uint8_t* clamped, int n,
+                                                        double damp, double* m) {
+  for (int q = 0; q < N; ++q) {
+    for (int p = q; p < N; ++p) m[q * N + p] = 0.0;
+  }
+  for (int c = 0; c < n; ++c) {
+    if (clamped[c]) continue;
+    const double* jc = j + c * N;
+    for (int q = 0; q < N; ++q) {
+      for (int p = q; p < N; ++p) m[q * N + p] += jc[p] * jc[q];
+    }
+  }
+  for (int i = 0; i < N; ++i) m[i * N + i] += damp;
+}
+
+// x = J^T (J J^T + lambda^2 I)^-1 rhs on the free columns (rhs is overwritten), `fixed` on the
+// clamped ones; a non-finite solution is no step.
+template <int N>
+[[gnu::always_inline]] inline void SolveFreeColumns(const double* j, const std::uint8_t* clamped,
+                                                    const double* fixed, int n, double lambda,
+                                                    double* rhs, double* x) {
+  double m[N * N];
+  AssembleSerialNormal<N>(j, clamped, n, lambda * lambda, m);
+  double inv_d[N];
+  bool ok = Ldlt<N>(m, N, inv_d);
+  if (!ok) {
+    // Singular (lambda = 0 at a singular pose): damp slightly so the step stays finite.
+    AssembleSerialNormal<N>(j, clamped, n, lambda * lambda, m);
+    double largest = 0.0;
+    for (int i = 0; i < N; ++i) largest = std::max(largest, m[i * N + i]);
+    AssembleSerialNormal<N>(j, clamped, n, lambda * lambda + 1e-10 * std::max(largest, 1e-300), m);
+    ok = Ldlt<N>(m, N, inv_d);
+  }
+  bool finite = true;
+  if (ok) {
+    LdltSolve<N>(m, N, inv_d, rhs);
+    for (int c = 0; c < n; ++c) {
+      if (clamped[c]) {
+        x[c] = fixed[c];
+        continue;
+      }
+      const double* jc = j + c * N;
+      double v = 0.0;
+      for (int r = 0; r < N; ++r) v += jc[r] * rhs[r];
+      x[c] = v;
+      finite = finite && std::isfinite(v);
+    }
+  } else {
+    for (int c = 0; c < n; ++c) x[c] = clamped[c] ? fixed[c] : 0.0;
+  }
+  if (!finite) {
+    for (int c = 0; c < n; ++c) x[c] = 0.0;
+  }
+}
+
 // ComputeStep for the serial system: st.x (scaled variables) and st.dtheta (channel units).
 template <int N>
 void SerialStep(const Rig& rig, StageWork& st, double lambda, const Settings& set,
@@ -111,52 +169,7 @@ void SerialStep(const Rig& rig, StageWork& st, double lambda, const Settings& se
         for (int r = 0; r < N; ++r) rhs[r] -= j[c * N + r] * fixed[c];
       }
     }
-    // Lower triangle of J J^T + damp I over the free columns.
-    double m[N * N];
-    auto assemble = [&](double damp) {
-      for (int q = 0; q < N; ++q) {
-        for (int p = q; p < N; ++p) m[q * N + p] = 0.0;
-      }
-      for (int c = 0; c < n; ++c) {
-        if (clamped[c]) continue;
-        const double* jc = j + c * N;
-        for (int q = 0; q < N; ++q) {
-          for (int p = q; p < N; ++p) m[q * N + p] += jc[p] * jc[q];
-        }
-      }
-      for (int i = 0; i < N; ++i) m[i * N + i] += damp;
-    };
-    assemble(lambda * lambda);
-    double inv_d[N];
-    bool ok = Ldlt<N>(m, N, inv_d);
-    if (!ok) {
-      // Singular (lambda = 0 at a singular pose): damp slightly so the step stays finite.
-      assemble(lambda * lambda);
-      double largest = 0.0;
-      for (int i = 0; i < N; ++i) largest = std::max(largest, m[i * N + i]);
-      assemble(lambda * lambda + 1e-10 * std::max(largest, 1e-300));
-      ok = Ldlt<N>(m, N, inv_d);
-    }
-    bool finite = true;
-    if (ok) {
-      LdltSolve<N>(m, N, inv_d, rhs);
-      for (int c = 0; c < n; ++c) {
-        if (clamped[c]) {
-          x[c] = fixed[c];
-          continue;
-        }
-        const double* jc = j + c * N;
-        double v = 0.0;
-        for (int r = 0; r < N; ++r) v += jc[r] * rhs[r];
-        x[c] = v;
-        finite = finite && std::isfinite(v);
-      }
-    } else {
-      for (int c = 0; c < n; ++c) x[c] = clamped[c] ? fixed[c] : 0.0;
-    }
-    if (!finite) {
-      for (int c = 0; c < n; ++c) x[c] = 0.0;
-    }
+    SolveFreeColumns<N>(j, clamped, fixed, n, lambda, rhs, x);
     double largest = 0.0;
     for (int c = 0; c < n; ++c) {
       dtheta[c] = x[c] * scale[c];

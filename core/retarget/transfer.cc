@@ -113,6 +113,91 @@ Eigen::Vector3d AlongPolyline(const std::vector<Eigen::Vector3d>& points, double
   return points.back();
 }
 
+// Per target joint: its span and place in it (-1: none).
+struct SpanIndex {
+  std::vector<int> span_of, index_in_span;
+};
+
+SpanIndex IndexSpans(const std::vector<Span>& spans, int nt) {
+  SpanIndex index{std::vector<int>(nt, -1), std::vector<int>(nt, -1)};
+  for (size_t k = 0; k < spans.size(); ++k) {
+    for (size_t i = 0; i < spans[k].joints.size(); ++i) {
+      index.span_of[spans[k].joints[i]] = static_cast<int>(k);
+      index.index_in_span[spans[k].joints[i]] = static_cast<int>(i);
+    }
+  }
+  return index;
+}
+
+// The world rotation a mapped target joint j takes from its source in this frame (source world
+// transforms ws; c turns the source's up into the target's).
+Eigen::Matrix3d WantOf(const Alignment& m, const Eigen::Matrix3d& c,
+                       const std::vector<Eigen::Isometry3d>& ws, int j) {
+  const int s = m.source_of[j];
+  Eigen::Matrix3d want = c * ws[s].linear() * m.alignment[j];
+  if (m.single_child[j] >= 0) {
+    const Eigen::Vector3d now = want * m.child_segment[j];
+    const Eigen::Vector3d goal =
+        c * (ws[m.source_of[m.single_child[j]]].translation() - ws[s].translation());
+    want = Eigen::Quaterniond::FromTwoVectors(now, goal).toRotationMatrix() * want;
+  }
+  return want;
+}
+
+// A span joint's world rotation: the turn from the reference spread between its mapped ends by
+// its share of the length, then swung so its segment lies along the source's chain at the same
+// share of the source chain's length. wrot: the target's world rotations so far this frame;
+// points: a buffer.
+Eigen::Matrix3d SpreadRotation(const Alignment& m, const Eigen::Matrix3d& c,
+                               const std::vector<Eigen::Isometry3d>& ws, const Span& span, int i,
+                               int j, const std::vector<Eigen::Matrix3d>& wrot,
+                               const std::vector<Eigen::Isometry3d>& reference,
+                               std::vector<Eigen::Vector3d>& points) {
+  const Eigen::Quaterniond da(
+      Eigen::Matrix3d(wrot[span.a] * reference[span.a].linear().transpose()));
+  const Eigen::Quaterniond db(
+      Eigen::Matrix3d(WantOf(m, c, ws, span.b) * reference[span.b].linear().transpose()));
+  Eigen::Matrix3d r = da.slerp(span.u[i], db).toRotationMatrix() * reference[j].linear();
+  points.clear();
+  for (const int k : span.source_path) points.push_back(c * ws[k].translation());
+  const Eigen::Vector3d goal =
+      AlongPolyline(points, span.u_next[i]) - AlongPolyline(points, span.u[i]);
+  const Eigen::Vector3d now =
+      r * (reference[j].linear().transpose() *
+           (reference[span.next[i]].translation() - reference[j].translation()));
+  if (goal.squaredNorm() > 0 && now.squaredNorm() > 0) {
+    r = Eigen::Quaterniond::FromTwoVectors(now, goal).toRotationMatrix() * r;
+  }
+  return r;
+}
+
+// Where the target's hips go this frame, by the root-motion policy.
+Eigen::Vector3d HipsGoal(const Alignment& m, const Eigen::Matrix3d& c,
+                         const std::vector<Eigen::Isometry3d>& ws, RootMotion root_motion) {
+  const int up = m.target_up;
+  const Eigen::Vector3d d = c * (ws[m.source_hips].translation() - m.source_origin);
+  Eigen::Vector3d goal = m.target_origin;
+  goal[up] += m.target_hips_up + m.scale * (d[up] - m.source_hips_up);
+  const Eigen::Vector3d dh = Horizontal(d, up);
+  if (root_motion == RootMotion::kScale) goal += m.scale * dh;
+  if (root_motion == RootMotion::kKeep) goal += m.unit_ratio * dh;
+  return goal;
+}
+
+// Moves the hips to `goal` through the translation joint's channels (wt: a buffer).
+void PlaceHips(const Skeleton& tgt, const Alignment& m, const Eigen::Vector3d& goal,
+               std::span<double> row, std::vector<Eigen::Isometry3d>& wt) {
+  ForwardKinematics(tgt, row, wt);
+  const int a = m.translation_joint;
+  const Eigen::Vector3d delta = goal - wt[m.target_hips].translation();
+  const Eigen::Vector3d local_delta =
+      tgt.parent(a) < 0 ? delta : Eigen::Vector3d(wt[tgt.parent(a)].linear().transpose() * delta);
+  for (int axis = 0; axis < 3; ++axis) {
+    const int ch = tgt.translation_channel(a, axis);
+    if (ch >= 0) row[ch] += local_delta[axis];
+  }
+}
+
 }  // namespace
 
 TransferredMotion TransferRotations(const Skeleton& src, const Skeleton& tgt, const Alignment& m,
@@ -120,7 +205,6 @@ TransferredMotion TransferRotations(const Skeleton& src, const Skeleton& tgt, co
   const int frames = clip.num_frames();
   const int ns = src.num_joints();
   const int nt = tgt.num_joints();
-  const int up = m.target_up;
   const Eigen::Matrix3d& c = m.up_from_source;
   TransferredMotion out;
   out.clip = Clip(frames, tgt.num_channels(), clip.frame_time());
@@ -137,50 +221,9 @@ TransferredMotion TransferRotations(const Skeleton& src, const Skeleton& tgt, co
   std::vector<Eigen::Isometry3d> reference(nt);
   ForwardKinematics(tgt, m.target_reference_row, reference);
   const std::vector<Span> spans = FindSpans(src, tgt, m, reference);
-  // Per target joint: its span and place in it (-1: none).
-  std::vector<int> span_of(nt, -1), index_in_span(nt, -1);
-  for (size_t k = 0; k < spans.size(); ++k) {
-    for (size_t i = 0; i < spans[k].joints.size(); ++i) {
-      span_of[spans[k].joints[i]] = static_cast<int>(k);
-      index_in_span[spans[k].joints[i]] = static_cast<int>(i);
-    }
-  }
-  // The world rotation a mapped target joint takes from its source in this frame.
-  auto want_of = [&](int j) {
-    const int s = m.source_of[j];
-    Eigen::Matrix3d want = c * ws[s].linear() * m.alignment[j];
-    if (m.single_child[j] >= 0) {
-      const Eigen::Vector3d now = want * m.child_segment[j];
-      const Eigen::Vector3d goal =
-          c * (ws[m.source_of[m.single_child[j]]].translation() - ws[s].translation());
-      want = Eigen::Quaterniond::FromTwoVectors(now, goal).toRotationMatrix() * want;
-    }
-    return want;
-  };
-  // A span joint's world rotation: the turn from the reference spread between its mapped ends
-  // by its share of the length, then swung so its segment lies along the source's chain at the
-  // same share of the source chain's length.
+  const SpanIndex index = IndexSpans(spans, nt);
+  const std::vector<int>& span_of = index.span_of;
   std::vector<Eigen::Vector3d> points;
-  auto spread = [&](int j) {
-    const Span& span = spans[span_of[j]];
-    const int i = index_in_span[j];
-    const Eigen::Quaterniond da(
-        Eigen::Matrix3d(wrot[span.a] * reference[span.a].linear().transpose()));
-    const Eigen::Quaterniond db(
-        Eigen::Matrix3d(want_of(span.b) * reference[span.b].linear().transpose()));
-    Eigen::Matrix3d r = da.slerp(span.u[i], db).toRotationMatrix() * reference[j].linear();
-    points.clear();
-    for (const int k : span.source_path) points.push_back(c * ws[k].translation());
-    const Eigen::Vector3d goal =
-        AlongPolyline(points, span.u_next[i]) - AlongPolyline(points, span.u[i]);
-    const Eigen::Vector3d now =
-        r * (reference[j].linear().transpose() *
-             (reference[span.next[i]].translation() - reference[j].translation()));
-    if (goal.squaredNorm() > 0 && now.squaredNorm() > 0) {
-      r = Eigen::Quaterniond::FromTwoVectors(now, goal).toRotationMatrix() * r;
-    }
-    return r;
-  };
   for (int f = 0; f < frames; ++f) {
     ForwardKinematics(src, clip.frame(f), ws);
     for (int j = 0; j < ns; ++j) source_pos[static_cast<size_t>(f) * ns + j] = ws[j].translation();
@@ -191,33 +234,20 @@ TransferredMotion TransferRotations(const Skeleton& src, const Skeleton& tgt, co
       const Eigen::Matrix3d parent_rot =
           p < 0 ? Eigen::Matrix3d(Eigen::Matrix3d::Identity()) : wrot[p];
       if (m.source_of[j] >= 0 || span_of[j] >= 0) {
-        const Eigen::Matrix3d want = m.source_of[j] >= 0 ? want_of(j) : spread(j);
+        const Eigen::Matrix3d want =
+            m.source_of[j] >= 0
+                ? WantOf(m, c, ws, j)
+                : SpreadRotation(m, c, ws, spans[span_of[j]], index.index_in_span[j], j, wrot,
+                                 reference, points);
         const Eigen::Matrix3d channel_rot =
             tgt.rest_orientation(j).toRotationMatrix().transpose() * parent_rot.transpose() * want;
         SetRotationChannels(tgt, j, channel_rot, row, prev);
       }
       wrot[j] = parent_rot * LocalRotation(tgt, j, row);
     }
-    // Hips placement by the root-motion policy.
-    const Eigen::Vector3d d = c * (ws[m.source_hips].translation() - m.source_origin);
-    Eigen::Vector3d goal = m.target_origin;
-    goal[up] += m.target_hips_up + m.scale * (d[up] - m.source_hips_up);
-    const Eigen::Vector3d dh = Horizontal(d, up);
-    if (root_motion == RootMotion::kScale) goal += m.scale * dh;
-    if (root_motion == RootMotion::kKeep) goal += m.unit_ratio * dh;
+    const Eigen::Vector3d goal = HipsGoal(m, c, ws, root_motion);
     hips_goal[f] = goal;
-    if (m.translation_joint >= 0) {
-      ForwardKinematics(tgt, row, wt);
-      const int a = m.translation_joint;
-      const Eigen::Vector3d delta = goal - wt[m.target_hips].translation();
-      const Eigen::Vector3d local_delta =
-          tgt.parent(a) < 0 ? delta
-                            : Eigen::Vector3d(wt[tgt.parent(a)].linear().transpose() * delta);
-      for (int axis = 0; axis < 3; ++axis) {
-        const int ch = tgt.translation_channel(a, axis);
-        if (ch >= 0) row[ch] += local_delta[axis];
-      }
-    }
+    if (m.translation_joint >= 0) PlaceHips(tgt, m, goal, row, wt);
     std::copy(row.begin(), row.end(), prev.begin());
   }
   return out;
