@@ -246,6 +246,9 @@ py::tuple Bake(ik::CharacterRig& character, const Clip& clip, const std::optiona
 }
 
 // rig.<method>(**options) -> the handle rig:<method>(options) returns, 0-based.
+using Character = ik::CharacterRig;
+using RigClass = py::class_<Character, std::shared_ptr<Character>>;
+
 int DeclareWithOptions(const std::shared_ptr<ik::CharacterRig>& rig, const char* method,
                        std::vector<py::object> args, const py::kwargs& options) {
   args.push_back(py::dict(options));
@@ -274,35 +277,14 @@ int Effector(ik::CharacterRig& rig, const py::object& joint, const std::string& 
   return index;
 }
 
-}  // namespace
-
-void DefineRig(py::module_& m) {
-  using Character = ik::CharacterRig;
-  py::class_<Character, std::shared_ptr<Character>>(
-      m, "Rig",
-      "A character's IK rig on a skeleton: named effectors (tasks), channel limits and locks, "
-      "solver stages, constraints and foot rolls (core/ik/character_rig.h). Angles of effectors, "
-      "limits and clips are radians, lengths scene units; constraint and foot-roll options are "
-      "the Lua rig script's (docs/constraints.md: degrees, joints by name).")
-      .def(py::init([](std::shared_ptr<Skeleton> s) { return std::make_shared<Character>(s); }),
-           py::arg("skeleton"))
-      .def("effector", &Effector, py::arg("joint"), py::arg("type") = "position", py::kw_only(),
-           py::arg("name") = "", py::arg("weight") = 1.0, py::arg("priority") = 0,
-           py::arg("offset") = std::array<double, 3>{0, 0, 0}, py::arg("root") = py::none(),
-           py::arg("mid") = py::none(), py::arg("aim_axis") = std::array<double, 3>{1, 0, 0},
-           "Adds an effector on `joint` (name or index): type 'position', 'orientation', 'both', "
-           "'aim' or 'pole' (a pole's chain: root and mid, by default the joint's grandparent "
-           "and parent). Named `name` (default: the joint's name, '<joint>.<type>' for other "
-           "types). Returns its index: the effector axis of the bake's target arrays.")
-      .def_property_readonly(
-          "effectors", [](const Character& c) { return c.names; },
-          "The effectors' names, in index order.")
-      .def(
-          "limit",
-          [](Character& c, const py::object& joint, const std::string& channel, double lo,
-             double hi) { c.rig.SetLimits(ChannelOf(c.rig.skeleton(), joint, channel), lo, hi); },
-          py::arg("joint"), py::arg("channel"), py::arg("min"), py::arg("max"),
-          "Limits a channel ('Yrotation': radians) inside the solve.")
+// rig.limit, lock and stage: what may move and how it is solved.
+void DefineSolving(RigClass& rig) {
+  rig.def(
+         "limit",
+         [](Character& c, const py::object& joint, const std::string& channel, double lo,
+            double hi) { c.rig.SetLimits(ChannelOf(c.rig.skeleton(), joint, channel), lo, hi); },
+         py::arg("joint"), py::arg("channel"), py::arg("min"), py::arg("max"),
+         "Limits a channel ('Yrotation': radians) inside the solve.")
       .def(
           "lock",
           [](Character& c, const py::object& joint, const std::string& channel) {
@@ -327,20 +309,24 @@ void DefineRig(py::module_& m) {
           py::arg("method"), py::arg("tasks"),
           "Adds a solver stage ('dls_adaptive', 'dls', 'pinv', 'svd', 'ccd', 'fabrik', "
           "'two_bone', ...) over the given effectors; without stages one dls_adaptive stage "
-          "solves every effector.")
-      .def(
-          "constraint",
-          [](const std::shared_ptr<Character>& c, const std::string& kind,
-             const py::kwargs& options) {
-            return DeclareWithOptions(c, "constraint", {py::str(kind)}, options);
-          },
-          py::arg("kind"),
-          "Adds a constraint of `kind` ('parent', 'point', 'orient', 'aim', 'copy_location', "
-          "'copy_rotation', 'copy_scale', 'limit_rotation', 'limit_location', 'limit_scale', "
-          "'limit_distance', 'twist', 'spline_ik') with the options rig:constraint takes "
-          "(docs/constraints.md), e.g. rig.constraint('parent', joint='Prop', "
-          "target='RightHand'). It runs after the stages declared so far unless after_stage "
-          "says otherwise. Returns its handle (0-based).")
+          "solves every effector.");
+}
+
+// rig.constraint, foot_roll, set_influence and constraints.
+void DefineConstraints(RigClass& rig) {
+  rig.def(
+         "constraint",
+         [](const std::shared_ptr<Character>& c, const std::string& kind,
+            const py::kwargs& options) {
+           return DeclareWithOptions(c, "constraint", {py::str(kind)}, options);
+         },
+         py::arg("kind"),
+         "Adds a constraint of `kind` ('parent', 'point', 'orient', 'aim', 'copy_location', "
+         "'copy_rotation', 'copy_scale', 'limit_rotation', 'limit_location', 'limit_scale', "
+         "'limit_distance', 'twist', 'spline_ik') with the options rig:constraint takes "
+         "(docs/constraints.md), e.g. rig.constraint('parent', joint='Prop', "
+         "target='RightHand'). It runs after the stages declared so far unless after_stage "
+         "says otherwise. Returns its handle (0-based).")
       .def(
           "foot_roll",
           [](const std::shared_ptr<Character>& c, const py::object& effector,
@@ -375,9 +361,35 @@ void DefineRig(py::module_& m) {
             return out;
           },
           "The constraints in declaration order: kind, joint and after_stage (-1: before the "
-          "first stage).")
+          "first stage).");
+}
+
+}  // namespace
+
+void DefineRig(py::module_& m) {
+  RigClass rig(
+      m, "Rig",
+      "A character's IK rig on a skeleton: named effectors (tasks), channel limits and locks, "
+      "solver stages, constraints and foot rolls (core/ik/character_rig.h). Angles of effectors, "
+      "limits and clips are radians, lengths scene units; constraint and foot-roll options are "
+      "the Lua rig script's (docs/constraints.md: degrees, joints by name).");
+  rig.def(py::init([](std::shared_ptr<Skeleton> s) { return std::make_shared<Character>(s); }),
+          py::arg("skeleton"))
+      .def("effector", &Effector, py::arg("joint"), py::arg("type") = "position", py::kw_only(),
+           py::arg("name") = "", py::arg("weight") = 1.0, py::arg("priority") = 0,
+           py::arg("offset") = std::array<double, 3>{0, 0, 0}, py::arg("root") = py::none(),
+           py::arg("mid") = py::none(), py::arg("aim_axis") = std::array<double, 3>{1, 0, 0},
+           "Adds an effector on `joint` (name or index): type 'position', 'orientation', 'both', "
+           "'aim' or 'pole' (a pole's chain: root and mid, by default the joint's grandparent "
+           "and parent). Named `name` (default: the joint's name, '<joint>.<type>' for other "
+           "types). Returns its index: the effector axis of the bake's target arrays.")
       .def_property_readonly(
-          "num_effectors", [](const Character& c) { return static_cast<int>(c.rig.tasks.size()); })
+          "effectors", [](const Character& c) { return c.names; },
+          "The effectors' names, in index order.");
+  DefineSolving(rig);
+  DefineConstraints(rig);
+  rig.def_property_readonly("num_effectors",
+                            [](const Character& c) { return static_cast<int>(c.rig.tasks.size()); })
       .def_property_readonly(
           "num_foot_rolls",
           [](const Character& c) { return static_cast<int>(c.foot_rolls.size()); })
