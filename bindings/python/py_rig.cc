@@ -106,7 +106,14 @@ lua_Integer CallRigMethod(const std::shared_ptr<ik::CharacterRig>& rig, const ch
   for (const py::object& a : args) PushLua(L, a);
   if (lua_pcall(L, static_cast<int>(args.size()) + 1, 1, 0) != LUA_OK) {
     std::string message = lua_tostring(L, -1) != nullptr ? lua_tostring(L, -1) : "error";
-    throw py::value_error(message);
+    // "bad argument #3 to '?' (field 'x': ...)": Lua's positions mean nothing to a Python
+    // caller; the method and what is wrong do.
+    const std::size_t open = message.find(" to '?' (");
+    if (message.rfind("bad argument #", 0) == 0 && open != std::string::npos &&
+        message.back() == ')') {
+      message = message.substr(open + 9, message.size() - open - 10);
+    }
+    throw py::value_error(std::string("rig.") + method + ": " + message);
   }
   return lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
 }

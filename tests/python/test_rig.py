@@ -198,3 +198,33 @@ def test_foot_roll_pivots_about_the_ball():
     np.testing.assert_allclose(got[:, toe], planted_ball, atol=1e-3)
     rise = np.linalg.norm(got[:, foot] - positions[:, 0], axis=1)
     assert rise.min() > 0.1 * np.linalg.norm(ball)
+
+
+def test_bad_values_are_errors_naming_what_is_wrong():
+    """Non-finite targets, foot-roll values and options, and option values Lua cannot hold, are
+    errors naming the frame or the option; nothing is baked."""
+    scene = rigel.load(WALK)
+    s, clip = scene.skeleton, scene.clip
+    rig = rigel.Rig(s)
+    e = rig.effector("LeftFoot", "both")
+    rig.foot_roll(e, ball=[0.0, -1.0, 3.0])
+    pos, quat = rigel.forward_kinematics(s, clip, rotations="quaternion")
+    f = s.find("LeftFoot")
+    positions, orientations = pos[:, [f]].copy(), quat[:, [f]].copy()
+    rolls = np.zeros((clip.num_frames, 1, 4))
+    rolls[5, 0, 0] = np.nan
+    with pytest.raises(rigel.Error, match="frame 6: foot roll 0"):
+        rig.bake(clip, positions=positions, orientations=orientations, foot_rolls=rolls)
+    positions[3, 0, 1] = np.inf
+    with pytest.raises(rigel.Error, match="frame 4: invalid rig: target 0: not finite"):
+        rig.bake(clip, positions=positions, orientations=orientations)
+    with pytest.raises(ValueError, match=r"rig.constraint: field 'influence': finite number"):
+        rig.constraint("orient", joint="Head", target="RightHand", influence=float("nan"))
+    deep = {"a": 1}
+    for _ in range(10):
+        deep = {"a": deep}
+    with pytest.raises(ValueError, match="nested too deep"):
+        rig.constraint("orient", joint="Head", target="RightHand", axes=deep)
+    with pytest.raises(ValueError, match="expected a number, bool, string, list or dict"):
+        rig.constraint("orient", joint="Head", target="RightHand", axes=object())
+    assert rig.constraints() == []
