@@ -187,13 +187,8 @@ void KeepContacts(const Skeleton& skeleton, const Clip& clip, const FilterOption
       const std::span<double> row = out.frame(f);
       ForwardKinematics(skeleton, row, world);
       bool reached = true;
-      ik::TwoBoneJob job;
-      job.skeleton = &skeleton;
-      job.channels = row;
-      job.world = world;
-      job.upper = leg.upper;
-      job.lower = leg.lower;
-      job.end = leg.foot;
+      ik::TwoBoneJob job =
+          ik::TwoBoneJob::OnLimb(skeleton, row, world, leg.upper, leg.lower, leg.foot);
       job.target = pin;
       job.reached = &reached;
       if (!job.Run()) continue;

@@ -91,6 +91,21 @@ struct TwoBoneJob {
   // Returns false if the job is not valid (nothing changed). See Validate().
   bool Run() const;
 
+  // A job on the limb upper -> lower -> end of `skeleton`, solving `channels` (a whole Clip row)
+  // posed by `world`; the rest at its defaults.
+  static TwoBoneJob OnLimb(const Skeleton& skeleton, std::span<double> channels,
+                           std::span<const Eigen::Isometry3d> world, int upper, int lower,
+                           int end) {
+    TwoBoneJob job;
+    job.skeleton = &skeleton;
+    job.channels = channels;
+    job.world = world;
+    job.upper = upper;
+    job.lower = lower;
+    job.end = end;
+    return job;
+  }
+
   const Skeleton* skeleton = nullptr;
   // In/out: a whole Clip row. Only upper's and lower's rotation channels are written.
   std::span<double> channels;

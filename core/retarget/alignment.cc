@@ -532,14 +532,7 @@ double EstimateUnitMetres(double height) {
 
 ik::TwoBoneJob LimbJob(const Skeleton& target, const Limb& limb, std::span<double> row,
                        std::span<const Eigen::Isometry3d> world) {
-  ik::TwoBoneJob job;
-  job.skeleton = &target;
-  job.channels = row;
-  job.world = world;
-  job.upper = limb.upper;
-  job.lower = limb.lower;
-  job.end = limb.end;
-  return job;
+  return ik::TwoBoneJob::OnLimb(target, row, world, limb.upper, limb.lower, limb.end);
 }
 
 std::string Align(const Skeleton& src, const Skeleton& tgt, const BoneMap& map,
