@@ -343,10 +343,6 @@ void CheckTakes(const std::string& path, const Scene& scene, const std::vector<s
   }
 }
 
-double SecondsSince(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 // Runs the rig on each picked take, a report row per take (take name, output, frames, solver
 // statistics, script seconds). With several takes an error names the take.
 std::vector<TakeResult> RunTakes(const batch::Input& input, const std::shared_ptr<Scene>& scene,
@@ -369,7 +365,7 @@ std::vector<TakeResult> RunTakes(const batch::Input& input, const std::shared_pt
     }
     row.frames = results.back().clip->num_frames();
     row.solver = results.back().solver;
-    row.phases.script = SecondsSince(start);
+    row.phases.script = batch::SecondsSince(start);
     row.seconds = row.phases.script;
     rows.push_back(std::move(row));
   }
@@ -439,7 +435,7 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
   using Clock = std::chrono::steady_clock;
   const auto read_start = Clock::now();
   auto scene = std::make_shared<Scene>(LoadInput(input, config));
-  const double read_seconds = SecondsSince(read_start);
+  const double read_seconds = batch::SecondsSince(read_start);
   if (scene->clips.empty()) throw std::runtime_error(input.path + ": no animation to bake");
   const std::vector<std::size_t> picked = batch::SelectTakes(*scene, config.take, input.path);
   const bool several = picked.size() > 1;
@@ -495,7 +491,7 @@ batch::ClipReport BakeOne(const batch::Input& input, const std::string& output,
     const auto report_start = Clock::now();
     WriteFrames(config, *scene, input.path, rows[k].output, several && !split ? safe[k] : "",
                 *results[k].skeleton, *results[k].clip, results[k].records, &rows[k]);
-    rows[k].phases.report = SecondsSince(report_start);
+    rows[k].phases.report = batch::SecondsSince(report_start);
     rows[k].seconds += rows[k].phases.report;
   }
   return batch::InputReport(std::move(rows), read_seconds);

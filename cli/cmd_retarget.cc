@@ -187,10 +187,6 @@ int SuggestMap(const RetargetArgs& a) {
 
 using Clock = std::chrono::steady_clock;
 
-double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
 // The inputs named by CLIPS (and --shard), refused before reading or writing anything when an
 // output could overwrite an input: inputs are never written. kExitOk, else kExitUsage.
 int CollectInputs(const RetargetArgs& a, const std::string& ext,
@@ -403,7 +399,7 @@ batch::ClipReport RetargetInput(const RetargetJob& job, const batch::Input& inpu
   }
   const auto read_start = Clock::now();
   const Scene source = LoadScene(input.path, ApplyReadArgs(a.read));
-  const double read_seconds = SecondsSince(read_start);
+  const double read_seconds = batch::SecondsSince(read_start);
   for (const std::string& w : source.warnings) fmt::print(stderr, "rigel: warning: {}\n", w);
   if (source.clips.empty()) throw std::runtime_error(input.path + ": no animation");
   // Every take (or the one --take names); BVH holds one take per file (docs/formats.md).
@@ -444,9 +440,9 @@ batch::ClipReport RetargetInput(const RetargetJob& job, const batch::Input& inpu
     }
     const auto check_start = Clock::now();
     ApplyChecks(CheckRetarget(source, take, target, *r, result), "retarget", where, a.strict, &row);
-    row.checks["seconds"] = SecondsSince(check_start);
+    row.checks["seconds"] = batch::SecondsSince(check_start);
     ReportTake(result, where, row);
-    row.phases.script = SecondsSince(start);  // the retarget and its clean-up
+    row.phases.script = batch::SecondsSince(start);  // the retarget and its clean-up
     row.seconds = row.phases.script;
     rows.push_back(std::move(row));
     results.push_back(std::move(result));
@@ -459,7 +455,7 @@ batch::ClipReport RetargetInput(const RetargetJob& job, const batch::Input& inpu
       WriteFramesReportFor(a.frames_report, source, input.path, rows[k].output,
                            several && !split ? safe[k] : "", *out.skeleton, result.clip,
                            result.metrics.ik_applied ? &result.records : nullptr, &rows[k]);
-      rows[k].phases.report = SecondsSince(report_start);
+      rows[k].phases.report = batch::SecondsSince(report_start);
       rows[k].seconds += rows[k].phases.report;
     }
   }

@@ -35,6 +35,17 @@ Eigen::Matrix3d LocalRotation(const Skeleton& skeleton, int joint,
   return r;
 }
 
+Eigen::Quaterniond LocalQuaternion(const Skeleton& skeleton, int joint,
+                                   std::span<const double> channels) {
+  Eigen::Quaterniond q = Eigen::Quaterniond::Identity();
+  const std::span<const ChannelType> layout = skeleton.channels();
+  for (const int c : skeleton.rotation_channels(joint)) {
+    q = q * Eigen::Quaterniond(
+                Eigen::AngleAxisd(channels[c], Eigen::Vector3d::Unit(ChannelAxis(layout[c]))));
+  }
+  return q;
+}
+
 Eigen::Isometry3d LocalTransform(const Skeleton& skeleton, int joint,
                                  std::span<const double> channels) {
   Eigen::Vector3d t = skeleton.rest_translation(joint);

@@ -37,6 +37,11 @@ Eigen::Isometry3d LocalTransform(const Skeleton& skeleton, int joint,
 Eigen::Matrix3d LocalRotation(const Skeleton& skeleton, int joint,
                               std::span<const double> channels);
 
+// The same rotation as a quaternion, the product of one angle-axis quaternion per rotation channel
+// in product order (curve tools that compare and interpolate rotations use it).
+Eigen::Quaterniond LocalQuaternion(const Skeleton& skeleton, int joint,
+                                   std::span<const double> channels);
+
 // The joint's own scale per axis: 1 + its scale channels (1 on axes without one).
 Eigen::Vector3d LocalScale(const Skeleton& skeleton, int joint, std::span<const double> channels);
 

@@ -121,6 +121,19 @@ class Skeleton {
   std::vector<EndSite> end_sites_;
 };
 
+// Whether `ancestor` is `joint` or one of its ancestors.
+inline bool IsAncestorOrSelf(const Skeleton& s, int ancestor, int joint) {
+  for (int j = joint; j != Skeleton::kNoParent; j = s.parent(j)) {
+    if (j == ancestor) return true;
+  }
+  return false;
+}
+
+// Whether `ancestor` is one of `joint`'s ancestors (a joint is not its own).
+inline bool IsAncestor(const Skeleton& s, int ancestor, int joint) {
+  return joint != Skeleton::kNoParent && IsAncestorOrSelf(s, ancestor, s.parent(joint));
+}
+
 }  // namespace rigel
 
 #endif  // RIGEL_CORE_SKELETON_H_

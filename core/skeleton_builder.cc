@@ -7,6 +7,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/fail.h"
+
 namespace rigel {
 
 int RawSkeleton::num_joints() const {
@@ -23,11 +25,6 @@ int RawSkeleton::num_joints() const {
 }
 
 namespace {
-
-bool Fail(std::string* error, std::string message) {
-  if (error) *error = std::move(message);
-  return false;
-}
 
 // Joint #index's name (non-empty, unused so far), depth, rest transform and channel count;
 // `names` and `index_by_name` hold the joints built so far.

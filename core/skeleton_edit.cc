@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "core/fail.h"
 #include "core/pose.h"
 #include "core/skeleton_builder.h"
 
@@ -72,11 +73,6 @@ struct LocalMotion {
   std::vector<Eigen::Matrix3d> rotation;     // channel rotation (after the rest orientation)
   std::vector<Eigen::Vector3d> scale;
 };
-
-bool Fail(std::string* error, std::string message) {
-  if (error) *error = std::move(message);
-  return false;
-}
 
 // The local transform of joint `j` under `parent` (-1: world) from world frames and linear parts.
 bool LocalUnder(const Skeleton& s, int j, int parent, const std::vector<Eigen::Isometry3d>& world,

@@ -8,7 +8,10 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,15 @@ namespace rigel::testing {
 inline std::string SharedData() {
   const std::filesystem::path p(RIGEL_SHARED_DATA);
   return std::filesystem::is_directory(p) ? p.string() : std::string();
+}
+
+// One degree in radians.
+inline constexpr double kDegree = M_PI / 180.0;
+
+// The whole content of a file ("" when it cannot be read).
+inline std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 // Every file under the shared data folder with extension `ext` (".bvh"), sorted.

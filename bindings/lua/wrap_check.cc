@@ -18,7 +18,7 @@ const char* const kCheckOptions[] = {"kind",        "travel",    "scale",
                                      "result_unit", "floor",     nullptr};
 const char* const kKinds[] = {"convert", "bake", "retarget", nullptr};
 const char* const kTravels[] = {"scaled", "kept", "none", nullptr};
-const char* const kAxes[] = {"x", "y", "z", "-x", "-y", "-z", nullptr};
+const char* const kSignedAxes[] = {"x", "y", "z", "-x", "-y", "-z", nullptr};
 
 // One side given to rigel.check: a Clip (on its skeleton) or a Scene (its first clip), anchored
 // by a box of the binding's own pushed on the stack (the script cannot reach or release it) and
@@ -135,10 +135,10 @@ int w_check(lua_State* L) {
   job.travel = static_cast<check::TravelRule>(OptionField(L, opt, "travel", kTravels, 0));
   job.scale = NumberField(L, opt, "scale", 1.0);
   if (HasField(L, opt, "source_up")) {
-    job.source.up = AxisOption(OptionField(L, opt, "source_up", kAxes, 1));
+    job.source.up = AxisOption(OptionField(L, opt, "source_up", kSignedAxes, 1));
   }
   if (HasField(L, opt, "result_up")) {
-    job.output.up = AxisOption(OptionField(L, opt, "result_up", kAxes, 1));
+    job.output.up = AxisOption(OptionField(L, opt, "result_up", kSignedAxes, 1));
   }
   job.source.metres_per_unit = NumberField(L, opt, "source_unit", job.source.metres_per_unit);
   job.output.metres_per_unit = NumberField(L, opt, "result_unit", job.output.metres_per_unit);

@@ -232,39 +232,39 @@ void DescribeClip(lua_State* L, const ClipBox& box) {
                   box.clip->frame_rate(), box.clip->num_channels());
 }
 
-const luaL_Reg kMethods[] = {{"pose", w_Clip_pose},
-                             {"set_pose", w_Clip_set_pose},
-                             {"weight", w_Clip_weight},
-                             {"set_weight", w_Clip_set_weight},
-                             {"get", w_Clip_get},
-                             {"set", w_Clip_set},
-                             {"slice", w_Clip_slice},
-                             {"resample", w_Clip_resample},
-                             {"copy", w_Clip_copy},
-                             {"resize", w_Clip_resize},
-                             {"set_frame_time", w_Clip_set_frame_time},
-                             {"set_name", w_Clip_set_name},
-                             {"save", w_Clip_save},
-                             {"reduce", w_Clip_reduce},
-                             {"filter", w_Clip_filter},
-                             {"mirror", w_Clip_mirror},
-                             {"loop", w_Clip_loop},
-                             {"trim", w_Clip_trim},
-                             {"add_joint", w_Clip_add_joint},
-                             {"add_locator", w_Clip_add_locator},
-                             {"rename_joint", w_Clip_rename_joint},
-                             {"reparent", w_Clip_reparent},
-                             {"remove_joint", w_Clip_remove_joint},
-                             {nullptr, nullptr}};
-const luaL_Reg kGetters[] = {{"num_frames", GetClipField<&Clip::num_frames>},
-                             {"num_channels", GetClipField<&Clip::num_channels>},
-                             {"frame_time", GetClipField<&Clip::frame_time>},
-                             {"frame_rate", GetClipField<&Clip::frame_rate>},
-                             {"duration", GetClipField<&Clip::duration>},
-                             {"name", GetClipField<&Clip::name>},
-                             {"skeleton", GetBoxSkeleton<ClipBox>},
-                             {nullptr, nullptr}};
-const luaL_Reg kMeta[] = {{"__len", GetClipField<&Clip::num_frames>}, {nullptr, nullptr}};
+const luaL_Reg kClipMethods[] = {{"pose", w_Clip_pose},
+                                 {"set_pose", w_Clip_set_pose},
+                                 {"weight", w_Clip_weight},
+                                 {"set_weight", w_Clip_set_weight},
+                                 {"get", w_Clip_get},
+                                 {"set", w_Clip_set},
+                                 {"slice", w_Clip_slice},
+                                 {"resample", w_Clip_resample},
+                                 {"copy", w_Clip_copy},
+                                 {"resize", w_Clip_resize},
+                                 {"set_frame_time", w_Clip_set_frame_time},
+                                 {"set_name", w_Clip_set_name},
+                                 {"save", w_Clip_save},
+                                 {"reduce", w_Clip_reduce},
+                                 {"filter", w_Clip_filter},
+                                 {"mirror", w_Clip_mirror},
+                                 {"loop", w_Clip_loop},
+                                 {"trim", w_Clip_trim},
+                                 {"add_joint", w_Clip_add_joint},
+                                 {"add_locator", w_Clip_add_locator},
+                                 {"rename_joint", w_Clip_rename_joint},
+                                 {"reparent", w_Clip_reparent},
+                                 {"remove_joint", w_Clip_remove_joint},
+                                 {nullptr, nullptr}};
+const luaL_Reg kClipGetters[] = {{"num_frames", GetClipField<&Clip::num_frames>},
+                                 {"num_channels", GetClipField<&Clip::num_channels>},
+                                 {"frame_time", GetClipField<&Clip::frame_time>},
+                                 {"frame_rate", GetClipField<&Clip::frame_rate>},
+                                 {"duration", GetClipField<&Clip::duration>},
+                                 {"name", GetClipField<&Clip::name>},
+                                 {"skeleton", GetBoxSkeleton<ClipBox>},
+                                 {nullptr, nullptr}};
+const luaL_Reg kClipMeta[] = {{"__len", GetClipField<&Clip::num_frames>}, {nullptr, nullptr}};
 
 int w_clip_new(lua_State* L) {
   // rigel.clip(skeleton, frames [, frame_time = 1/30]) -> Clip of rest-pose frames.
@@ -287,7 +287,7 @@ void PushClip(lua_State* L, std::shared_ptr<const Skeleton> skeleton, std::share
 }
 
 void OpenClip(lua_State* L) {
-  OpenBoxType<ClipBox, DescribeClip>(L, kMethods, kGetters, kMeta, "clip", w_clip_new);
+  OpenBoxType<ClipBox, DescribeClip>(L, kClipMethods, kClipGetters, kClipMeta, "clip", w_clip_new);
 }
 
 }  // namespace rigel::lua

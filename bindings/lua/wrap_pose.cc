@@ -381,35 +381,35 @@ void DescribePose(lua_State* L, const PoseBox& box) {
                   box.skeleton->name(0).c_str());
 }
 
-const luaL_Reg kMethods[] = {{"get", w_Pose_get},
-                             {"set", w_Pose_set},
-                             {"angles", w_Pose_angles},
-                             {"set_angles", w_Pose_set_angles},
-                             {"scale", w_Pose_scale},
-                             {"set_scale", w_Pose_set_scale},
-                             {"world_scale", w_Pose_world_scale},
-                             {"world_position", w_Pose_world_position},
-                             {"world_xyz", w_Pose_world_xyz},
-                             {"world_rotation", w_Pose_world_rotation},
-                             {"local_position", w_Pose_local_position},
-                             {"local_rotation", w_Pose_local_rotation},
-                             {"set_local_rotation", w_Pose_set_local_rotation},
-                             {"set_world_rotation", w_Pose_set_world_rotation},
-                             {"set_local_position", w_Pose_set_local_position},
-                             {"set_world_position", w_Pose_set_world_position},
-                             {"end_position", w_Pose_end_position},
-                             {"values", w_Pose_values},
-                             {"set_values", w_Pose_set_values},
-                             {"reset", w_Pose_reset},
-                             {"copy", w_Pose_copy},
-                             {"copy_from", w_Pose_copy_from},
-                             {"weight", w_Pose_weight},
-                             {"set_weight", w_Pose_set_weight},
-                             {nullptr, nullptr}};
-const luaL_Reg kGetters[] = {{"skeleton", GetBoxSkeleton<PoseBox>},
-                             {"num_channels", w_Pose_get_num_channels},
-                             {"num_weights", w_Pose_get_num_weights},
-                             {nullptr, nullptr}};
+const luaL_Reg kPoseMethods[] = {{"get", w_Pose_get},
+                                 {"set", w_Pose_set},
+                                 {"angles", w_Pose_angles},
+                                 {"set_angles", w_Pose_set_angles},
+                                 {"scale", w_Pose_scale},
+                                 {"set_scale", w_Pose_set_scale},
+                                 {"world_scale", w_Pose_world_scale},
+                                 {"world_position", w_Pose_world_position},
+                                 {"world_xyz", w_Pose_world_xyz},
+                                 {"world_rotation", w_Pose_world_rotation},
+                                 {"local_position", w_Pose_local_position},
+                                 {"local_rotation", w_Pose_local_rotation},
+                                 {"set_local_rotation", w_Pose_set_local_rotation},
+                                 {"set_world_rotation", w_Pose_set_world_rotation},
+                                 {"set_local_position", w_Pose_set_local_position},
+                                 {"set_world_position", w_Pose_set_world_position},
+                                 {"end_position", w_Pose_end_position},
+                                 {"values", w_Pose_values},
+                                 {"set_values", w_Pose_set_values},
+                                 {"reset", w_Pose_reset},
+                                 {"copy", w_Pose_copy},
+                                 {"copy_from", w_Pose_copy_from},
+                                 {"weight", w_Pose_weight},
+                                 {"set_weight", w_Pose_set_weight},
+                                 {nullptr, nullptr}};
+const luaL_Reg kPoseGetters[] = {{"skeleton", GetBoxSkeleton<PoseBox>},
+                                 {"num_channels", w_Pose_get_num_channels},
+                                 {"num_weights", w_Pose_get_num_weights},
+                                 {nullptr, nullptr}};
 
 int w_pose_new(lua_State* L) {
   // rigel.pose(skeleton_or_object_with_one) -> the rest pose.
@@ -460,7 +460,7 @@ void PushPose(lua_State* L, std::shared_ptr<const Skeleton> skeleton,
 }
 
 void OpenPose(lua_State* L) {
-  OpenBoxType<PoseBox, DescribePose>(L, kMethods, kGetters, nullptr, "pose", w_pose_new);
+  OpenBoxType<PoseBox, DescribePose>(L, kPoseMethods, kPoseGetters, nullptr, "pose", w_pose_new);
 }
 
 }  // namespace rigel::lua

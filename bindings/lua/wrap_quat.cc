@@ -187,21 +187,22 @@ int w_quat_tostring(lua_State* L) {
   return 1;
 }
 
-const luaL_Reg kMethods[] = {{"inverse", w_quat_inverse},    {"normalized", w_quat_normalized},
-                             {"slerp", w_quat_slerp},        {"angle_to", w_quat_angle_to},
-                             {"euler", w_quat_euler_angles}, {"axis_angle", w_quat_axis_angle_of},
-                             {"rotate", w_quat_rotate},      {"unpack", w_quat_unpack},
-                             {"table", w_quat_table},        {nullptr, nullptr}};
-const luaL_Reg kGetters[] = {{"w", w_quat_get<0>},
-                             {"x", w_quat_get<1>},
-                             {"y", w_quat_get<2>},
-                             {"z", w_quat_get<3>},
-                             {nullptr, nullptr}};
-const luaL_Reg kMeta[] = {{"__mul", w_quat_mul},
-                          {"__eq", w_quat_eq},
-                          {"__unm", w_quat_unm},
-                          {"__tostring", w_quat_tostring},
-                          {nullptr, nullptr}};
+const luaL_Reg kQuatMethods[] = {
+    {"inverse", w_quat_inverse},    {"normalized", w_quat_normalized},
+    {"slerp", w_quat_slerp},        {"angle_to", w_quat_angle_to},
+    {"euler", w_quat_euler_angles}, {"axis_angle", w_quat_axis_angle_of},
+    {"rotate", w_quat_rotate},      {"unpack", w_quat_unpack},
+    {"table", w_quat_table},        {nullptr, nullptr}};
+const luaL_Reg kQuatGetters[] = {{"w", w_quat_get<0>},
+                                 {"x", w_quat_get<1>},
+                                 {"y", w_quat_get<2>},
+                                 {"z", w_quat_get<3>},
+                                 {nullptr, nullptr}};
+const luaL_Reg kQuatMeta[] = {{"__mul", w_quat_mul},
+                              {"__eq", w_quat_eq},
+                              {"__unm", w_quat_unm},
+                              {"__tostring", w_quat_tostring},
+                              {nullptr, nullptr}};
 
 // rigel.quat is a callable table: rigel.quat(w, x, y, z) and rigel.quat.euler(...).
 int w_quat_call(lua_State* L) {
@@ -229,13 +230,13 @@ Eigen::Quaterniond CheckQuat(lua_State* L, int arg) {
 }
 
 void OpenQuat(lua_State* L) {
-  RegisterType(L, {kQuatType, kMethods, kGetters, kMeta, nullptr, nullptr, nullptr});
-  static const luaL_Reg kFunctions[] = {{"identity", w_quat_identity},
-                                        {"euler", w_quat_euler},
-                                        {"axis_angle", w_quat_axis_angle},
-                                        {"between", w_quat_between},
-                                        {nullptr, nullptr}};
-  luaL_newlib(L, kFunctions);
+  RegisterType(L, {kQuatType, kQuatMethods, kQuatGetters, kQuatMeta, nullptr, nullptr, nullptr});
+  static const luaL_Reg kQuatFunctions[] = {{"identity", w_quat_identity},
+                                            {"euler", w_quat_euler},
+                                            {"axis_angle", w_quat_axis_angle},
+                                            {"between", w_quat_between},
+                                            {nullptr, nullptr}};
+  luaL_newlib(L, kQuatFunctions);
   lua_createtable(L, 0, 1);
   lua_pushcfunction(L, w_quat_call);
   lua_setfield(L, -2, "__call");

@@ -47,7 +47,7 @@ constexpr std::array<const char*, N + 1> OptionList(const std::array<std::string
   return list;
 }
 constexpr auto kTaskTypes = OptionList(ik::kTaskTypeNames);
-constexpr auto kMethods = [] {
+constexpr auto kSolverMethods = [] {
   std::array<std::string_view, ik::kMethodTable.size()> names{};
   for (std::size_t i = 0; i < names.size(); ++i) names[i] = ik::kMethodTable[i].name;
   return OptionList(names);
@@ -428,7 +428,8 @@ int w_Rig_stage(lua_State* L) {
   if (HasField(L, 2, "method")) {
     lua_getfield(L, 2, "method");
     stage.method =
-        ik::kMethodTable[CheckOption(L, lua_gettop(L), "solver method", kMethods.data())].method;
+        ik::kMethodTable[CheckOption(L, lua_gettop(L), "solver method", kSolverMethods.data())]
+            .method;
     lua_pop(L, 1);
   }
   stage.chain_root = JointField(L, 2, "chain_root", s);

@@ -136,14 +136,15 @@ void DescribeScene(lua_State* L, const SceneBox& box) {
                   static_cast<int>(box.scene->clips.size()));
 }
 
-const luaL_Reg kMethods[] = {{"clip", w_Scene_clip}, {"save", w_Scene_save}, {nullptr, nullptr}};
-const luaL_Reg kGetters[] = {{"skeleton", GetBoxSkeleton<SceneBox>},
-                             {"clips", w_Scene_get_clips},
-                             {"num_clips", w_Scene_get_num_clips},
-                             {"source", w_Scene_get_source},
-                             {"warnings", w_Scene_get_warnings},
-                             {"axes", w_Scene_get_axes},
-                             {nullptr, nullptr}};
+const luaL_Reg kSceneMethods[] = {
+    {"clip", w_Scene_clip}, {"save", w_Scene_save}, {nullptr, nullptr}};
+const luaL_Reg kSceneGetters[] = {{"skeleton", GetBoxSkeleton<SceneBox>},
+                                  {"clips", w_Scene_get_clips},
+                                  {"num_clips", w_Scene_get_num_clips},
+                                  {"source", w_Scene_get_source},
+                                  {"warnings", w_Scene_get_warnings},
+                                  {"axes", w_Scene_get_axes},
+                                  {nullptr, nullptr}};
 
 // Field "unit" of the options table at `arg`: a unit name or factor as ParseBvhUnit reads it, or
 // a number of metres per file unit (finite, > 0). Metres per unit.
@@ -348,13 +349,13 @@ SaveOptions ClipSaveOptions(const std::string& path, const Skeleton& skeleton, c
 }
 
 void OpenScene(lua_State* L) {
-  OpenBoxType<SceneBox, DescribeScene>(L, kMethods, kGetters, nullptr);
-  static const luaL_Reg kFunctions[] = {{"load", w_load},
-                                        {"save", w_save},
-                                        {"readable_formats", w_readable_formats},
-                                        {"writable_formats", w_writable_formats},
-                                        {nullptr, nullptr}};
-  luaL_setfuncs(L, kFunctions, 0);
+  OpenBoxType<SceneBox, DescribeScene>(L, kSceneMethods, kSceneGetters, nullptr);
+  static const luaL_Reg kSceneFunctions[] = {{"load", w_load},
+                                             {"save", w_save},
+                                             {"readable_formats", w_readable_formats},
+                                             {"writable_formats", w_writable_formats},
+                                             {nullptr, nullptr}};
+  luaL_setfuncs(L, kSceneFunctions, 0);
 }
 
 }  // namespace rigel::lua

@@ -209,26 +209,26 @@ void DescribeSkeleton(lua_State* L, const SkeletonBox& box) {
                   box.skeleton->num_channels(), box.skeleton->name(0).c_str());
 }
 
-const luaL_Reg kMethods[] = {{"joint", w_Skeleton_joint},
-                             {"find", w_Skeleton_find},
-                             {"name", w_Skeleton_name},
-                             {"parent", w_Skeleton_parent},
-                             {"children", w_Skeleton_children},
-                             {"joints", w_Skeleton_joints},
-                             {"chain", w_Skeleton_chain},
-                             {"humanoid", w_Skeleton_humanoid},
-                             {"rest_offset", w_Skeleton_rest_offset},
-                             {"rest_orientation", w_Skeleton_rest_orientation},
-                             {"channels", w_Skeleton_channels},
-                             {"channel_index", w_Skeleton_channel_index},
-                             {"rotation_order", w_Skeleton_rotation_order},
-                             {"end_sites", w_Skeleton_end_sites},
-                             {nullptr, nullptr}};
-const luaL_Reg kGetters[] = {{"num_joints", w_Skeleton_get_num_joints},
-                             {"num_channels", w_Skeleton_get_num_channels},
-                             {"root", w_Skeleton_get_root},
-                             {nullptr, nullptr}};
-const luaL_Reg kMeta[] = {{"__len", w_Skeleton_len}, {nullptr, nullptr}};
+const luaL_Reg kSkeletonMethods[] = {{"joint", w_Skeleton_joint},
+                                     {"find", w_Skeleton_find},
+                                     {"name", w_Skeleton_name},
+                                     {"parent", w_Skeleton_parent},
+                                     {"children", w_Skeleton_children},
+                                     {"joints", w_Skeleton_joints},
+                                     {"chain", w_Skeleton_chain},
+                                     {"humanoid", w_Skeleton_humanoid},
+                                     {"rest_offset", w_Skeleton_rest_offset},
+                                     {"rest_orientation", w_Skeleton_rest_orientation},
+                                     {"channels", w_Skeleton_channels},
+                                     {"channel_index", w_Skeleton_channel_index},
+                                     {"rotation_order", w_Skeleton_rotation_order},
+                                     {"end_sites", w_Skeleton_end_sites},
+                                     {nullptr, nullptr}};
+const luaL_Reg kSkeletonGetters[] = {{"num_joints", w_Skeleton_get_num_joints},
+                                     {"num_channels", w_Skeleton_get_num_channels},
+                                     {"root", w_Skeleton_get_root},
+                                     {nullptr, nullptr}};
+const luaL_Reg kSkeletonMeta[] = {{"__len", w_Skeleton_len}, {nullptr, nullptr}};
 
 }  // namespace
 
@@ -261,7 +261,7 @@ const std::shared_ptr<const Skeleton>* CheckSkeletonOf(lua_State* L, int arg,
 }
 
 void OpenSkeleton(lua_State* L) {
-  OpenBoxType<SkeletonBox, DescribeSkeleton>(L, kMethods, kGetters, kMeta);
+  OpenBoxType<SkeletonBox, DescribeSkeleton>(L, kSkeletonMethods, kSkeletonGetters, kSkeletonMeta);
 }
 
 }  // namespace rigel::lua

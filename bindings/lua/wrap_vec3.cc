@@ -162,17 +162,17 @@ int w_vec3_tostring(lua_State* L) {
   return 1;
 }
 
-const luaL_Reg kMethods[] = {{"length", w_vec3_length},     {"normalized", w_vec3_normalized},
-                             {"dot", w_vec3_dot},           {"cross", w_vec3_cross},
-                             {"distance", w_vec3_distance}, {"lerp", w_vec3_lerp},
-                             {"copy", w_vec3_copy},         {"unpack", w_vec3_unpack},
-                             {"table", w_vec3_table},       {nullptr, nullptr}};
-const luaL_Reg kGetters[] = {
+const luaL_Reg kVec3Methods[] = {{"length", w_vec3_length},     {"normalized", w_vec3_normalized},
+                                 {"dot", w_vec3_dot},           {"cross", w_vec3_cross},
+                                 {"distance", w_vec3_distance}, {"lerp", w_vec3_lerp},
+                                 {"copy", w_vec3_copy},         {"unpack", w_vec3_unpack},
+                                 {"table", w_vec3_table},       {nullptr, nullptr}};
+const luaL_Reg kVec3Getters[] = {
     {"x", w_vec3_get<0>}, {"y", w_vec3_get<1>}, {"z", w_vec3_get<2>}, {nullptr, nullptr}};
-const luaL_Reg kMeta[] = {{"__add", w_vec3_add},           {"__sub", w_vec3_sub},
-                          {"__mul", w_vec3_mul},           {"__div", w_vec3_div},
-                          {"__unm", w_vec3_unm},           {"__eq", w_vec3_eq},
-                          {"__tostring", w_vec3_tostring}, {nullptr, nullptr}};
+const luaL_Reg kVec3Meta[] = {{"__add", w_vec3_add},           {"__sub", w_vec3_sub},
+                              {"__mul", w_vec3_mul},           {"__div", w_vec3_div},
+                              {"__unm", w_vec3_unm},           {"__eq", w_vec3_eq},
+                              {"__tostring", w_vec3_tostring}, {nullptr, nullptr}};
 
 }  // namespace
 
@@ -212,7 +212,8 @@ Eigen::Vector3d CheckVec3(lua_State* L, int arg) {
 }
 
 void OpenVec3(lua_State* L) {
-  RegisterType(L, {kVec3Type, kMethods, kGetters, kMeta, nullptr, nullptr, w_vec3_setfield});
+  RegisterType(
+      L, {kVec3Type, kVec3Methods, kVec3Getters, kVec3Meta, nullptr, nullptr, w_vec3_setfield});
   lua_pushcfunction(L, w_vec3_new);
   lua_setfield(L, -2, "vec3");
 }

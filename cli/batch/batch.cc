@@ -23,7 +23,7 @@ namespace rigel::batch {
 
 namespace {
 
-std::string Clock(double seconds) {
+std::string ClockText(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "--:--";
   const long s = std::lround(seconds);
   return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
@@ -88,10 +88,10 @@ void DrawProgress(const Counts& counts, const RunOptions& options, size_t total,
         counts.suspect.load() > 0 ? ", " + std::to_string(counts.suspect.load()) + " suspect" : "";
     std::fprintf(stderr, "rigel %s: %d/%zu clips, %d failed%s, %.0f frames/s, %s\n",
                  options.command.c_str(), d, total, counts.failed.load(), suspects.c_str(), fps,
-                 Clock(t).c_str());
+                 ClockText(t).c_str());
   } else {
     std::fprintf(stderr, "\r\033[K[%s] %d/%zu clips  %.0f frames/s  ETA %s  failed %d", bar.c_str(),
-                 d, total, fps, Clock(eta).c_str(), counts.failed.load());
+                 d, total, fps, ClockText(eta).c_str(), counts.failed.load());
   }
   std::fflush(stderr);
 }

@@ -4,6 +4,7 @@
 #ifndef RIGEL_CLI_BATCH_BATCH_H_
 #define RIGEL_CLI_BATCH_BATCH_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -102,6 +103,11 @@ void WriteManifest(const std::string& output, const Provenance& provenance,
 // manifests. Only these: other runs writing other outputs into the same folder (farm shards)
 // keep their files in progress.
 int RemoveStaleTemporaries(const std::vector<std::string>& outputs);
+
+// Seconds from `start` to now (a clip's phases, PhaseSeconds).
+inline double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 // Where a clip's time went, in seconds: reading the input, running the processor's work (the rig
 // script with its solves, or the retarget), writing the outputs, and the frames report.

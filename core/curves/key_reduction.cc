@@ -45,15 +45,6 @@ struct Tracks {
   std::vector<EulerOrder> euler_order;
 };
 
-Quat ChannelQuaternion(const Skeleton& skeleton, int joint, std::span<const double> row) {
-  Quat q = Quat::Identity();
-  const auto layout = skeleton.channels();
-  for (const int c : skeleton.rotation_channels(joint)) {
-    q = q * Quat(Eigen::AngleAxisd(row[c], Vec3::Unit(ChannelAxis(layout[c]))));
-  }
-  return q;
-}
-
 Vec3 ChannelTranslation(const Skeleton& skeleton, int joint, std::span<const double> row) {
   Vec3 t = Vec3::Zero();
   for (int a = 0; a < 3; ++a) {
@@ -79,7 +70,7 @@ Tracks MakeTracks(const Skeleton& skeleton, const Clip& clip, const KeyReduction
     }
     Quat previous = Quat::Identity();
     for (int f = 0; f < t.frames; ++f) {
-      Quat q = ChannelQuaternion(skeleton, j, clip.frame(f));
+      Quat q = LocalQuaternion(skeleton, j, clip.frame(f));
       if (q.dot(previous) < 0) q.coeffs() = -q.coeffs();
       previous = q;
       t.rotation[static_cast<std::size_t>(j) * t.frames + f] = q;

@@ -187,19 +187,6 @@ Clip TrimClipSeconds(const Clip& clip, double start_s, double end_s) {
   return SliceClip(clip, first, end);
 }
 
-namespace {
-
-Eigen::Quaterniond ChannelQuaternion(const Skeleton& skeleton, int j, std::span<const double> row) {
-  Eigen::Quaterniond q = Eigen::Quaterniond::Identity();
-  for (const int c : skeleton.rotation_channels(j)) {
-    q = q * Eigen::Quaterniond(Eigen::AngleAxisd(
-                row[c], Eigen::Vector3d::Unit(ChannelAxis(skeleton.channels()[c]))));
-  }
-  return q;
-}
-
-}  // namespace
-
 Clip LoopClip(const Skeleton& skeleton, const Clip& clip, const LoopOptions& options) {
   if (!clip.matches(skeleton)) throw std::invalid_argument("loop: the clip does not match");
   const int frames = clip.num_frames();
@@ -228,12 +215,12 @@ Clip LoopClip(const Skeleton& skeleton, const Clip& clip, const LoopOptions& opt
   for (int j = 0; j < skeleton.num_joints(); ++j) {
     const std::span<const int> rc = skeleton.rotation_channels(j);
     if (rc.size() == 3) {
-      const Eigen::Quaterniond start = ChannelQuaternion(skeleton, j, clip.frame(0));
-      const Eigen::Quaterniond end = ChannelQuaternion(skeleton, j, clip.frame(last));
+      const Eigen::Quaterniond start = LocalQuaternion(skeleton, j, clip.frame(0));
+      const Eigen::Quaterniond end = LocalQuaternion(skeleton, j, clip.frame(last));
       const Eigen::Quaterniond error = start * end.conjugate();
       for (int f = begin; f <= last; ++f) {
         const Eigen::Quaterniond q = Eigen::Quaterniond::Identity().slerp(weight(f), error) *
-                                     ChannelQuaternion(skeleton, j, clip.frame(f));
+                                     LocalQuaternion(skeleton, j, clip.frame(f));
         SetRotationChannels(skeleton, j, q.toRotationMatrix(), out.frame(f), clip.frame(f));
       }
       for (const int c : rc) done[c] = 1;

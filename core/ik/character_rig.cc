@@ -1,25 +1,10 @@
 // The character rig's effectors. See character_rig.h.
 #include "core/ik/character_rig.h"
 
+#include "core/fail.h"
 #include "core/ik/methods.h"
 
 namespace rigel::ik {
-
-namespace {
-
-bool IsAncestor(const Skeleton& s, int ancestor, int joint) {
-  for (int j = s.parent(joint); j >= 0; j = s.parent(j)) {
-    if (j == ancestor) return true;
-  }
-  return false;
-}
-
-bool Fail(std::string* error, std::string message) {
-  if (error != nullptr) *error = std::move(message);
-  return false;
-}
-
-}  // namespace
 
 int CharacterRig::AddEffector(const Task& given, const Target& target, std::string name,
                               std::string* error) {

@@ -14,13 +14,6 @@ Eigen::Matrix3d Hat(const Eigen::Vector3d& p) {
   return h;
 }
 
-bool IsAncestorOrSelf(const Skeleton& skeleton, int ancestor, int joint) {
-  for (int j = joint; j != Skeleton::kNoParent; j = skeleton.parent(j)) {
-    if (j == ancestor) return true;
-  }
-  return false;
-}
-
 // world_from_parent of `joint` (identity for a root).
 Eigen::Isometry3d ParentWorld(const Skeleton& skeleton, std::span<const Eigen::Isometry3d> world,
                               int joint) {

@@ -14,7 +14,6 @@
 
 namespace rigel::ik {
 
-using internal::Fail;
 using internal::IsIterative;
 using internal::ValidateFrame;
 

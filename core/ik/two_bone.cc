@@ -12,18 +12,6 @@
 namespace rigel::ik {
 namespace {
 
-bool Fail(std::string* error, const char* message) {
-  if (error) *error = message;
-  return false;
-}
-
-bool StrictAncestor(const Skeleton& s, int ancestor, int joint) {
-  for (int j = s.parent(joint); j != Skeleton::kNoParent; j = s.parent(j)) {
-    if (j == ancestor) return true;
-  }
-  return false;
-}
-
 // world rotation of joint's parent times its rest orientation: the frame its channels act in.
 Eigen::Matrix3d ChannelBase(const Skeleton& s, std::span<const Eigen::Isometry3d> world,
                             int joint) {
@@ -64,7 +52,7 @@ bool TwoBoneJob::Validate(std::string* error) const {
   if (upper < 0 || upper >= n || lower < 0 || lower >= n || end < 0 || end >= n) {
     return Fail(error, "two-bone: joint index out of range");
   }
-  if (!StrictAncestor(s, upper, lower) || !StrictAncestor(s, lower, end)) {
+  if (!IsAncestor(s, upper, lower) || !IsAncestor(s, lower, end)) {
     return Fail(error, "two-bone: upper must be an ancestor of lower, lower of end");
   }
   if (s.rotation_channels(upper).size() != 3 || !s.rotation_order(upper)) {

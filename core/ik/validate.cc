@@ -7,18 +7,6 @@
 
 namespace rigel::ik::internal {
 
-bool Fail(std::string* error, std::string message) {
-  if (error) *error = std::move(message);
-  return false;
-}
-
-bool IsAncestorOrSelf(const Skeleton& s, int ancestor, int joint) {
-  for (int j = joint; j != Skeleton::kNoParent; j = s.parent(j)) {
-    if (j == ancestor) return true;
-  }
-  return false;
-}
-
 namespace {
 
 // The per-channel and per-joint arrays: sizes, limits, preferred values, strengths.

@@ -7,17 +7,12 @@
 #include <span>
 #include <string>
 
+#include "core/fail.h"
 #include "core/ik/methods.h"
 #include "core/ik/rig.h"
 #include "core/pose.h"
 
 namespace rigel::ik::internal {
-
-// Sets *error (when given) to `message` and returns false.
-bool Fail(std::string* error, std::string message);
-
-// True when `ancestor` is `joint` or one of its ancestors.
-bool IsAncestorOrSelf(const Skeleton& s, int ancestor, int joint);
 
 // std::isfinite, spelled short for the long validity conditions.
 inline bool Finite(double v) { return std::isfinite(v); }

@@ -15,9 +15,9 @@ namespace rigel::retarget {
 using internal::FingerOfTokens;
 using internal::IsMetacarpalToken;
 using internal::IsNumber;
-using internal::Limb;
 using internal::LimbOfTokens;
 using internal::LimbRole;
+using internal::LimbWord;
 using internal::StartsWith;
 
 namespace {
@@ -30,18 +30,11 @@ std::vector<int> Depths(const Skeleton& s) {
   return depth;
 }
 
-bool IsAncestor(const Skeleton& s, int ancestor, int joint) {
-  for (int j = joint; j >= 0; j = s.parent(j)) {
-    if (j == ancestor) return true;
-  }
-  return false;
-}
-
 int CommonAncestor(const Skeleton& s, int a, int b) {
   if (a < 0) return b;
   if (b < 0) return a;
   for (int j = a; j >= 0; j = s.parent(j)) {
-    if (IsAncestor(s, j, b)) return j;
+    if (IsAncestorOrSelf(s, j, b)) return j;
   }
   return -1;
 }
@@ -51,7 +44,7 @@ int CommonAncestor(const Skeleton& s, int a, int b) {
 std::vector<int> PathBelow(const Skeleton& s, int top, int bottom) {
   std::vector<int> path;
   for (int j = bottom; j >= 0 && j != top; j = s.parent(j)) path.push_back(j);
-  if (top >= 0 && !IsAncestor(s, top, bottom)) return {};
+  if (top >= 0 && !IsAncestorOrSelf(s, top, bottom)) return {};
   std::reverse(path.begin(), path.end());
   return path;
 }
@@ -64,7 +57,7 @@ constexpr double kHelperCost = 0.2;
 // What the classifier knows about each joint.
 struct Candidates {
   std::vector<NormalisedName> names;
-  std::vector<Limb> limb;
+  std::vector<LimbWord> limb;
   std::vector<int> depth;
 };
 
@@ -104,12 +97,12 @@ class Classifier {
   // Helpers shared by the parts.
   bool Better(int a, int b) const;
   void Set(Role role, int j, double confidence, std::string why);
-  int BestOf(Limb limb, Side side, int top, int bottom = -1) const;
+  int BestOf(LimbWord limb, Side side, int top, int bottom = -1) const;
   int NextDown(int j, bool allow_fork) const;
   std::string Named(int j) const { return "named '" + s_.name(j) + "'"; }
-  void WarnOffChain(Limb limb, Side side, Role role, const char* where);
-  int ChainTop(Limb top, Limb middle, Limb end, Side side) const;
-  int LinkBelow(Limb limb, Side side, int above, const char* above_name);
+  void WarnOffChain(LimbWord limb, Side side, Role role, const char* where);
+  int ChainTop(LimbWord top, LimbWord middle, LimbWord end, Side side) const;
+  int LinkBelow(LimbWord limb, Side side, int above, const char* above_name);
   bool IsNeck(int j) const;
 
   // The parts, in the order they run.
@@ -134,7 +127,7 @@ class Classifier {
 Classifier::Classifier(const Skeleton& s) : s_(s), n_(s.num_joints()) {
   c_.depth = Depths(s_);
   c_.names.resize(n_);
-  c_.limb.assign(n_, Limb::kNone);
+  c_.limb.assign(n_, LimbWord::kNone);
   for (int j = 0; j < n_; ++j) {
     c_.names[j] = NormaliseJointName(s_.name(j));
     if (c_.names[j].extra) {
@@ -173,12 +166,12 @@ void Classifier::Set(Role role, int j, double confidence, std::string why) {
 }
 
 // The best joint of `limb` on `side` below `top` (any when top < 0), optionally above `bottom`.
-int Classifier::BestOf(Limb limb, Side side, int top, int bottom) const {
+int Classifier::BestOf(LimbWord limb, Side side, int top, int bottom) const {
   int best = -1;
   for (int j = 0; j < n_; ++j) {
     if (c_.limb[j] != limb || c_.names[j].side != side) continue;
-    if (top >= 0 && (j == top || !IsAncestor(s_, top, j))) continue;
-    if (bottom >= 0 && !IsAncestor(s_, j, bottom)) continue;
+    if (top >= 0 && (j == top || !IsAncestorOrSelf(s_, top, j))) continue;
+    if (bottom >= 0 && !IsAncestorOrSelf(s_, j, bottom)) continue;
     if (Better(j, best)) best = j;
   }
   return best;
@@ -189,7 +182,7 @@ int Classifier::BestOf(Limb limb, Side side, int top, int bottom) const {
 int Classifier::NextDown(int j, bool allow_fork) const {
   int best = -1, second = -1;
   for (const int child : s_.children(j)) {
-    if (c_.names[child].extra || c_.limb[child] == Limb::kFinger) continue;
+    if (c_.names[child].extra || c_.limb[child] == LimbWord::kFinger) continue;
     if (best < 0 || subtree_[child] > subtree_[best]) {
       second = best;
       best = child;
@@ -202,11 +195,12 @@ int Classifier::NextDown(int j, bool allow_fork) const {
 }
 
 // Warns about joints named like `limb` on `side` that the chain did not take.
-void Classifier::WarnOffChain(Limb limb, Side side, Role role, const char* where) {
+void Classifier::WarnOffChain(LimbWord limb, Side side, Role role, const char* where) {
   const int chosen = h_[role];
   for (int j = 0; j < n_; ++j) {
     if (c_.limb[j] != limb || c_.names[j].side != side || j == chosen) continue;
-    if (chosen >= 0 && (IsAncestor(s_, chosen, j) || IsAncestor(s_, j, chosen))) continue;
+    if (chosen >= 0 && (IsAncestorOrSelf(s_, chosen, j) || IsAncestorOrSelf(s_, j, chosen)))
+      continue;
     if (c_.names[j].helper) continue;
     h_.warnings.push_back(std::string(RoleName(role)) + ": '" + s_.name(j) +
                           "' is named like it but is not " + where +
@@ -216,7 +210,7 @@ void Classifier::WarnOffChain(Limb limb, Side side, Role role, const char* where
 
 // The best joint named `top` on `side`, preferring one with a `middle` or `end` joint named
 // below it.
-int Classifier::ChainTop(Limb top, Limb middle, Limb end, Side side) const {
+int Classifier::ChainTop(LimbWord top, LimbWord middle, LimbWord end, Side side) const {
   auto named_below = [&](int j) {
     return BestOf(middle, side, j) >= 0 || BestOf(end, side, j) >= 0;
   };
@@ -234,7 +228,7 @@ int Classifier::ChainTop(Limb top, Limb middle, Limb end, Side side) const {
 
 // The joint of `limb` on `side` below `above` ("the <above_name>"): by name, else the next joint
 // down the chain. Sets its role; -1 when there is none.
-int Classifier::LinkBelow(Limb limb, Side side, int above, const char* above_name) {
+int Classifier::LinkBelow(LimbWord limb, Side side, int above, const char* above_name) {
   int j = BestOf(limb, side, above);
   if (j >= 0) {
     Set(LimbRole(limb, side), j, kNamed, Named(j) + ", below the " + above_name);
@@ -247,60 +241,63 @@ int Classifier::LinkBelow(Limb limb, Side side, int above, const char* above_nam
 // Neck: a neck word above the head (any neck word when there is no head).
 bool Classifier::IsNeck(int j) const {
   return c_.names[j].side == Side::kCenter && StartsWith(c_.names[j].word, "neck") &&
-         (head_ < 0 || IsAncestor(s_, j, head_));
+         (head_ < 0 || IsAncestorOrSelf(s_, j, head_));
 }
 
 // Legs: upper (definite word, else a sided "hip"), then lower, foot and toes below it, each by
 // name under the previous one, else the next joint down the chain.
 void Classifier::ClassifyLeg(Side side) {
-  const Role lower_r = LimbRole(Limb::kLowerLeg, side), foot_r = LimbRole(Limb::kFoot, side),
-             toes_r = LimbRole(Limb::kToes, side);
+  const Role lower_r = LimbRole(LimbWord::kLowerLeg, side),
+             foot_r = LimbRole(LimbWord::kFoot, side), toes_r = LimbRole(LimbWord::kToes, side);
   // Prefer an upper leg with a lower leg or foot named below it.
-  int upper = ChainTop(Limb::kUpperLeg, Limb::kLowerLeg, Limb::kFoot, side);
+  int upper = ChainTop(LimbWord::kUpperLeg, LimbWord::kLowerLeg, LimbWord::kFoot, side);
   double upper_conf = kNamed;
   if (upper < 0) {
-    upper = BestOf(Limb::kAmbiguousHip, side, -1);
+    upper = BestOf(LimbWord::kAmbiguousHip, side, -1);
     upper_conf = kResolved;
   }
   if (upper < 0) return;
-  Set(LimbRole(Limb::kUpperLeg, side), upper, upper_conf,
+  Set(LimbRole(LimbWord::kUpperLeg, side), upper, upper_conf,
       Named(upper) + (upper_conf < kNamed ? ", the top of a leg chain" : ""));
-  const int lower = LinkBelow(Limb::kLowerLeg, side, upper, "upper leg");
+  const int lower = LinkBelow(LimbWord::kLowerLeg, side, upper, "upper leg");
   if (lower < 0) return;
-  const int foot = LinkBelow(Limb::kFoot, side, lower, "lower leg");
+  const int foot = LinkBelow(LimbWord::kFoot, side, lower, "lower leg");
   if (foot < 0) return;
-  int toes = BestOf(Limb::kToes, side, foot);
+  int toes = BestOf(LimbWord::kToes, side, foot);
   if (toes >= 0) {
     Set(toes_r, toes, kNamed, Named(toes) + ", below the foot");
-  } else if ((toes = NextDown(foot, false)) >= 0 && c_.limb[toes] == Limb::kNone &&
-             BestOf(Limb::kToes, side, -1) < 0) {
+  } else if ((toes = NextDown(foot, false)) >= 0 && c_.limb[toes] == LimbWord::kNone &&
+             BestOf(LimbWord::kToes, side, -1) < 0) {
     Set(toes_r, toes, kHierarchy, "the one joint below the foot");
   }
-  WarnOffChain(Limb::kLowerLeg, side, lower_r, "below the upper leg");
-  WarnOffChain(Limb::kFoot, side, foot_r, "below the lower leg");
+  WarnOffChain(LimbWord::kLowerLeg, side, lower_r, "below the upper leg");
+  WarnOffChain(LimbWord::kFoot, side, foot_r, "below the lower leg");
 }
 
 // Arms: a definite upper arm (with a forearm or hand below when one exists), the clavicle
 // above it; "shoulder" is the clavicle above an "arm" and the upper arm below a "collar".
 void Classifier::ClassifyArm(Side side) {
-  const Role clav_r = LimbRole(Limb::kShoulder, side), upper_r = LimbRole(Limb::kUpperArm, side),
-             lower_r = LimbRole(Limb::kLowerArm, side), hand_r = LimbRole(Limb::kHand, side);
-  int upper = ChainTop(Limb::kUpperArm, Limb::kLowerArm, Limb::kHand, side);
+  const Role clav_r = LimbRole(LimbWord::kShoulder, side),
+             upper_r = LimbRole(LimbWord::kUpperArm, side),
+             lower_r = LimbRole(LimbWord::kLowerArm, side),
+             hand_r = LimbRole(LimbWord::kHand, side);
+  int upper = ChainTop(LimbWord::kUpperArm, LimbWord::kLowerArm, LimbWord::kHand, side);
   double upper_conf = kNamed;
   std::string upper_why = upper >= 0 ? Named(upper) : "";
-  int clav =
-      upper >= 0 ? BestOf(Limb::kShoulder, side, -1, upper) : BestOf(Limb::kShoulder, side, -1);
+  int clav = upper >= 0 ? BestOf(LimbWord::kShoulder, side, -1, upper)
+                        : BestOf(LimbWord::kShoulder, side, -1);
   double clav_conf = kNamed;
   std::string clav_why = clav >= 0 ? Named(clav) + ", above the upper arm" : "";
   // Ambiguous "shoulder"s, best first.
   std::vector<int> ambiguous;
   for (int j = 0; j < n_; ++j) {
-    if (c_.limb[j] == Limb::kAmbiguousShoulder && c_.names[j].side == side) ambiguous.push_back(j);
+    if (c_.limb[j] == LimbWord::kAmbiguousShoulder && c_.names[j].side == side)
+      ambiguous.push_back(j);
   }
   std::sort(ambiguous.begin(), ambiguous.end(),
             [&](int a, int b) { return Better(a, b) && a != b; });
   for (const int j : ambiguous) {
-    if (upper < 0 && clav >= 0 && IsAncestor(s_, clav, j)) {
+    if (upper < 0 && clav >= 0 && IsAncestorOrSelf(s_, clav, j)) {
       upper = j;
       upper_conf = kResolved;
       upper_why = Named(j) + ", below the collar '" + s_.name(clav) + "'";
@@ -308,7 +305,7 @@ void Classifier::ClassifyArm(Side side) {
       upper = j;
       upper_conf = kResolved;
       upper_why = Named(j) + ", no collar or arm named";
-    } else if (upper >= 0 && clav < 0 && IsAncestor(s_, j, upper)) {
+    } else if (upper >= 0 && clav < 0 && IsAncestorOrSelf(s_, j, upper)) {
       clav = j;
       clav_conf = kResolved;
       clav_why = Named(j) + ", above the upper arm '" + s_.name(upper) + "'";
@@ -317,17 +314,17 @@ void Classifier::ClassifyArm(Side side) {
   if (upper < 0) return;
   Set(upper_r, upper, upper_conf, upper_why);
   if (clav >= 0) Set(clav_r, clav, clav_conf, clav_why);
-  const int lower = LinkBelow(Limb::kLowerArm, side, upper, "upper arm");
+  const int lower = LinkBelow(LimbWord::kLowerArm, side, upper, "upper arm");
   if (lower < 0) return;
-  LinkBelow(Limb::kHand, side, lower, "lower arm");
-  WarnOffChain(Limb::kLowerArm, side, lower_r, "below the upper arm");
-  WarnOffChain(Limb::kHand, side, hand_r, "below the lower arm");
+  LinkBelow(LimbWord::kHand, side, lower, "lower arm");
+  WarnOffChain(LimbWord::kLowerArm, side, lower_r, "below the upper arm");
+  WarnOffChain(LimbWord::kHand, side, hand_r, "below the lower arm");
 }
 
 // Head and neck by name (shallowest wins).
 void Classifier::ClassifyHeadAndNeck() {
   for (int j = 0; j < n_; ++j) {
-    if (c_.names[j].side == Side::kCenter && c_.limb[j] == Limb::kHead &&
+    if (c_.names[j].side == Side::kCenter && c_.limb[j] == LimbWord::kHead &&
         (h_[Role::kHead] < 0 || Better(j, h_[Role::kHead]))) {
       Set(Role::kHead, j, kNamed, Named(j));
     }
@@ -350,7 +347,8 @@ void Classifier::ClassifyHips() {
   upper_body_ = head_ >= 0 ? head_ : h_[Role::kNeck];
   if (legs >= 0 && h_[Role::kLeftUpperLeg] >= 0 && h_[Role::kRightUpperLeg] >= 0) {
     const int hips = upper_body_ >= 0 ? CommonAncestor(s_, legs, upper_body_) : legs;
-    const bool hips_named = c_.limb[hips] == Limb::kHips || c_.limb[hips] == Limb::kAmbiguousHip ||
+    const bool hips_named = c_.limb[hips] == LimbWord::kHips ||
+                            c_.limb[hips] == LimbWord::kAmbiguousHip ||
                             c_.names[hips].word == "root";
     Set(Role::kHips, hips, hips_named ? kNamed : kHierarchy + 0.1,
         (hips_named ? Named(hips) + ", " : std::string("'") + s_.name(hips) + "': ") +
@@ -359,7 +357,7 @@ void Classifier::ClassifyHips() {
   }
   for (int j = 0; j < n_; ++j) {
     if (c_.names[j].side == Side::kCenter &&
-        (c_.limb[j] == Limb::kHips || c_.limb[j] == Limb::kAmbiguousHip) &&
+        (c_.limb[j] == LimbWord::kHips || c_.limb[j] == LimbWord::kAmbiguousHip) &&
         (h_[Role::kHips] < 0 || Better(j, h_[Role::kHips]))) {
       Set(Role::kHips, j, kResolved, Named(j) + " (no pair of legs)");
     }
@@ -376,7 +374,7 @@ void Classifier::ClassifyChestAndSpine() {
       h_[Role::kRightShoulder] >= 0 ? h_[Role::kRightShoulder] : h_[Role::kRightUpperArm]);
   if (arms >= 0 && (h_[Role::kLeftUpperArm] < 0 || h_[Role::kRightUpperArm] < 0)) arms = -1;
   std::string chest_why = "where the arms meet";
-  if (arms >= 0 && upper_body_ >= 0 && !IsAncestor(s_, arms, upper_body_)) {
+  if (arms >= 0 && upper_body_ >= 0 && !IsAncestorOrSelf(s_, arms, upper_body_)) {
     arms = CommonAncestor(s_, arms, upper_body_);
     chest_why = "where the arms and the head meet";
   }
@@ -385,7 +383,7 @@ void Classifier::ClassifyChestAndSpine() {
   // another rig drives that chest, not the neck (the retarget matrix found MocapBank's Chest2
   // driving 'Bip01 Neck', its own neck left out).
   if (arms >= 0 && IsNeck(arms) && hips >= 0 && s_.parent(arms) >= 0 && s_.parent(arms) != hips &&
-      IsAncestor(s_, hips, s_.parent(arms))) {
+      IsAncestorOrSelf(s_, hips, s_.parent(arms))) {
     arms = s_.parent(arms);
     chest_why = "below the neck the arms hang from";
   }
@@ -397,7 +395,7 @@ void Classifier::ClassifyChestAndSpine() {
     arms = s_.parent(head_);
     chest_why = "below the head (no pair of arms)";
   }
-  if (arms >= 0 && hips >= 0 && arms != hips && IsAncestor(s_, hips, arms)) {
+  if (arms >= 0 && hips >= 0 && arms != hips && IsAncestorOrSelf(s_, hips, arms)) {
     Set(Role::kChest, arms, kResolved, "'" + s_.name(arms) + "': " + chest_why);
     h_.spine = PathBelow(s_, hips, arms);
   } else if (arms >= 0 && hips >= 0 && arms != hips) {
@@ -410,7 +408,7 @@ void Classifier::ClassifyChestAndSpine() {
 // (the joints above it belong to the spine); then the spine loses its twist/helper joints.
 void Classifier::ClassifyNeckChain() {
   const int chest = h_[Role::kChest];
-  if (chest >= 0 && head_ >= 0 && IsAncestor(s_, chest, head_)) {
+  if (chest >= 0 && head_ >= 0 && IsAncestorOrSelf(s_, chest, head_)) {
     h_.neck = PathBelow(s_, chest, head_);
     if (!h_.neck.empty()) h_.neck.pop_back();  // the head itself
     // Twist/helper joints do not make a neck.
@@ -434,7 +432,7 @@ void Classifier::ClassifyFingers(int side) {
   if (hand < 0) return;
   std::vector<int> below;
   for (int j = hand + 1; j < n_; ++j) {
-    if (IsAncestor(s_, hand, j) && c_.limb[j] == Limb::kFinger) below.push_back(j);
+    if (IsAncestorOrSelf(s_, hand, j) && c_.limb[j] == LimbWord::kFinger) below.push_back(j);
   }
   auto number_of = [&](int j) {
     const std::vector<std::string>& t = c_.names[j].tokens;
@@ -468,7 +466,7 @@ void Classifier::ClassifyFingers(int side) {
     for (int slot = 2; slot <= 3; ++slot) {
       int next = -1;
       for (const int child : s_.children(chain[static_cast<size_t>(slot - 1)])) {
-        if (c_.limb[child] == Limb::kFinger && finger_of[child] == f && !metacarpal[child] &&
+        if (c_.limb[child] == LimbWord::kFinger && finger_of[child] == f && !metacarpal[child] &&
             (next < 0 || Better(child, next))) {
           next = child;
         }
@@ -477,7 +475,7 @@ void Classifier::ClassifyFingers(int side) {
       chain[static_cast<size_t>(slot)] = next;
     }
     const int parent = s_.parent(first);
-    if (parent != hand && parent >= 0 && c_.limb[parent] == Limb::kFinger &&
+    if (parent != hand && parent >= 0 && c_.limb[parent] == LimbWord::kFinger &&
         !c_.names[parent].helper) {
       chain[0] = parent;
     }
@@ -502,7 +500,7 @@ void Classifier::WarnAboutHierarchy() {
   }
   if (chest >= 0) {
     for (const Role r : {Role::kLeftUpperLeg, Role::kRightUpperLeg}) {
-      if (h_[r] >= 0 && IsAncestor(s_, chest, h_[r])) {
+      if (h_[r] >= 0 && IsAncestorOrSelf(s_, chest, h_[r])) {
         h_.warnings.push_back(std::string(RoleName(r)) + ": '" + s_.name(h_[r]) +
                               "' hangs below the chest '" + s_.name(chest) + "', not the hips");
       }

@@ -77,56 +77,56 @@ bool IsNumber(const std::string& t) { return !t.empty() && IsDigit(t.front()); }
 
 // Whole words and compounds (tokens joined) naming a limb. Compounds are looked up before single
 // tokens, so "upperarm" beats "arm" and "toebase" beats "toe".
-Limb LimbOfWord(std::string_view w) {
-  static const std::pair<std::string_view, Limb> kWords[] = {
-      {"collar", Limb::kShoulder},
-      {"collarbone", Limb::kShoulder},
-      {"clavicle", Limb::kShoulder},
-      {"clav", Limb::kShoulder},
-      {"shoulder", Limb::kAmbiguousShoulder},
-      {"shldr", Limb::kAmbiguousShoulder},
-      {"arm", Limb::kUpperArm},
-      {"uparm", Limb::kUpperArm},
-      {"upperarm", Limb::kUpperArm},
-      {"humerus", Limb::kUpperArm},
-      {"forearm", Limb::kLowerArm},
-      {"lowarm", Limb::kLowerArm},
-      {"loarm", Limb::kLowerArm},
-      {"lowerarm", Limb::kLowerArm},
-      {"elbow", Limb::kLowerArm},
-      {"ulna", Limb::kLowerArm},
-      {"hand", Limb::kHand},
-      {"wrist", Limb::kHand},
-      {"upleg", Limb::kUpperLeg},
-      {"upperleg", Limb::kUpperLeg},
-      {"thigh", Limb::kUpperLeg},
-      {"femur", Limb::kUpperLeg},
-      {"hip", Limb::kAmbiguousHip},
-      {"leg", Limb::kLowerLeg},
-      {"lowleg", Limb::kLowerLeg},
-      {"loleg", Limb::kLowerLeg},
-      {"lowerleg", Limb::kLowerLeg},
-      {"knee", Limb::kLowerLeg},
-      {"shin", Limb::kLowerLeg},
-      {"calf", Limb::kLowerLeg},
-      {"tibia", Limb::kLowerLeg},
-      {"foot", Limb::kFoot},
-      {"ankle", Limb::kFoot},
-      {"toebase", Limb::kToes},
-      {"toe", Limb::kToes},
-      {"toes", Limb::kToes},
-      {"ball", Limb::kToes},
-      {"head", Limb::kHead},
-      {"neck", Limb::kNeck},
-      {"hips", Limb::kHips},
-      {"pelvis", Limb::kHips},
+LimbWord LimbOfWord(std::string_view w) {
+  static const std::pair<std::string_view, LimbWord> kWords[] = {
+      {"collar", LimbWord::kShoulder},
+      {"collarbone", LimbWord::kShoulder},
+      {"clavicle", LimbWord::kShoulder},
+      {"clav", LimbWord::kShoulder},
+      {"shoulder", LimbWord::kAmbiguousShoulder},
+      {"shldr", LimbWord::kAmbiguousShoulder},
+      {"arm", LimbWord::kUpperArm},
+      {"uparm", LimbWord::kUpperArm},
+      {"upperarm", LimbWord::kUpperArm},
+      {"humerus", LimbWord::kUpperArm},
+      {"forearm", LimbWord::kLowerArm},
+      {"lowarm", LimbWord::kLowerArm},
+      {"loarm", LimbWord::kLowerArm},
+      {"lowerarm", LimbWord::kLowerArm},
+      {"elbow", LimbWord::kLowerArm},
+      {"ulna", LimbWord::kLowerArm},
+      {"hand", LimbWord::kHand},
+      {"wrist", LimbWord::kHand},
+      {"upleg", LimbWord::kUpperLeg},
+      {"upperleg", LimbWord::kUpperLeg},
+      {"thigh", LimbWord::kUpperLeg},
+      {"femur", LimbWord::kUpperLeg},
+      {"hip", LimbWord::kAmbiguousHip},
+      {"leg", LimbWord::kLowerLeg},
+      {"lowleg", LimbWord::kLowerLeg},
+      {"loleg", LimbWord::kLowerLeg},
+      {"lowerleg", LimbWord::kLowerLeg},
+      {"knee", LimbWord::kLowerLeg},
+      {"shin", LimbWord::kLowerLeg},
+      {"calf", LimbWord::kLowerLeg},
+      {"tibia", LimbWord::kLowerLeg},
+      {"foot", LimbWord::kFoot},
+      {"ankle", LimbWord::kFoot},
+      {"toebase", LimbWord::kToes},
+      {"toe", LimbWord::kToes},
+      {"toes", LimbWord::kToes},
+      {"ball", LimbWord::kToes},
+      {"head", LimbWord::kHead},
+      {"neck", LimbWord::kNeck},
+      {"hips", LimbWord::kHips},
+      {"pelvis", LimbWord::kHips},
       // Side bones that are not limbs: CMU "LHipJoint", MakeHuman "pelvis.L".
-      {"hipjoint", Limb::kNone},
+      {"hipjoint", LimbWord::kNone},
   };
   for (const auto& [word, limb] : kWords) {
     if (w == word) return limb;
   }
-  return Limb::kNone;
+  return LimbWord::kNone;
 }
 
 // Which finger a name's tokens name (0 thumb .. 4 pinky), -1 when none says. Numbered fingers
@@ -150,7 +150,7 @@ bool IsMetacarpalToken(std::string_view t) {
 // The limb a name's tokens (side and prefixes removed) name: the whole compound first, then pairs
 // of adjacent tokens, then single tokens from the last (the noun usually ends the name). Names
 // with two numbers ("toe1-1") or a finger word are digit phalanges, not limb roles.
-Limb LimbOfTokens(const std::vector<std::string>& tokens) {
+LimbWord LimbOfTokens(const std::vector<std::string>& tokens) {
   std::vector<std::string> words;
   int numbers = 0;
   for (const std::string& t : tokens) {
@@ -160,37 +160,37 @@ Limb LimbOfTokens(const std::vector<std::string>& tokens) {
       words.push_back(t);
     }
   }
-  if (words.empty()) return Limb::kNone;
+  if (words.empty()) return LimbWord::kNone;
   bool finger = false, toe = false;
   for (const std::string& w : words) {
     finger = finger || IsFingerToken(w);
     toe = toe || w == "toe" || w == "toes";
   }
-  if (finger) return toe ? Limb::kNone : Limb::kFinger;
-  if (numbers >= 2) return Limb::kNone;
+  if (finger) return toe ? LimbWord::kNone : LimbWord::kFinger;
+  if (numbers >= 2) return LimbWord::kNone;
   std::string all;
   for (const std::string& w : words) all += w;
-  if (all == "hipjoint") return Limb::kNone;
-  if (const Limb l = LimbOfWord(all); l != Limb::kNone) return l;
+  if (all == "hipjoint") return LimbWord::kNone;
+  if (const LimbWord l = LimbOfWord(all); l != LimbWord::kNone) return l;
   for (size_t i = words.size(); i-- > 1;) {
-    if (const Limb l = LimbOfWord(words[i - 1] + words[i]); l != Limb::kNone) return l;
+    if (const LimbWord l = LimbOfWord(words[i - 1] + words[i]); l != LimbWord::kNone) return l;
   }
   for (size_t i = words.size(); i-- > 0;) {
     if (IsNeutralToken(words[i])) continue;
-    if (const Limb l = LimbOfWord(words[i]); l != Limb::kNone) return l;
+    if (const LimbWord l = LimbOfWord(words[i]); l != LimbWord::kNone) return l;
   }
-  return Limb::kNone;
+  return LimbWord::kNone;
 }
 
-Role LimbRole(Limb limb, Side side) {
-  // The left and right roles of kShoulder .. kToes, in Limb order.
+Role LimbRole(LimbWord limb, Side side) {
+  // The left and right roles of kShoulder .. kToes, in LimbWord order.
   static constexpr std::pair<Role, Role> kRoles[] = {
       {Role::kLeftShoulder, Role::kRightShoulder}, {Role::kLeftUpperArm, Role::kRightUpperArm},
       {Role::kLeftLowerArm, Role::kRightLowerArm}, {Role::kLeftHand, Role::kRightHand},
       {Role::kLeftUpperLeg, Role::kRightUpperLeg}, {Role::kLeftLowerLeg, Role::kRightLowerLeg},
       {Role::kLeftFoot, Role::kRightFoot},         {Role::kLeftToes, Role::kRightToes},
   };
-  const int k = static_cast<int>(limb) - static_cast<int>(Limb::kShoulder);
+  const int k = static_cast<int>(limb) - static_cast<int>(LimbWord::kShoulder);
   if (k < 0 || k >= static_cast<int>(std::size(kRoles))) {
     return Role::kHips;  // unreachable for the limbs passed in
   }
@@ -200,8 +200,8 @@ Role LimbRole(Limb limb, Side side) {
 }  // namespace internal
 
 using internal::IsNumber;
-using internal::Limb;
 using internal::LimbOfWord;
+using internal::LimbWord;
 
 std::string_view RoleName(Role role) { return kRoleNames[static_cast<int>(role)]; }
 
@@ -275,9 +275,9 @@ NormalisedName NormaliseJointName(std::string_view name) {
       const std::string& t = tokens[i];
       if (t.size() < 3 || (t[0] != 'l' && t[0] != 'r')) continue;
       const std::string rest = t.substr(1);
-      const Limb limb = LimbOfWord(rest);
-      if (limb == Limb::kNone || limb == Limb::kHead || limb == Limb::kNeck ||
-          limb == Limb::kHips) {
+      const LimbWord limb = LimbOfWord(rest);
+      if (limb == LimbWord::kNone || limb == LimbWord::kHead || limb == LimbWord::kNeck ||
+          limb == LimbWord::kHips) {
         continue;
       }
       out.side = t[0] == 'l' ? Side::kLeft : Side::kRight;

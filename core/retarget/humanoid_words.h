@@ -19,7 +19,7 @@ bool StartsWith(std::string_view s, std::string_view prefix);
 bool IsNumber(const std::string& t);
 
 // Limb words: which role of the left side a word names (the right side is +4 or +8 roles away).
-enum class Limb {
+enum class LimbWord {
   kNone,
   kShoulder,
   kUpperArm,
@@ -38,7 +38,7 @@ enum class Limb {
 };
 
 // Whole words and compounds (tokens joined) naming a limb ("upperarm", "toebase", "calf").
-Limb LimbOfWord(std::string_view w);
+LimbWord LimbOfWord(std::string_view w);
 
 // Which finger a name's tokens name (0 thumb .. 4 pinky), -1 when none says. Numbered fingers
 // ("Bip01 L Finger1", MakeHuman "finger2-1") are resolved by the caller.
@@ -50,10 +50,10 @@ bool IsMetacarpalToken(std::string_view t);
 // The limb a name's tokens (side and prefixes removed) name: the whole compound first, then pairs
 // of adjacent tokens, then single tokens from the last (the noun usually ends the name). Names
 // with two numbers ("toe1-1") or a finger word are digit phalanges, not limb roles.
-Limb LimbOfTokens(const std::vector<std::string>& tokens);
+LimbWord LimbOfTokens(const std::vector<std::string>& tokens);
 
 // The role of a limb (kShoulder .. kToes) on `side` (left, else right).
-Role LimbRole(Limb limb, Side side);
+Role LimbRole(LimbWord limb, Side side);
 
 }  // namespace rigel::retarget::internal
 

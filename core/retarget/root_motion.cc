@@ -12,13 +12,6 @@ namespace rigel::retarget {
 
 namespace {
 
-bool IsAncestor(const Skeleton& s, int ancestor, int joint) {
-  for (int j = s.parent(joint); j >= 0; j = s.parent(j)) {
-    if (j == ancestor) return true;
-  }
-  return false;
-}
-
 // Signed angle from `a` to `b` (both horizontal) about axis `up`.
 double YawBetween(const Eigen::Vector3d& a, const Eigen::Vector3d& b, int up) {
   return std::atan2(Eigen::Vector3d::Unit(up).dot(a.cross(b)), a.dot(b));

@@ -28,13 +28,6 @@ struct Span {
   double u_b = 1;                // b's fraction
 };
 
-bool IsAncestor(const Skeleton& s, int ancestor, int joint) {
-  for (int j = joint; j >= 0; j = s.parent(j)) {
-    if (j == ancestor) return true;
-  }
-  return false;
-}
-
 std::vector<Span> FindSpans(const Skeleton& src, const Skeleton& tgt, const Alignment& m,
                             const std::vector<Eigen::Isometry3d>& reference) {
   std::vector<Span> spans;
@@ -59,7 +52,7 @@ std::vector<Span> FindSpans(const Skeleton& src, const Skeleton& tgt, const Alig
     if (j < 0 || span.joints.empty() || !in_trunk || m.single_child[j] >= 0) continue;
     span.a = j;
     const int sa = m.source_of[span.a], sb = m.source_of[b];
-    if (sa == sb || !IsAncestor(src, sa, sb)) continue;
+    if (sa == sb || !IsAncestorOrSelf(src, sa, sb)) continue;
     // The trunk goes on past b to the next mapped trunk joint (a chest's neck, a neck's head):
     // the shares are of the whole trunk, so a source whose spine bends low (Biovision's Chest,
     // a fifth of the way up) bends the target low too.
@@ -78,7 +71,7 @@ std::vector<Span> FindSpans(const Skeleton& src, const Skeleton& tgt, const Alig
     }
     while (path.size() > span.joints.size() + 2 && m.source_of[path.back()] < 0) path.pop_back();
     const int end = m.source_of[path.back()];
-    if (!IsAncestor(src, sa, end)) continue;
+    if (!IsAncestorOrSelf(src, sa, end)) continue;
     for (int k = end; k != sa; k = src.parent(k))
       span.source_path.insert(span.source_path.begin(), k);
     span.source_path.insert(span.source_path.begin(), sa);

@@ -18,7 +18,7 @@
 namespace rigel {
 namespace {
 
-constexpr double kDegree = M_PI / 180.0;
+using testing::kDegree;
 
 std::vector<std::string> Matching(const Scene& scene, const std::string& what) {
   std::vector<std::string> out;

@@ -16,6 +16,7 @@
 #include "test_util.h"
 
 namespace rigel {
+namespace blender_axes_test {
 namespace {
 
 using testing::TempDir;
@@ -83,4 +84,5 @@ TEST(BlenderAxes, ZUpBvhStandsAsGlbAndFbx) {
 }
 
 }  // namespace
+}  // namespace blender_axes_test
 }  // namespace rigel

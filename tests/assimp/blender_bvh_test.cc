@@ -19,6 +19,7 @@
 #include "world_compare.h"
 
 namespace rigel {
+namespace blender_bvh_test {
 namespace {
 
 using testing::TempDir;
@@ -86,4 +87,5 @@ TEST(BlenderBvh, FbxToBvhMatchesTheFbxEveryFrame) {
 }
 
 }  // namespace
+}  // namespace blender_bvh_test
 }  // namespace rigel

@@ -19,6 +19,7 @@
 #include "test_util.h"
 
 namespace rigel {
+namespace blender_mesh_test {
 namespace {
 
 using testing::TempDir;
@@ -103,4 +104,5 @@ TEST(BlenderMesh, AttachedMeshMovesLikeRigel) {
 }
 
 }  // namespace
+}  // namespace blender_mesh_test
 }  // namespace rigel

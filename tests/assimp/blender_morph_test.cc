@@ -20,6 +20,7 @@
 #include "test_util.h"
 
 namespace rigel {
+namespace blender_morph_test {
 namespace {
 
 using testing::TempDir;
@@ -171,4 +172,5 @@ TEST(BlenderMorph, NewtonFaceOutputsOnly) {
 }
 
 }  // namespace
+}  // namespace blender_morph_test
 }  // namespace rigel

@@ -25,6 +25,7 @@
 #include "test_util.h"
 
 namespace rigel {
+namespace blender_scale_test {
 namespace {
 
 using testing::TempDir;
@@ -240,4 +241,5 @@ TEST(BlenderScaleCorpusTest, MayaSausage) {
 }
 
 }  // namespace
+}  // namespace blender_scale_test
 }  // namespace rigel

@@ -36,6 +36,7 @@
 #include "world_compare.h"
 
 namespace rigel {
+namespace blender_takes_test {
 namespace {
 
 using testing::TempDir;
@@ -347,4 +348,5 @@ TEST(BlenderTakes, OzzWalk) {
 }
 
 }  // namespace
+}  // namespace blender_takes_test
 }  // namespace rigel

@@ -23,6 +23,7 @@
 #include "world_compare.h"
 
 namespace rigel {
+namespace blender_test {
 namespace {
 
 using testing::TempDir;
@@ -153,4 +154,5 @@ TEST(Blender, ReadsAnFbxWhoseStackStopsBeforeItsLastKeyLikeRigel) {
 }
 
 }  // namespace
+}  // namespace blender_test
 }  // namespace rigel

@@ -24,6 +24,7 @@
 #include "test_util.h"
 
 namespace rigel {
+namespace edit_blender_test {
 namespace {
 
 using testing::TempDir;
@@ -99,4 +100,5 @@ TEST_P(BlenderEdit, AddedJointsReadBackWithTheirMotion) {
 INSTANTIATE_TEST_SUITE_P(Formats, BlenderEdit, ::testing::Values("glb", "fbx"));
 
 }  // namespace
+}  // namespace edit_blender_test
 }  // namespace rigel

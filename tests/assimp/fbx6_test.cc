@@ -26,11 +26,6 @@ namespace {
 
 using testing::SharedData;
 
-std::string Bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 const Clip* FindClip(const Scene& s, const std::string& name) {
   for (const Clip& c : s.clips) {
     if (c.name() == name) return &c;
@@ -162,8 +157,8 @@ TEST(Fbx6, MalformedAndFlatFilesRefusedWithTheReason) {
   EXPECT_FALSE(UpgradeFbx6(
       "FBXHeaderExtension:  {\n FBXVersion: 5800\n}\nModel: \"Model::A\" {\n}\n", &why));
   EXPECT_NE(why.find("no Objects and Connections sections"), std::string::npos) << why;
-  const std::string seed =
-      Bytes(std::string(RIGEL_SOURCE_DIR) + "/tests/fuzz/seeds/fbx_scan/two_joints_6100_ascii.fbx");
+  const std::string seed = rigel::testing::FileBytes(
+      std::string(RIGEL_SOURCE_DIR) + "/tests/fuzz/seeds/fbx_scan/two_joints_6100_ascii.fbx");
   const std::size_t key = seed.find("Key: 0,0,U,s,0,0,n");
   ASSERT_NE(key, std::string::npos);
   std::string bad = seed;
@@ -349,7 +344,7 @@ TEST(Fbx6, LocalTransformsMatchTheFilesKeysAndProperties) {
                         Case{"ufbx/maya_character_6100_binary.fbx", 63, 63},
                         Case{"ufbx/maya_advanced_skinned_pivot_6100_binary.fbx", 3, 3}}) {
     SCOPED_TRACE(c.file);
-    const std::string bytes = Bytes(SharedData() + "/" + c.file);
+    const std::string bytes = rigel::testing::FileBytes(SharedData() + "/" + c.file);
     const FileFacts facts(bytes);
     const auto& models = facts.models;
     const TNode* take = facts.take;

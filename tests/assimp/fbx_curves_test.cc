@@ -112,17 +112,12 @@ TEST(FbxCurves, WeightedTangentsFollowTheirBezier) {
   EXPECT_NEAR(EvaluateFbxCurve(h, kSecond / 2), 5.0, 1e-9);  // symmetric
 }
 
-std::string Bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 TEST(FbxCurves, SparseCubicKeysAreReadAsKeyed) {
   RIGEL_REQUIRE_SHARED_DATA();
   // ScalingOffset's Lcl Translation Z: cubic, flat tangents, 0 at frame 1 and 20 at frame 12
   // (24 fps); the node has no parent, so its Z is the curve.
   const std::string path = SharedData() + "/ufbx/maya_pivot_offset_7700_binary.fbx";
-  const std::optional<FbxDensified> dense = DensifyFbxCurves(Bytes(path));
+  const std::optional<FbxDensified> dense = DensifyFbxCurves(rigel::testing::FileBytes(path));
   ASSERT_TRUE(dense);
   EXPECT_GT(dense->densified, 0);
   EXPECT_GT(dense->keys_after, dense->keys_before);
@@ -138,7 +133,7 @@ TEST(FbxCurves, TheCopyIsLinearOnFrames) {
   for (const char* file :
        {"ufbx/maya_pivot_offset_7700_binary.fbx", "ufbx/maya_axes_anim_7700_ascii.fbx"}) {
     SCOPED_TRACE(file);
-    const std::string original = Bytes(SharedData() + "/" + file);
+    const std::string original = rigel::testing::FileBytes(SharedData() + "/" + file);
     const std::optional<FbxDensified> dense = DensifyFbxCurves(original);
     ASSERT_TRUE(dense);
     EXPECT_GT(dense->densified, 0);
@@ -162,7 +157,7 @@ TEST(FbxCurves, SparseKeysWithoutARateAreEvaluatedOnTheAssumedGrid) {
   RIGEL_REQUIRE_SHARED_DATA();
   const std::string path =
       SharedData() + "/ufbx/motionbuilder_tangent_velocity_split_7700_binary.fbx";
-  const std::optional<FbxDensified> dense = DensifyFbxCurves(Bytes(path));
+  const std::optional<FbxDensified> dense = DensifyFbxCurves(rigel::testing::FileBytes(path));
   ASSERT_TRUE(dense);
   EXPECT_EQ(dense->assumed_fps, 30);
   EXPECT_DOUBLE_EQ(dense->key_spacing, 0.25);
@@ -194,7 +189,7 @@ TEST(FbxCurves, SparseKeysWithoutARateAreEvaluatedOnTheAssumedGrid) {
 TEST(FbxCurves, AnAxisWithoutACurveKeepsItsStatedValue) {
   RIGEL_REQUIRE_SHARED_DATA();
   const std::string path = SharedData() + "/ufbx/maya_keyframe_offset_7700_ascii.fbx";
-  const std::optional<FbxDensified> copy = DensifyFbxCurves(Bytes(path));
+  const std::optional<FbxDensified> copy = DensifyFbxCurves(rigel::testing::FileBytes(path));
   ASSERT_TRUE(copy);
   EXPECT_EQ(copy->axes_completed, 1);
   const Scene scene = LoadScene(path);
@@ -219,7 +214,7 @@ TEST(FbxCurves, SphericRotationOrderIsReadAsXyz) {
   RIGEL_REQUIRE_SHARED_DATA();
   const std::string path =
       SharedData() + "/wild/orangeduck_100style-retarget/100style_character.fbx";
-  const std::optional<FbxDensified> copy = DensifyFbxCurves(Bytes(path));
+  const std::optional<FbxDensified> copy = DensifyFbxCurves(rigel::testing::FileBytes(path));
   ASSERT_TRUE(copy);
   EXPECT_EQ(copy->spheric_orders, 21);
   EXPECT_EQ(copy->densified, 0);
@@ -234,7 +229,8 @@ TEST(FbxCurves, SphericRotationOrderIsReadAsXyz) {
 TEST(FbxCurves, KeysOnEveryFrameNeedNoCopy) {
   RIGEL_REQUIRE_SHARED_DATA();
   // Mocap keyed on every frame (cubic or not): Assimp's reading is exact on frames.
-  EXPECT_FALSE(DensifyFbxCurves(Bytes(SharedData() + "/fbx/cmu_isaacgym/01_01_cmu.fbx")));
+  EXPECT_FALSE(DensifyFbxCurves(
+      rigel::testing::FileBytes(SharedData() + "/fbx/cmu_isaacgym/01_01_cmu.fbx")));
 }
 
 }  // namespace

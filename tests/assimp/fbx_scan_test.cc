@@ -21,11 +21,6 @@ namespace {
 using testing::SharedData;
 using testing::TempDir;
 
-std::string Bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 std::map<std::string, int> KindCounts(const FbxScan& scan) {
   std::map<std::string, int> counts;
   for (const FbxModelKind& m : scan.models) ++counts[m.kind];
@@ -43,7 +38,7 @@ constexpr const char* kTwoJoints =
 TEST(FbxScan, ReadsRigelsOwnBinaryFbx) {
   TempDir dir;
   SaveScene(ParseBvh(kTwoJoints, "two.bvh"), dir.file("two.fbx"));
-  const std::string bytes = Bytes(dir.file("two.fbx"));
+  const std::string bytes = rigel::testing::FileBytes(dir.file("two.fbx"));
   const std::optional<FbxScan> scan = ScanFbx(bytes);
   ASSERT_TRUE(scan);
   EXPECT_TRUE(scan->binary);
@@ -97,7 +92,8 @@ TEST(FbxScan, ManifestFacts) {
            {"wild/ufbx_ufbx/maya_anim_no_inherit_scale_7700_ascii.fbx", 7700, 4, 0},
        }) {
     SCOPED_TRACE(f.file);
-    const std::optional<FbxScan> scan = ScanFbx(Bytes(SharedData() + "/" + f.file));
+    const std::optional<FbxScan> scan =
+        ScanFbx(rigel::testing::FileBytes(SharedData() + "/" + f.file));
     ASSERT_TRUE(scan);
     EXPECT_EQ(scan->version, f.version);
     std::map<std::string, int> kinds = KindCounts(*scan);
@@ -110,7 +106,7 @@ TEST(FbxScan, ManifestFacts) {
     const std::string name = std::filesystem::path(path).filename().string();
     for (const char* v : {"_5800_", "_6100_", "_7100_", "_7400_", "_7500_", "_7700_"}) {
       if (name.find(v) == std::string::npos) continue;
-      const std::optional<FbxScan> scan = ScanFbx(Bytes(path));
+      const std::optional<FbxScan> scan = ScanFbx(rigel::testing::FileBytes(path));
       ASSERT_TRUE(scan) << path;
       EXPECT_EQ(scan->version, std::stoi(std::string(v + 1, 4))) << path;
     }
@@ -190,7 +186,7 @@ TEST(FbxScan, StackRangesAndWidening) {
   for (const Case& c : {Case{"fbx/cmu_isaacgym/01_01_cmu.fbx", true, ""},
                         Case{"ufbx/maya_anim_layer_anim_7700_ascii.fbx", false, "Take 001"}}) {
     SCOPED_TRACE(c.file);
-    const std::string bytes = Bytes(SharedData() + "/" + c.file);
+    const std::string bytes = rigel::testing::FileBytes(SharedData() + "/" + c.file);
     const std::optional<FbxScan> scan = ScanFbx(bytes);
     ASSERT_TRUE(scan);
     EXPECT_EQ(scan->binary, c.binary);
@@ -232,7 +228,8 @@ TEST(FbxScan, LayersThatCarryCurves) {
         Case{"ufbx/maya_game_sausage_7500_binary_wiggle.fbx", {"BaseLayer"}},
         Case{"fbx/cmu_isaacgym/01_01_cmu.fbx", {}}}) {
     SCOPED_TRACE(c.file);
-    const std::optional<FbxScan> scan = ScanFbx(Bytes(SharedData() + "/" + c.file));
+    const std::optional<FbxScan> scan =
+        ScanFbx(rigel::testing::FileBytes(SharedData() + "/" + c.file));
     ASSERT_TRUE(scan);
     ASSERT_FALSE(scan->stacks.empty());
     const std::vector<std::string> got = LayersWithCurves(*scan, scan->stacks[0]);

@@ -26,6 +26,7 @@
 #include "world_compare.h"
 
 namespace rigel {
+namespace lossless_test {
 namespace {
 
 using testing::TempDir;
@@ -389,4 +390,5 @@ TEST(Units, BvhInCentimetresBecomesMetresInGltf) {
 }
 
 }  // namespace
+}  // namespace lossless_test
 }  // namespace rigel

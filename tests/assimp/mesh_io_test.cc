@@ -10,6 +10,7 @@
 #include "test_util.h"
 
 namespace rigel {
+namespace mesh_io_test {
 namespace {
 
 using testing::TempDir;
@@ -108,9 +109,11 @@ TEST(MeshIo, FormatsWithoutMeshesSaySo) {
 }
 
 }  // namespace
+}  // namespace mesh_io_test
 }  // namespace rigel
 
 namespace rigel {
+namespace mesh_io_test {
 namespace {
 
 // Nothing silent: node properties rigel does not carry are named (ProAnimationBank's MotionBuilder
@@ -129,4 +132,5 @@ TEST(MeshIo, UncarriedNodePropertiesAreNamed) {
 }
 
 }  // namespace
+}  // namespace mesh_io_test
 }  // namespace rigel

@@ -16,6 +16,7 @@
 #include "test_util.h"
 
 namespace rigel {
+namespace morph_io_test {
 namespace {
 
 using testing::TempDir;
@@ -313,4 +314,5 @@ TEST(MorphIo, MorphOnlyFileReads) {
 }
 
 }  // namespace
+}  // namespace morph_io_test
 }  // namespace rigel

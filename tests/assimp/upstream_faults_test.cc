@@ -22,7 +22,7 @@
 namespace rigel {
 namespace {
 
-constexpr double kDegree = M_PI / 180.0;
+using testing::kDegree;
 
 double Angle(const Eigen::Matrix3d& r) {
   return std::acos(std::clamp((r.trace() - 1.0) / 2.0, -1.0, 1.0));

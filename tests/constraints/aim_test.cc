@@ -7,6 +7,7 @@
 #include "constraint_test_util.h"
 
 namespace rigel::constraints_test {
+namespace aim_test {
 namespace {
 
 using constraints::AimConstraint;
@@ -80,4 +81,5 @@ TEST_F(Aim, InfluenceHalfIsHalfway) {
 }
 
 }  // namespace
+}  // namespace aim_test
 }  // namespace rigel::constraints_test

@@ -43,6 +43,7 @@
 #include "test_util.h"
 
 namespace rigel {
+namespace blender_constraints_test {
 namespace {
 
 using C = ChannelType;
@@ -841,4 +842,5 @@ TEST(BlenderConstraints, EachKindAgreesWithBlendersOwn) {
 }
 
 }  // namespace
+}  // namespace blender_constraints_test
 }  // namespace rigel

@@ -6,6 +6,7 @@
 #include "constraint_test_util.h"
 
 namespace rigel::constraints_test {
+namespace copy_location_test {
 namespace {
 
 using constraints::CopyLocationConstraint;
@@ -33,4 +34,5 @@ INSTANTIATE_TEST_SUITE_P(EveryMixMaskAndInfluence, CopyLocation,
                          ::testing::ValuesIn(AllCopyCases()));
 
 }  // namespace
+}  // namespace copy_location_test
 }  // namespace rigel::constraints_test

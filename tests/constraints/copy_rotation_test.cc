@@ -8,6 +8,7 @@
 #include "constraint_test_util.h"
 
 namespace rigel::constraints_test {
+namespace copy_rotation_test {
 namespace {
 
 using constraints::CopyRotationConstraint;
@@ -45,4 +46,5 @@ INSTANTIATE_TEST_SUITE_P(EveryMixMaskAndInfluence, CopyRotation,
                          ::testing::ValuesIn(AllCopyCases()));
 
 }  // namespace
+}  // namespace copy_rotation_test
 }  // namespace rigel::constraints_test

@@ -15,6 +15,7 @@
 #include "core/constraints/stack.h"
 
 namespace rigel::constraints_test {
+namespace follow_test {
 namespace {
 
 using constraints::Constraint;
@@ -163,4 +164,5 @@ TEST_F(Orient, InfluenceHalfIsHalfway) {
 }
 
 }  // namespace
+}  // namespace follow_test
 }  // namespace rigel::constraints_test

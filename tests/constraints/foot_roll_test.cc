@@ -16,6 +16,7 @@
 #include "support/test_skeletons.h"
 
 namespace rigel::constraints {
+namespace foot_roll_test {
 namespace {
 
 using Eigen::Vector3d;
@@ -245,4 +246,5 @@ TEST(FootRollRig, ValidateNamesWhatIsWrong) {
 }
 
 }  // namespace
+}  // namespace foot_roll_test
 }  // namespace rigel::constraints

@@ -7,6 +7,7 @@
 #include "constraint_test_util.h"
 
 namespace rigel::constraints_test {
+namespace limit_distance_test {
 namespace {
 
 using constraints::DistanceMode;
@@ -64,4 +65,5 @@ TEST_F(LimitDistance, CapturedRadiusThenInfluence) {
 }
 
 }  // namespace
+}  // namespace limit_distance_test
 }  // namespace rigel::constraints_test

@@ -9,6 +9,7 @@
 #include "core/constraints/stack.h"
 
 namespace rigel::constraints_test {
+namespace limit_location_test {
 namespace {
 
 using constraints::LimitLocationConstraint;
@@ -114,4 +115,5 @@ TEST_F(LimitLocation, ThroughTheStack) {
 }
 
 }  // namespace
+}  // namespace limit_location_test
 }  // namespace rigel::constraints_test

@@ -7,6 +7,7 @@
 #include "constraint_test_util.h"
 
 namespace rigel::constraints_test {
+namespace limit_rotation_test {
 namespace {
 
 using constraints::LimitRotationConstraint;
@@ -62,4 +63,5 @@ TEST_F(LimitRotation, InfluenceOnOneChannelIsALerp) {
 }
 
 }  // namespace
+}  // namespace limit_rotation_test
 }  // namespace rigel::constraints_test

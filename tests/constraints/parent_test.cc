@@ -8,6 +8,7 @@
 #include "constraint_test_util.h"
 
 namespace rigel::constraints_test {
+namespace parent_test {
 namespace {
 
 using constraints::ParentConstraint;
@@ -83,4 +84,5 @@ TEST_F(Parent, SwitchKeepsTheWorldPoseContinuous) {
 }
 
 }  // namespace
+}  // namespace parent_test
 }  // namespace rigel::constraints_test

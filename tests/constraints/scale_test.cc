@@ -8,6 +8,7 @@
 #include "core/skeleton_builder.h"
 
 namespace rigel {
+namespace scale_test {
 namespace {
 
 using C = ChannelType;
@@ -120,4 +121,5 @@ TEST(LimitScale, ClampsInsideUntouchedInfluence) {
 }
 
 }  // namespace
+}  // namespace scale_test
 }  // namespace rigel

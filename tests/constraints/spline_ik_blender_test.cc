@@ -26,6 +26,7 @@
 #include "test_util.h"
 
 namespace rigel {
+namespace spline_ik_blender_test {
 namespace {
 
 using constraints::ControlPoint;
@@ -291,4 +292,5 @@ TEST(SplineIkBlender, AgreesWithBlendersSplineIk) {
 }
 
 }  // namespace
+}  // namespace spline_ik_blender_test
 }  // namespace rigel

@@ -15,6 +15,7 @@
 #include "constraint_test_util.h"
 
 namespace rigel::constraints_test {
+namespace spline_ik_test {
 namespace {
 
 using constraints::ControlPoint;
@@ -508,4 +509,5 @@ TEST_F(SplineIk, DegenerateInputsGiveNoNaN) {
 }
 
 }  // namespace
+}  // namespace spline_ik_test
 }  // namespace rigel::constraints_test

@@ -11,6 +11,7 @@
 #include "core/ik/bake.h"
 
 namespace rigel::constraints_test {
+namespace stack_test {
 namespace {
 
 using constraints::CopyLocationConstraint;
@@ -106,4 +107,5 @@ TEST_F(ConstraintStack, BakeOfAConstraintOnlyRig) {
 }
 
 }  // namespace
+}  // namespace stack_test
 }  // namespace rigel::constraints_test

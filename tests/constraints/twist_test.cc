@@ -26,6 +26,7 @@
 #include "support/test_skeletons.h"
 
 namespace rigel::constraints_test {
+namespace twist_test {
 namespace {
 
 using C = ChannelType;
@@ -329,4 +330,5 @@ TEST_F(Twist, ThroughTheStack) {
 }
 
 }  // namespace
+}  // namespace twist_test
 }  // namespace rigel::constraints_test

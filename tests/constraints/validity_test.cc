@@ -13,6 +13,7 @@
 #include "core/constraints/stack.h"
 
 namespace rigel::constraints_test {
+namespace validity_test {
 namespace {
 
 using constraints::AimConstraint;
@@ -307,4 +308,5 @@ TEST_P(Validity, Matrix) {
 INSTANTIATE_TEST_SUITE_P(AllKinds, Validity, ::testing::ValuesIn(Cases()), NameOf());
 
 }  // namespace
+}  // namespace validity_test
 }  // namespace rigel::constraints_test

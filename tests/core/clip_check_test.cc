@@ -19,12 +19,12 @@
 namespace rigel {
 namespace {
 
-std::unique_ptr<Skeleton> TwoJoints() {
+std::unique_ptr<Skeleton> HipAndKnee() {
   return RootAndChild("hips", "knee", Eigen::Vector3d(0, -1, 0), ChannelType::kXrotation);
 }
 
 TEST(FindNonFinite, NoneInAFiniteClip) {
-  const auto skeleton = TwoJoints();
+  const auto skeleton = HipAndKnee();
   Clip clip(3, 7, 0.1);
   for (int f = 0; f < 3; ++f) {
     for (int c = 0; c < 7; ++c) clip.at(f, c) = f * 10.0 + c - 1e300 * (c % 2);
@@ -34,7 +34,7 @@ TEST(FindNonFinite, NoneInAFiniteClip) {
 }
 
 TEST(FindNonFinite, FirstInFrameOrderWithJointAndChannel) {
-  const auto skeleton = TwoJoints();
+  const auto skeleton = HipAndKnee();
   Clip clip(4, 7, 0.1);
   clip.at(3, 0) = NAN;                                       // later frame
   clip.at(2, 6) = -std::numeric_limits<double>::infinity();  // knee Xrotation, frame 2
@@ -62,7 +62,7 @@ TEST(FindNonFinite, FirstInFrameOrderWithJointAndChannel) {
 
 // One block per fault, in the order CheckClip reports them.
 TEST(CheckClip, EachFaultNamed) {
-  const auto skeleton = TwoJoints();
+  const auto skeleton = HipAndKnee();
   {  // Row width.
     Clip clip(2, 6, 0.1);
     const auto fault = CheckClip(*skeleton, clip);

@@ -15,6 +15,7 @@
 #include "support/test_skeletons.h"
 
 namespace rigel {
+namespace bake_test {
 namespace {
 
 using C = ChannelType;
@@ -312,4 +313,5 @@ TEST(BakeJob, InvalidRigNamesTheFrame) {
 }
 
 }  // namespace
+}  // namespace bake_test
 }  // namespace rigel

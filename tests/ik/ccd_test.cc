@@ -10,6 +10,7 @@
 #include "core/pose.h"
 
 namespace rigel::ik {
+namespace ccd_test {
 namespace {
 
 TEST(Ccd, JobValidity) {
@@ -62,4 +63,5 @@ TEST(Ccd, ReachesRandomTargetsInsideTheLimits) {
 }
 
 }  // namespace
+}  // namespace ccd_test
 }  // namespace rigel::ik

@@ -12,6 +12,7 @@
 #include "support/test_skeletons.h"
 
 namespace rigel {
+namespace character_rig_test {
 namespace {
 
 using C = ChannelType;
@@ -124,4 +125,5 @@ TEST(CharacterRig, BakeOfTheWholeRigEqualsTheBakeWiredByParts) {
 }
 
 }  // namespace
+}  // namespace character_rig_test
 }  // namespace rigel

@@ -13,6 +13,7 @@
 #include "support/test_skeletons.h"
 
 namespace rigel::ik {
+namespace constrained_solve_test {
 namespace {
 
 using C = ChannelType;
@@ -141,4 +142,5 @@ TEST_F(ConstrainedSolve, AFailingConstraintBetweenStagesIsNamed) {
 }
 
 }  // namespace
+}  // namespace constrained_solve_test
 }  // namespace rigel::ik

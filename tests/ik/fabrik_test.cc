@@ -21,6 +21,7 @@
 #include "support/test_skeletons.h"
 
 namespace rigel::ik {
+namespace fabrik_test {
 namespace {
 
 using C = ChannelType;
@@ -574,4 +575,5 @@ TEST(Fabrik, CmuArmReachesTheClipsHandPositions) {
 }
 
 }  // namespace
+}  // namespace fabrik_test
 }  // namespace rigel::ik

@@ -23,6 +23,7 @@
 #include "support/test_skeletons.h"
 
 namespace rigel::ik {
+namespace ik_fk_blend_test {
 namespace {
 
 using C = ChannelType;
@@ -467,4 +468,5 @@ TEST_F(IkFkBlend, BakeKeysTheBlendPerFrame) {
 }
 
 }  // namespace
+}  // namespace ik_fk_blend_test
 }  // namespace rigel::ik

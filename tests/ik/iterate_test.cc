@@ -15,6 +15,7 @@
 #endif
 
 namespace rigel::ik {
+namespace iterate_test {
 namespace {
 
 using C = ChannelType;
@@ -424,4 +425,5 @@ TEST(SuccessRate, RandomReachableTargetsOnTheArm) {
 }
 
 }  // namespace
+}  // namespace iterate_test
 }  // namespace rigel::ik

@@ -16,6 +16,7 @@
 #include "ik_test_util.h"
 
 namespace rigel::ik {
+namespace jacobian_test {
 namespace {
 
 // Twist of the effector by central differences: linear velocity of the point, angular velocity
@@ -101,4 +102,5 @@ TEST(Adjoint, MapsTwistsLikeTheTransform) {
 }
 
 }  // namespace
+}  // namespace jacobian_test
 }  // namespace rigel::ik

@@ -11,6 +11,7 @@
 #include <random>
 
 namespace rigel::ik::internal {
+namespace linear_test {
 namespace {
 
 Eigen::MatrixXd Random(int rows, int cols, std::mt19937_64& rng) {
@@ -192,4 +193,5 @@ TEST(Linear, RankDeficientSystemsGiveTheMinimumNormStep) {
 }
 
 }  // namespace
+}  // namespace linear_test
 }  // namespace rigel::ik::internal

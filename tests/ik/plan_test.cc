@@ -11,6 +11,7 @@
 #include "core/pose.h"
 
 namespace rigel::ik {
+namespace plan_test {
 namespace {
 
 TEST(Plan, InvalidRigs) {
@@ -180,4 +181,5 @@ TEST(Plan, PrepareFollowsStructuralChanges) {
 }
 
 }  // namespace
+}  // namespace plan_test
 }  // namespace rigel::ik

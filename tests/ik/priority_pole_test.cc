@@ -14,6 +14,7 @@
 #include "core/pose.h"
 
 namespace rigel::ik {
+namespace priority_pole_test {
 namespace {
 
 using C = ChannelType;
@@ -118,4 +119,5 @@ TEST(PriorityPole, LowerPriorityPoleMatchesTwoBone) {
 }
 
 }  // namespace
+}  // namespace priority_pole_test
 }  // namespace rigel::ik

@@ -8,6 +8,7 @@
 #include "core/skeleton_builder.h"
 
 namespace rigel::ik {
+namespace scale_test {
 namespace {
 
 using C = ChannelType;
@@ -56,4 +57,5 @@ TEST(IkScale, SolvesOnScaledBoneLengthsAndKeepsScale) {
 }
 
 }  // namespace
+}  // namespace scale_test
 }  // namespace rigel::ik

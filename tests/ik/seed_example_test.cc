@@ -12,6 +12,7 @@
 #include "ik_test_util.h"
 
 namespace rigel::ik {
+namespace seed_example_test {
 namespace {
 
 using C = ChannelType;
@@ -91,4 +92,5 @@ INSTANTIATE_TEST_SUITE_P(
     Name);
 
 }  // namespace
+}  // namespace seed_example_test
 }  // namespace rigel::ik

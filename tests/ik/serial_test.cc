@@ -9,6 +9,7 @@
 #include "core/pose.h"
 
 namespace rigel::ik {
+namespace serial_test {
 namespace {
 
 // ---- Success rates on random reachable targets ----
@@ -64,4 +65,5 @@ TEST(SerialPath, AgreesWithTheGeneralPath) {
   }
 }
 }  // namespace
+}  // namespace serial_test
 }  // namespace rigel::ik

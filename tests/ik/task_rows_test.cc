@@ -21,6 +21,7 @@
 #include "ik_test_util.h"
 
 namespace rigel::ik {
+namespace task_rows_test {
 namespace {
 
 constexpr double kAlpha = 1e-7;
@@ -368,4 +369,5 @@ TEST(TaskRows, EvaluateStageChecksItsInput) {
 }
 
 }  // namespace
+}  // namespace task_rows_test
 }  // namespace rigel::ik

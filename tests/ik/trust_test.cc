@@ -16,6 +16,7 @@
 #include "core/pose.h"
 
 namespace rigel::ik {
+namespace trust_test {
 namespace {
 
 using C = ChannelType;
@@ -343,4 +344,5 @@ TEST(Trust, TwoBoneStageReportsSwivelJumpAndDegeneratePole) {
 }
 
 }  // namespace
+}  // namespace trust_test
 }  // namespace rigel::ik

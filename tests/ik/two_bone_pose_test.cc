@@ -16,6 +16,7 @@
 #include "core/pose.h"
 
 namespace rigel::ik {
+namespace two_bone_pose_test {
 namespace {
 
 using rigel::testing::Arm;
@@ -203,4 +204,5 @@ TEST(BakeFrameDone, CalledOncePerFrameWithTheBakedRow) {
 }
 
 }  // namespace
+}  // namespace two_bone_pose_test
 }  // namespace rigel::ik

@@ -12,6 +12,7 @@
 #include "core/pose.h"
 
 namespace rigel::ik {
+namespace two_bone_test {
 namespace {
 
 using rigel::testing::Arm;
@@ -136,4 +137,5 @@ TEST(TwoBone, RigStageReportsUnreachable) {
   EXPECT_EQ(report.status, Status::kUnreachable);
 }
 }  // namespace
+}  // namespace two_bone_test
 }  // namespace rigel::ik
