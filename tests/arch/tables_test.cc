@@ -13,19 +13,13 @@
 #include "core/ik/methods.h"
 #include "core/ik/validate.h"
 #include "io/file_format.h"
+#include "test_util.h"
 
 namespace rigel {
 namespace {
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string Doc(const std::string& name) {
-  return ReadText(std::string(RIGEL_SOURCE_DIR) + "/docs/" + name);
+  return rigel::testing::FileBytes(std::string(RIGEL_SOURCE_DIR) + "/docs/" + name);
 }
 
 // stdout and stderr of `rigel ARGS`.

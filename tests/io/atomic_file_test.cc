@@ -10,19 +10,12 @@
 namespace rigel {
 namespace {
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(AtomicFile, CommitReplacesWhole) {
   rigel::testing::TempDir dir;
   const std::string path = dir.file("out.txt");
   std::ofstream(path) << "old";
   WriteFileAtomically(path, "new contents");
-  EXPECT_EQ(Slurp(path), "new contents");
+  EXPECT_EQ(rigel::testing::FileBytes(path), "new contents");
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);
 }
 
@@ -35,7 +28,7 @@ TEST(AtomicFile, AbandonedWriteLeavesTargetUntouched) {
     file.Write("half of a new fi");
     // No Commit(): as if an exception interrupted the export.
   }
-  EXPECT_EQ(Slurp(path), "old");
+  EXPECT_EQ(rigel::testing::FileBytes(path), "old");
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1)
       << "temporary file removed";
 }

@@ -152,13 +152,6 @@ int DifferingNumbers(const std::string& original, const std::string& written,
   return bad;
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // BVH -> BVH keeps every number of the file: each OFFSET, the frame time and every MOTION value
 // reads (strtod) as the same double in the written file as in the source, on every real file and
 // under every reading of the position channels.
@@ -167,7 +160,7 @@ TEST(BvhRoundTrip, EveryRealFileKeepsEveryNumberBitForBit) {
   const std::vector<std::string> files = rigel::testing::SharedFiles(".bvh");
   ASSERT_GE(files.size(), 17u);
   for (const std::string& file : files) {
-    const std::string text = ReadText(file);
+    const std::string text = rigel::testing::FileBytes(file);
     for (const BvhTranslation mode :
          {BvhTranslation::kAuto, BvhTranslation::kAdd, BvhTranslation::kReplace}) {
       BvhReadOptions options;

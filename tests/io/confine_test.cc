@@ -69,13 +69,6 @@ void WriteText(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // ro/data.txt (read-only), rw/ (read-write), outside/secret.txt (nothing), and
 // rw/dangling -> outside/created.txt (which does not exist).
 class ConfineTest : public ::testing::Test {
@@ -160,7 +153,7 @@ TEST_F(ConfineTest, WritesOnlyTheReadWritePaths) {
     EXPECT_EQ(InConfinedChild(rules_, [&] { return Errno(truncate(P("ro/data.txt").c_str(), 0)); }),
               EACCES);
   }
-  EXPECT_EQ(ReadText(P("ro/data.txt")), "inputs");
+  EXPECT_EQ(rigel::testing::FileBytes(P("ro/data.txt")), "inputs");
   EXPECT_TRUE(fs::exists(P("outside/secret.txt")));
   // The read-write folder: create, write, rename and remove inside it.
   EXPECT_EQ(InConfinedChild(rules_,
@@ -260,7 +253,7 @@ TEST_F(ConfineTest, IsolatedLoaderRefusesReferencesOutsideTheFilesFolder) {
   RIGEL_REQUIRE_LANDLOCK();
   const Scene scene = LoadScene(RIGEL_SOURCE_DIR "/tests/lua/fixtures/chain.bvh");
   SaveScene(scene, P("base.gltf"));
-  nlohmann::json gltf = nlohmann::json::parse(ReadText(P("base.gltf")));
+  nlohmann::json gltf = nlohmann::json::parse(rigel::testing::FileBytes(P("base.gltf")));
   const std::string uri = gltf["buffers"][0]["uri"];
   const std::string bin = Base64Decode(uri.substr(uri.find(',') + 1));
   fs::create_directories(P("rw/inner"));
