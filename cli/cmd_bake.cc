@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -70,18 +71,21 @@ struct BakeConfig {
   std::string take;                       // --take NAME, or empty: every take
   bool strict = false;                    // --strict: a suspect output is a failed clip
   ReduceArgs reduce;                      // --reduce-keys (cli/reduce_keys.h)
-  // st_dev/st_ino of each of `inputs` (sorted by path) when the batch started: a worker's
-  // Landlock rule is bound to that file, so one replaced since (a new inode) is named as changed,
-  // not "Permission denied". 16 bytes an input (a map by path took about 150).
-  const std::vector<batch::Input>* inputs = nullptr;
-  std::vector<std::pair<dev_t, ino_t>> input_ids;
+  // The file id (FileIdentity) of each of `inputs` (sorted by path) when the batch started: a
+  // worker's Landlock rule is bound to that file, so one replaced since (a new inode) is named as
+  // changed, not "Permission denied". 8 bytes an input (a map by path took about 150).
+  const batch::InputList* inputs = nullptr;
+  std::vector<std::uint64_t> input_ids;
 };
 
-// The input's id (st_dev, st_ino), or {0, 0} when it cannot be stat'ed.
-std::pair<dev_t, ino_t> FileIdentity(const std::string& path) {
+// The input's file id (st_dev, st_ino) as one number (a hash of the two), or 0 when it cannot be
+// stat'ed. Two files of one number (odds 2^-64) would only lose the "replaced" message.
+std::uint64_t FileIdentity(const std::string& path) {
   struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return {0, 0};
-  return {st.st_dev, st.st_ino};
+  if (stat(path.c_str(), &st) != 0) return 0;
+  const std::pair<std::uint64_t, std::uint64_t> id{st.st_dev, st.st_ino};
+  return std::hash<std::string_view>{}(
+      std::string_view(reinterpret_cast<const char*>(&id), sizeof id));
 }
 
 // LoadScene, and when it fails on an input that was replaced since the batch started, says so.
@@ -89,12 +93,18 @@ Scene LoadInput(const batch::Input& input, const BakeConfig& config) {
   try {
     return LoadScene(input.path, config.load);
   } catch (const std::exception&) {
-    const std::vector<batch::Input>& all = *config.inputs;
-    const auto it = std::lower_bound(
-        all.begin(), all.end(), input.path,
-        [](const batch::Input& a, const std::string& path) { return a.path < path; });
-    const auto k = static_cast<std::size_t>(it - all.begin());
-    if (it != all.end() && it->path == input.path && k < config.input_ids.size() &&
+    const batch::InputList& all = *config.inputs;
+    std::size_t k = 0;  // the first input whose path is not before input.path
+    for (std::size_t n = all.size(); n > 0;) {
+      const std::size_t half = n / 2;
+      if (all.path(k + half) < input.path) {
+        k += half + 1;
+        n -= half + 1;
+      } else {
+        n = half;
+      }
+    }
+    if (k < all.size() && all.path(k) == input.path && k < config.input_ids.size() &&
         config.input_ids[k] != FileIdentity(input.path)) {
       throw std::runtime_error(input.path +
                                ": the file was replaced during the batch (it is another file "
@@ -107,9 +117,9 @@ Scene LoadInput(const batch::Input& input, const BakeConfig& config) {
 // What a bake worker may touch (docs/security.md): read the inputs, the rig script, its folder
 // (modules), rigel's scripts/, its own /proc/self/statm (the isolated loader sizes its child's
 // memory limit from it) and the time zone files (os.date); read and write --out.
-ConfinementRules BakeRules(const BakeConfig& config, const std::vector<batch::Input>& inputs) {
+ConfinementRules BakeRules(const BakeConfig& config, const batch::InputList& inputs) {
   ConfinementRules rules;
-  for (const batch::Input& input : inputs) rules.read_only.push_back(input.path);
+  for (std::size_t i = 0; i < inputs.size(); ++i) rules.read_only.push_back(inputs.path(i));
   rules.read_only.push_back(config.rig);
   rules.read_only.push_back(config.rig_dir);
   if (!config.scripts_dir.empty()) rules.read_only.push_back(config.scripts_dir);
@@ -578,29 +588,25 @@ int MergeShardReports(const BakeArgs& o) {
 }
 
 // The inputs to bake (INPUTS, --shard), refused when an output could overwrite one.
-std::vector<batch::Input> BakeInputs(const BakeArgs& o) {
+batch::InputList BakeInputs(const BakeArgs& o) {
   if (o.rig.empty()) throw batch::UsageError("--rig RIG.lua is required");
   if (o.inputs.empty()) throw batch::UsageError("no INPUTS given");
   if (!fs::is_regular_file(o.rig)) throw batch::UsageError(o.rig + ": no such rig script");
-  std::vector<batch::Input> inputs = batch::CollectInputs(o.inputs, ReadableExtensions());
+  batch::InputList inputs = batch::CollectInputs(o.inputs, ReadableExtensions());
   if (!o.shard.empty()) inputs = batch::SelectShard(inputs, batch::ParseShard(o.shard));
   // Inputs are never written: no output folder or file may be an input or the rig script
   // (checked again with every output by batch::Run).
-  {
-    batch::WritePlan plan;  // freed before the batch: a path per input
-    for (const batch::Input& i : inputs) plan.inputs.push_back(i.path);
-    plan.inputs.push_back(o.rig);
-    plan.folders = {
-        {o.out, "--out"}, {o.frames_report, "--frames-report"}, {o.preview, "--preview"}};
-    plan.files = {o.report};
-    batch::CheckInputsNotOverwritten(plan);
-  }
+  batch::WritePlan plan;
+  plan.batch = &inputs;  // read in place
+  plan.inputs = {o.rig};
+  plan.folders = {{o.out, "--out"}, {o.frames_report, "--frames-report"}, {o.preview, "--preview"}};
+  plan.files = {o.report};
+  batch::CheckInputsNotOverwritten(plan);
   return inputs;
 }
 
 // What every clip's bake is given (BakeOne); creates the --frames-report folder.
-void FillBakeConfig(const BakeArgs& o, const std::vector<batch::Input>& inputs,
-                    BakeConfig* config) {
+void FillBakeConfig(const BakeArgs& o, const batch::InputList& inputs, BakeConfig* config) {
   config->rig = o.rig;
   config->rig_dir = fs::weakly_canonical(fs::absolute(o.rig)).parent_path().string();
   config->out_dir = o.out;
@@ -623,13 +629,15 @@ void FillBakeConfig(const BakeArgs& o, const std::vector<batch::Input>& inputs,
   config->reduce = o.reduce;
   config->inputs = &inputs;
   config->input_ids.reserve(inputs.size());
-  for (const batch::Input& i : inputs) config->input_ids.push_back(FileIdentity(i.path));
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    config->input_ids.push_back(FileIdentity(inputs.path(i)));
+  }
 }
 
 // How the batch runs: the recipe --resume compares, the worker processes, their limits and
 // confinement (`config` and `inputs` must outlive the batch: the workers' setup reads them).
 batch::RunOptions BakeRunOptions(const BakeArgs& o, const BakeConfig& config,
-                                 const std::vector<batch::Input>& inputs) {
+                                 const batch::InputList& inputs) {
   batch::RunOptions run;
   run.out_dir = o.out;
   run.extension = std::string(FormatNamed(o.format)->extensions.front());
@@ -669,7 +677,7 @@ batch::RunOptions BakeRunOptions(const BakeArgs& o, const BakeConfig& config,
 int RunBake(const BakeArgs& o) {
   try {
     if (!o.merge.empty()) return MergeShardReports(o);
-    std::vector<batch::Input> inputs = BakeInputs(o);
+    const batch::InputList inputs = BakeInputs(o);
     BakeConfig config;
     FillBakeConfig(o, inputs, &config);
     const batch::RunOptions run = BakeRunOptions(o, config, inputs);

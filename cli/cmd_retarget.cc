@@ -189,22 +189,23 @@ using Clock = std::chrono::steady_clock;
 
 // The inputs named by CLIPS (and --shard), refused before reading or writing anything when an
 // output could overwrite an input: inputs are never written. kExitOk, else kExitUsage.
-int CollectInputs(const RetargetArgs& a, const std::string& ext,
-                  std::vector<batch::Input>* inputs) {
+int CollectInputs(const RetargetArgs& a, const std::string& ext, batch::InputList* inputs) {
   try {
     *inputs = batch::CollectInputs(a.clips, ReadableExtensions());
     if (!a.shard.empty()) *inputs = batch::SelectShard(*inputs, batch::ParseShard(a.shard));
-    std::vector<std::string> read{a.target, a.map}, written;  // inputs are never written
-    for (const batch::Input& i : *inputs) read.push_back(i.path);
+    batch::WritePlan plan;  // inputs are never written
+    plan.batch = inputs;
+    plan.inputs = {a.target, a.map};
+    plan.folders = {
+        {a.out, "--out"}, {a.frames_report, "--frames-report"}, {a.preview, "--preview"}};
     batch::RunOptions where;
     where.out_dir = a.out;
     where.extension = ext;
-    for (const batch::Input& i : *inputs) written.push_back(batch::OutputPath(where, i));
-    written.push_back(a.report);
-    batch::CheckInputsNotOverwritten(
-        {read,
-         {{a.out, "--out"}, {a.frames_report, "--frames-report"}, {a.preview, "--preview"}},
-         written});
+    for (std::size_t i = 0; i < inputs->size(); ++i) {
+      plan.files.push_back(batch::OutputPath(where, inputs->stem(i)));
+    }
+    plan.files.push_back(a.report);
+    batch::CheckInputsNotOverwritten(plan);
   } catch (const batch::UsageError& e) {
     fmt::print(stderr, "rigel retarget: error: {}\n", e.what());
     return kExitUsage;
@@ -510,7 +511,7 @@ int Run(const RetargetArgs& a) {
     return kExitUsage;
   }
   const std::string ext(FormatNamed(a.format)->extensions.front());
-  std::vector<batch::Input> inputs;
+  batch::InputList inputs;
   if (const int code = CollectInputs(a, ext, &inputs); code != kExitOk) return code;
   Scene target;
   retarget::BoneMap map;

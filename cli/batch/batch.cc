@@ -33,7 +33,13 @@ std::string ClockText(double seconds) {
 }  // namespace
 
 std::string OutputPath(const RunOptions& options, const Input& input) {
-  return (fs::path(options.out_dir) / (input.stem + options.extension)).string();
+  return OutputPath(options, input.stem);
+}
+
+std::string OutputPath(const RunOptions& options, std::string_view stem) {
+  std::string name(stem);
+  name += options.extension;
+  return (fs::path(options.out_dir) / name).string();
 }
 
 std::vector<std::string> WrittenFiles(const ClipReport& report, const std::string& output) {
@@ -49,21 +55,20 @@ std::vector<std::string> WrittenFiles(const ClipReport& report, const std::strin
 
 namespace {
 
-// The outputs of the inputs, checked not to overwrite any input (before any write); the output
-// folder made and the partial files an interrupted run left removed.
-std::vector<std::string> PrepareOutputs(const std::vector<Input>& inputs,
-                                        const RunOptions& options) {
-  std::vector<std::string> outputs;
-  for (const Input& input : inputs) outputs.push_back(OutputPath(options, input));
-  CheckInputsNotOverwritten(inputs, options.out_dir, outputs);  // before any write
+// The outputs of the inputs (OutputPath, made when needed, not kept) checked not to overwrite any
+// input (before any write); the output folder made and the partial files an interrupted run left
+// removed.
+void PrepareOutputs(const InputList& inputs, const RunOptions& options) {
+  CheckInputsNotOverwritten(inputs, options);  // before any write
   std::error_code folder_ec;
   fs::create_directories(options.out_dir, folder_ec);
   SetDurableWritesByDefault(false);
-  if (const int stale = RemoveStaleTemporaries(outputs); stale > 0) {
+  const int stale = RemoveStaleTemporaries(
+      inputs.size(), [&](std::size_t i) { return OutputPath(options, inputs.stem(i)); });
+  if (stale > 0) {
     std::fprintf(stderr, "rigel %s: removed %d partial file(s) left by an interrupted run\n",
                  options.command.c_str(), stale);
   }
-  return outputs;
 }
 
 // The counts of a run, updated by the threads that finish clips.
@@ -98,9 +103,10 @@ void DrawProgress(const Counts& counts, const RunOptions& options, size_t total,
 
 // Run's work: each input's report handed to `done` as it completes (from the worker threads,
 // several at once, or from this thread with worker processes).
-void RunEach(const std::vector<Input>& inputs, const RunOptions& options, const Processor& process,
+void RunEach(const InputList& inputs, const RunOptions& options, const Processor& process,
              const std::function<void(size_t, ClipReport)>& completed) {
-  const std::vector<std::string> outputs = PrepareOutputs(inputs, options);
+  PrepareOutputs(inputs, options);
+  const auto output = [&](size_t i) { return OutputPath(options, inputs.stem(i)); };
   std::atomic<size_t> next{0};
   Counts counts;
   std::atomic<int>& done = counts.done;
@@ -121,17 +127,18 @@ void RunEach(const std::vector<Input>& inputs, const RunOptions& options, const 
   // that fails (or another run on the same --out) leaves a finished output's manifest intact.
   auto prepare = [&](size_t i, Provenance* provenance, ClipReport* report) {
     *provenance = options.recipe;
-    provenance->input_hash = HashFile(inputs[i].path);
-    if (options.resume && ManifestMatches(outputs[i], *provenance)) {
+    provenance->input_hash = HashFile(inputs.path(i));
+    const std::string out = output(i);
+    if (options.resume && ManifestMatches(out, *provenance)) {
       report->status = "skipped";
       return false;
     }
-    fs::create_directories(fs::path(outputs[i]).parent_path());
+    fs::create_directories(fs::path(out).parent_path());
     return true;
   };
   auto finish = [&](size_t i, ClipReport report, double seconds) {
-    report.input = inputs[i].path;
-    report.output = outputs[i];
+    report.input = inputs.path(i);
+    report.output = output(i);
     report.seconds = seconds;
     if (report.status == "failed") ++failed;
     if (report.status == "suspect") ++suspect;
@@ -155,9 +162,10 @@ void RunEach(const std::vector<Input>& inputs, const RunOptions& options, const 
       try {
         Provenance provenance;
         if (prepare(i, &provenance, &report)) {
-          report = process(inputs[i], outputs[i]);
+          const std::string out = output(i);
+          report = process(inputs[i], out);
           if (report.status != "suspect") report.status = "ok";
-          WriteManifest(outputs[i], provenance, WrittenFiles(report, outputs[i]));
+          WriteManifest(out, provenance, WrittenFiles(report, out));
         }
       } catch (const std::exception& e) {
         report.status = "failed";
@@ -170,7 +178,7 @@ void RunEach(const std::vector<Input>& inputs, const RunOptions& options, const 
       options.jobs > 0 ? options.jobs : static_cast<int>(std::thread::hardware_concurrency());
   const int jobs = std::max(1, std::min<int>(wanted, static_cast<int>(inputs.size())));
   if (options.processes) {
-    RunInWorkers(inputs, outputs, options, jobs, process, prepare, finish);
+    RunInWorkers(inputs, options, jobs, process, prepare, finish);
   } else {
     std::vector<std::thread> threads;
     for (int t = 1; t < jobs; ++t) threads.emplace_back(work);
@@ -182,7 +190,7 @@ void RunEach(const std::vector<Input>& inputs, const RunOptions& options, const 
 
 }  // namespace
 
-std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& options,
+std::vector<ClipReport> Run(const InputList& inputs, const RunOptions& options,
                             const Processor& process) {
   // Worker processes are forked first and would inherit (and count in their resident memory) a
   // report per clip allocated before: then the reports come with the first finished clip.
@@ -194,7 +202,7 @@ std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& 
   return reports;
 }
 
-void Run(const std::vector<Input>& inputs, const RunOptions& options, const Processor& process,
+void Run(const InputList& inputs, const RunOptions& options, const Processor& process,
          ReportSpill* spill) {
   RunEach(inputs, options, process,
           [spill](size_t i, ClipReport report) { spill->Add(i, report); });

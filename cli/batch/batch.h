@@ -35,14 +35,87 @@ struct Input {
   std::string stem;
 };
 
+// A batch's inputs, sorted by path, held compactly: a file found in a folder keeps only its path
+// below that folder (the folder is stored once), and its stem is read from that text; about
+// 9 bytes an input beyond the text (a std::vector<Input> took some 130 bytes an input, most of a
+// 100,000-clip batch coordinator's memory). An element is made on demand as an Input.
+class InputList {
+ public:
+  InputList() = default;
+  // Each input as given (path and stem stored whole), in the given order.
+  InputList(const std::vector<Input>& inputs);  // NOLINT: implicit, a list of inputs is one
+
+  std::size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  Input operator[](std::size_t i) const { return {path(i), std::string(stem(i))}; }
+  std::string path(std::size_t i) const;
+  std::string_view stem(std::size_t i) const;
+
+  // Appends a file found in folder `folder` (`below`: its path below it, "sub/a.bvh"): its path
+  // is the folder's, a separator and `below`; its stem is `below` without the extension.
+  // Consecutive calls with the same folder store it once.
+  void AddBelow(std::string_view folder, std::string_view below);
+  // Appends a file given by its path: its stem is its file name without the extension.
+  void AddFile(std::string_view path);
+  // Appends an input as given.
+  void Add(const Input& input);
+  // Sorts by path, dropping repeats (the same path, or the same file: fs::equivalent) after the
+  // first; frees the slack the list grew with.
+  void SortUnique();
+  // The inputs whose position is `index` modulo `count` (a shard).
+  InputList Every(std::size_t count, std::size_t index) const;
+
+  class Iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = Input;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Input;
+    Iterator(const InputList* list, std::size_t i) : list_(list), i_(i) {}
+    Input operator*() const { return (*list_)[i_]; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const Iterator& o) const { return i_ == o.i_; }
+    bool operator!=(const Iterator& o) const { return i_ != o.i_; }
+
+   private:
+    const InputList* list_;
+    std::size_t i_;
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size()}; }
+
+ private:
+  // How an entry's stem is read from its text.
+  enum Kind : std::uint32_t { kBelow = 0, kFile = 1, kGiven = 2 };
+  struct Entry {
+    std::uint32_t text;    // offset of its text in `text_`: NUL-terminated path or path below
+                           // the folder, then for kGiven its stem, NUL-terminated
+    std::uint32_t folder;  // kind in the top two bits, then the index in `folders_`
+  };
+  std::uint32_t Append(std::string_view a, std::string_view b = {});
+  std::string_view Text(const Entry& e) const { return text_.data() + e.text; }
+  std::string_view Folder(const Entry& e) const;
+  static Kind KindOf(const Entry& e) { return static_cast<Kind>(e.folder >> 30); }
+  // Whether entry a's path sorts before entry b's.
+  bool Less(const Entry& a, const Entry& b) const;
+
+  std::vector<Entry> entries_;
+  std::string text_;
+  std::vector<std::string> folders_;  // each with its trailing separator
+};
+
 // Expands command-line inputs: a file is taken as is; a folder is searched recursively for files
 // whose lower-case extension is in `extensions`; "@list.txt" reads one input per line (blank
 // lines and lines starting with '#' ignored; relative paths are relative to the list's folder).
 // The result is sorted by path, duplicates removed. A path that does not exist is kept (it fails
 // as a clip, like any unreadable file). Throws UsageError for an unreadable list, an empty
 // result, or two inputs that would write the same output.
-std::vector<Input> CollectInputs(const std::vector<std::string>& args,
-                                 const std::vector<std::string>& extensions);
+InputList CollectInputs(const std::vector<std::string>& args,
+                        const std::vector<std::string>& extensions);
 
 // Inputs are never written. Throws UsageError (one line naming both paths) when `out_dir`
 // (empty: no output folder) is the folder of an input or contains one, or when one of `outputs`
@@ -51,9 +124,12 @@ std::vector<Input> CollectInputs(const std::vector<std::string>& args,
 // anything is written (Run does, first thing).
 void CheckInputsNotOverwritten(const std::vector<std::string>& inputs, const std::string& out_dir,
                                const std::vector<std::string>& outputs);
-// The same over a batch's inputs, without a copy of their paths.
-void CheckInputsNotOverwritten(const std::vector<Input>& inputs, const std::string& out_dir,
-                               const std::vector<std::string>& outputs);
+struct RunOptions;
+// The same over a batch's inputs and their outputs (OutputPath of each input, made as it is
+// compared): no path of an input or an output is kept. Only an output that exists can be the
+// same file as an input the folder check has not already refused (it is inside `out_dir`), so
+// the index it builds holds the inputs' file ids (16 bytes an input), not their paths.
+void CheckInputsNotOverwritten(const InputList& inputs, const RunOptions& options);
 
 // Everything a command reads and writes, for the one inputs-are-never-written check: inputs are
 // the clips, the rig script, the retarget target and map; folders are written into (--out,
@@ -63,6 +139,7 @@ struct WritePlan {
   std::vector<std::string> inputs;
   std::vector<std::pair<std::string, std::string>> folders;  // path, option
   std::vector<std::string> files;
+  const InputList* batch = nullptr;  // a batch's inputs, read in place: inputs before `inputs`
 };
 // The same check over a whole plan: any folder that is or contains an input, any file that is an
 // input, a hard link or a symlink to one, throws UsageError naming both.
@@ -76,7 +153,7 @@ struct Shard {
 // Parses "K/N". Throws UsageError naming the expected form.
 Shard ParseShard(std::string_view text);
 // The inputs of shard K: every input whose position in the sorted list is K modulo N.
-std::vector<Input> SelectShard(const std::vector<Input>& inputs, Shard shard);
+InputList SelectShard(const InputList& inputs, Shard shard);
 
 // XXH3 (64-bit, seed 0) of a file's bytes, as 16 hex digits: about 20 GB/s where the FNV-1a it
 // replaced ran at 0.7 GB/s (11 % of a bake's time went to hashing inputs and outputs). Throws
@@ -103,6 +180,10 @@ void WriteManifest(const std::string& output, const Provenance& provenance,
 // manifests. Only these: other runs writing other outputs into the same folder (farm shards)
 // keep their files in progress.
 int RemoveStaleTemporaries(const std::vector<std::string>& outputs);
+// The same for `count` outputs made one at a time by `output` (twice each: the folders to look
+// in, then the names of the temporaries found there), none kept.
+int RemoveStaleTemporaries(std::size_t count,
+                           const std::function<std::string(std::size_t)>& output);
 
 // Seconds from `start` to now (a clip's phases, PhaseSeconds).
 inline double SecondsSince(std::chrono::steady_clock::time_point start) {
@@ -248,15 +329,16 @@ class ReportSpill {
 // (CheckInputsNotOverwritten), then it prepares the output folder: creates it, removes the
 // temporary files an interrupted run left there (saying so on stderr), and turns off fsync for
 // atomic writes (the manifests record each output's hash, see exporters/atomic_file.h).
-std::vector<ClipReport> Run(const std::vector<Input>& inputs, const RunOptions& options,
+std::vector<ClipReport> Run(const InputList& inputs, const RunOptions& options,
                             const Processor& process);
 // The same, each input's report handed to `spill` as it completes instead of kept: what `rigel
 // bake` runs, so that the coordinator's memory does not grow with the batch.
-void Run(const std::vector<Input>& inputs, const RunOptions& options, const Processor& process,
+void Run(const InputList& inputs, const RunOptions& options, const Processor& process,
          ReportSpill* spill);
 
 // DIR/<stem><extension>: where Run writes an input's output.
 std::string OutputPath(const RunOptions& options, const Input& input);
+std::string OutputPath(const RunOptions& options, std::string_view stem);
 
 // One clip of the report as JSON, and back (workers send their reports this way).
 nlohmann::json ClipReportJson(const ClipReport& report);

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string_view>
 
 #include "cli/batch/batch.h"
@@ -158,30 +159,30 @@ bool RemoveUnlessInUse(const fs::path& path) {
 }  // namespace
 
 int RemoveStaleTemporaries(const std::vector<std::string>& outputs) {
-  // The outputs' file names per folder, as views into `outputs`, sorted: 16 bytes an output
-  // (two prefix strings an output were most of a 100,000-clip batch's peak memory).
-  std::map<fs::path, std::vector<std::string_view>> names;
-  for (const std::string& output : outputs) {
-    const std::size_t slash = output.rfind('/');
-    names[fs::path(output).parent_path()].push_back(
-        slash == std::string::npos ? std::string_view(output)
-                                   : std::string_view(output).substr(slash + 1));
-  }
-  // A temporary AtomicFile makes for NAME is ".NAME.tmp.XXXXXX"; an output's manifest is
+  return RemoveStaleTemporaries(outputs.size(), [&outputs](std::size_t i) { return outputs[i]; });
+}
+
+int RemoveStaleTemporaries(std::size_t count,
+                           const std::function<std::string(std::size_t)>& output) {
+  // An output's folder and file name ("" for the working folder).
+  const auto split = [](const std::string& path) {
+    const std::size_t slash = path.rfind('/');
+    return slash == std::string::npos
+               ? std::make_pair(std::string(), path)
+               : std::make_pair(fs::path(path).parent_path().string(), path.substr(slash + 1));
+  };
+  // The folders the outputs go to (a few: the outputs are not kept, most of a 100,000-clip
+  // batch's peak memory once).
+  std::set<std::string> folders;
+  for (std::size_t i = 0; i < count; ++i) folders.insert(split(output(i)).first);
+  // The temporaries in them, by the folder and name of the file each was made for: a temporary
+  // AtomicFile makes for NAME is ".NAME.tmp.XXXXXX"; an output's manifest is
   // ".OUTPUT.rigel-manifest".
   constexpr std::string_view kTmp = ".tmp.", kManifest = ".rigel-manifest";
-  int removed = 0;
+  std::map<std::pair<std::string, std::string>, std::vector<fs::path>> temporaries;
   std::error_code ec;
-  for (auto& entry : names) {
-    // Not a structured binding: clang 14 (the clang job) cannot capture one in a lambda.
-    const auto& folder = entry.first;
-    auto& list = entry.second;
-    std::sort(list.begin(), list.end());
-    const auto is_output = [&list](std::string_view name) {
-      return std::binary_search(list.begin(), list.end(), name);
-    };
-    std::vector<fs::path> stale;
-    for (fs::directory_iterator it(folder.empty() ? fs::path(".") : folder, ec), end;
+  for (const std::string& folder : folders) {
+    for (fs::directory_iterator it(folder.empty() ? fs::path(".") : fs::path(folder), ec), end;
          !ec && it != end; it.increment(ec)) {
       const std::string file = it->path().filename().string();
       const std::string_view name(file);
@@ -189,14 +190,24 @@ int RemoveStaleTemporaries(const std::vector<std::string>& outputs) {
           name.substr(name.size() - 6 - kTmp.size(), kTmp.size()) != kTmp) {
         continue;
       }
-      const std::string_view target = name.substr(1, name.size() - 1 - kTmp.size() - 6);
-      const bool manifest = target.size() > 1 + kManifest.size() && target[0] == '.' &&
-                            target.substr(target.size() - kManifest.size()) == kManifest &&
-                            is_output(target.substr(1, target.size() - 1 - kManifest.size()));
-      if (manifest || is_output(target)) stale.push_back(it->path());
+      std::string_view target = name.substr(1, name.size() - 1 - kTmp.size() - 6);
+      if (target.size() > 1 + kManifest.size() && target[0] == '.' &&
+          target.substr(target.size() - kManifest.size()) == kManifest) {
+        // A manifest's temporary, or an output named like one: either may be the one.
+        temporaries[{folder, std::string(target.substr(1, target.size() - 1 - kManifest.size()))}]
+            .push_back(it->path());
+      }
+      temporaries[{folder, std::string(target)}].push_back(it->path());
     }
-    for (const fs::path& p : stale) removed += RemoveUnlessInUse(p) ? 1 : 0;
   }
+  if (temporaries.empty()) return 0;
+  std::set<fs::path> stale;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto found = temporaries.find(split(output(i)));
+    if (found != temporaries.end()) stale.insert(found->second.begin(), found->second.end());
+  }
+  int removed = 0;
+  for (const fs::path& p : stale) removed += RemoveUnlessInUse(p) ? 1 : 0;
   return removed;
 }
 

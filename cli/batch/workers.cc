@@ -177,9 +177,9 @@ size_t MappedBytes() {
 
 // The body of a worker process: reads clip indexes from `fd`, answers each with its report
 // (uint32 length + JSON), exits at end of file.
-[[noreturn]] void WorkerMain(int fd, pid_t supervisor, const std::vector<Input>& inputs,
-                             const std::vector<std::string>& outputs, const RunOptions& options,
-                             const Processor& process, WorkerShared* shared) {
+[[noreturn]] void WorkerMain(int fd, pid_t supervisor, const InputList& inputs,
+                             const RunOptions& options, const Processor& process,
+                             WorkerShared* shared) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the supervisor
   if (getppid() != supervisor) _exit(0);
   setpgid(0, 0);  // the supervisor kills the worker with whatever it started (import children)
@@ -207,7 +207,7 @@ size_t MappedBytes() {
     ClipReport report;
     try {
       if (!setup_error.empty()) throw std::runtime_error(setup_error);
-      report = process(inputs[index], outputs[index]);
+      report = process(inputs[index], OutputPath(options, inputs.stem(index)));
       if (report.status != "suspect") report.status = "ok";
     } catch (const std::exception& e) {
       report.status = "failed";
@@ -256,11 +256,9 @@ using Clock = std::chrono::steady_clock;
 // or sends what cannot be read.
 class Supervisor {
  public:
-  Supervisor(const std::vector<Input>& inputs, const std::vector<std::string>& outputs,
-             const RunOptions& options, const Processor& process, const PrepareFn& prepare,
-             const FinishFn& finish, WorkerShared* shared, int jobs)
+  Supervisor(const InputList& inputs, const RunOptions& options, const Processor& process,
+             const PrepareFn& prepare, const FinishFn& finish, WorkerShared* shared, int jobs)
       : inputs_(inputs),
-        outputs_(outputs),
         options_(options),
         process_(process),
         prepare_(prepare),
@@ -292,8 +290,10 @@ class Supervisor {
   // Worker w after the wait: its reply read, or its death or deadline failing its clip.
   void Check(size_t w, bool readable, bool exited);
 
-  const std::vector<Input>& inputs_;
-  const std::vector<std::string>& outputs_;
+  // The output of clip i (OutputPath: made when needed, not kept).
+  std::string Output(size_t i) const { return OutputPath(options_, inputs_.stem(i)); }
+
+  const InputList& inputs_;
   const RunOptions& options_;
   const Processor& process_;
   const PrepareFn& prepare_;
@@ -322,7 +322,7 @@ bool Supervisor::StartWorker(size_t w) {
       if (other.fd >= 0) close(other.fd);
       if (other.pidfd >= 0) close(other.pidfd);
     }
-    WorkerMain(sv[1], self_, inputs_, outputs_, options_, process_, &shared_[w]);
+    WorkerMain(sv[1], self_, inputs_, options_, process_, &shared_[w]);
   }
   close(sv[1]);
   workers_[w].pid = pid;
@@ -367,7 +367,7 @@ void Supervisor::FailClip(Worker& w, const std::string& reason) {
   report.reason = reason;
   const size_t i = static_cast<size_t>(w.clip);
   w.clip = -1;
-  RemoveStaleTemporaries({outputs_[i]});  // a killed worker leaves no partial output
+  RemoveStaleTemporaries({Output(i)});  // a killed worker leaves no partial output
   finish_(i, std::move(report), std::chrono::duration<double>(Clock::now() - w.started).count());
   ++finished_;
 }
@@ -474,7 +474,8 @@ ClipReport Supervisor::ReportOfReply(const std::string& body, size_t i,
       }
     }
     if (Written(report.status)) {
-      WriteManifest(outputs_[i], provenance, WrittenFiles(report, outputs_[i]));
+      const std::string output = Output(i);
+      WriteManifest(output, provenance, WrittenFiles(report, output));
     }
   } catch (const std::exception& e) {
     report.status = "failed";
@@ -503,7 +504,7 @@ bool Supervisor::ReadReply(Worker& worker) {
   worker.clip = -1;
   bool retire = false;
   ClipReport report = ReportOfReply(body, i, worker.provenance, &retire);
-  if (report.status == "failed") RemoveStaleTemporaries({outputs_[i]});
+  if (report.status == "failed") RemoveStaleTemporaries({Output(i)});
   if (retire) StopWorker(worker, true);  // it answered; it exits now anyway
   finish_(i, std::move(report),
           std::chrono::duration<double>(Clock::now() - worker.started).count());
@@ -553,15 +554,14 @@ void Supervisor::Run() {
 
 }  // namespace
 
-void RunInWorkers(const std::vector<Input>& inputs, const std::vector<std::string>& outputs,
-                  const RunOptions& options, int jobs, const Processor& process,
-                  const PrepareFn& prepare, const FinishFn& finish) {
+void RunInWorkers(const InputList& inputs, const RunOptions& options, int jobs,
+                  const Processor& process, const PrepareFn& prepare, const FinishFn& finish) {
   void* page = mmap(nullptr, sizeof(WorkerShared) * static_cast<size_t>(jobs),
                     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (page == MAP_FAILED) throw std::runtime_error("cannot map the workers' shared page");
   auto* shared = static_cast<WorkerShared*>(page);
   for (int w = 0; w < jobs; ++w) new (&shared[w]) WorkerShared();
-  Supervisor(inputs, outputs, options, process, prepare, finish, shared, jobs).Run();
+  Supervisor(inputs, options, process, prepare, finish, shared, jobs).Run();
   for (int w = 0; w < jobs; ++w) shared[w].~WorkerShared();
   munmap(page, sizeof(WorkerShared) * static_cast<size_t>(jobs));
 }

@@ -19,9 +19,8 @@ using FinishFn = std::function<void(size_t, ClipReport, double)>;
 
 // Runs `process` over `inputs` in `jobs` forked worker processes (see RunOptions), calling
 // `prepare` before and `finish` after each clip, from this thread.
-void RunInWorkers(const std::vector<Input>& inputs, const std::vector<std::string>& outputs,
-                  const RunOptions& options, int jobs, const Processor& process,
-                  const PrepareFn& prepare, const FinishFn& finish);
+void RunInWorkers(const InputList& inputs, const RunOptions& options, int jobs,
+                  const Processor& process, const PrepareFn& prepare, const FinishFn& finish);
 
 }  // namespace rigel::batch
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <set>
@@ -39,15 +40,69 @@ TEST(Batch, CollectsFilesFoldersAndLists) {
   Touch(root / "single.bvh");
   Touch(root / "other/c.bvh");
   Touch(root / "list.txt", "# clips\n\nother/c.bvh\r\n  single.bvh  \n");
-  const std::vector<Input> inputs = CollectInputs(
+  const InputList inputs = CollectInputs(
       {(root / "lib").string(), "@" + (root / "list.txt").string(), (root / "single.bvh").string()},
       {".bvh"});
   ASSERT_EQ(inputs.size(), 4u);  // single.bvh given twice counts once
   std::set<std::string> stems;
   for (const Input& i : inputs) stems.insert(i.stem);
   EXPECT_EQ(stems, (std::set<std::string>{"a", "sub/b", "c", "single"}));
-  EXPECT_TRUE(std::is_sorted(inputs.begin(), inputs.end(),
-                             [](const Input& a, const Input& b) { return a.path < b.path; }));
+  for (std::size_t i = 1; i < inputs.size(); ++i) EXPECT_LT(inputs.path(i - 1), inputs.path(i));
+  // Paths are the folder's as given, a separator and the path below it.
+  EXPECT_EQ(inputs.path(0), (root / "lib" / "a.bvh").string());
+  EXPECT_EQ(inputs.path(1), (root / "lib" / "sub" / "b.BVH").string());
+}
+
+// The compact list gives back each input as it was found: paths, stems (with the file name's
+// extension rules of std::filesystem) and order, for folders given with and without a trailing
+// separator, files, and inputs given whole.
+TEST(Batch, InputListKeepsPathsAndStems) {
+  rigel::testing::TempDir dir;
+  const auto& root = dir.path();
+  Touch(root / "lib/z.bvh");
+  Touch(root / "lib/a.b.bvh");
+  Touch(root / "lib/deep/er/.hidden.bvh");
+  Touch(root / "lib/.bvh");  // no extension to std::filesystem: not a clip
+  Touch(root / "one.bvh");
+  const InputList inputs =
+      CollectInputs({(root / "lib").string() + "/", (root / "one.bvh").string()}, {".bvh"});
+  std::vector<std::pair<std::string, std::string>> got;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    got.emplace_back(inputs.path(i), std::string(inputs.stem(i)));
+    EXPECT_EQ(inputs[i].path, inputs.path(i));
+    EXPECT_EQ(inputs[i].stem, inputs.stem(i));
+  }
+  const std::string lib = (root / "lib").string() + "/";
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, std::string>>{
+                     {lib + "a.b.bvh", "a.b"},
+                     {lib + "deep/er/.hidden.bvh", "deep/er/.hidden"},
+                     {lib + "z.bvh", "z"},
+                     {(root / "one.bvh").string(), "one"}}));
+  // Inputs given whole keep their order and stems (an empty stem too); a shard keeps every
+  // N-th of them.
+  const InputList given(std::vector<Input>{{"b/x.bvh", "q"}, {"a/y.bvh", ""}, {"c", "c/d"}});
+  ASSERT_EQ(given.size(), 3u);
+  EXPECT_EQ(given.path(1), "a/y.bvh");
+  EXPECT_EQ(given.stem(1), "");
+  EXPECT_EQ(given.stem(2), "c/d");
+  const InputList shard = SelectShard(inputs, {1, 2});
+  ASSERT_EQ(shard.size(), 2u);
+  EXPECT_EQ(shard.path(0), lib + "deep/er/.hidden.bvh");
+  EXPECT_EQ(shard.path(1), (root / "one.bvh").string());
+}
+
+// A file a folder holds through a symlink to elsewhere is named by where it is in the folder:
+// its output stays inside --out.
+TEST(Batch, SymlinkedFileInAFolderKeepsItsNameInTheFolder) {
+  rigel::testing::TempDir dir;
+  const auto& root = dir.path();
+  Touch(root / "elsewhere/deep/real.bvh");
+  std::filesystem::create_directories(root / "lib");
+  std::filesystem::create_symlink(root / "elsewhere/deep/real.bvh", root / "lib/link.bvh");
+  const InputList inputs = CollectInputs({(root / "lib").string()}, {".bvh"});
+  ASSERT_EQ(inputs.size(), 1u);
+  EXPECT_EQ(inputs.stem(0), "link");
+  EXPECT_EQ(inputs.path(0), (root / "lib/link.bvh").string());
 }
 
 TEST(Batch, InputErrors) {
@@ -57,7 +112,7 @@ TEST(Batch, InputErrors) {
   Touch(root / "y/walk.bvh");
   Touch(root / "list.txt", "x/walk.bvh\nmissing.bvh\n");
   // Missing files are kept as inputs: they fail as clips, the batch goes on.
-  const std::vector<Input> listed = CollectInputs({"@" + (root / "list.txt").string()}, {".bvh"});
+  const InputList listed = CollectInputs({"@" + (root / "list.txt").string()}, {".bvh"});
   ASSERT_EQ(listed.size(), 2u);
   EXPECT_EQ(listed[0].path, (root / "missing.bvh").string());
   EXPECT_EQ(Message([&] { CollectInputs({"@" + (root / "nolist.txt").string()}, {".bvh"}); }),
