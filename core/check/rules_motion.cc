@@ -14,32 +14,30 @@ namespace rigel::check::internal {
 
 namespace {
 
-// Every bone's length in frame f: the distance from its joint to its parent's joint, the joint's
-// translation in its parent's space (rest translation plus position channels; rotations do not
-// change it), times the parent's scale when `with_scale` and the skeleton has scale channels (FK
-// with scale).
-std::vector<double> BoneLengths(const Skeleton& s, const Clip& clip, int f, bool with_scale) {
+// The lengths of the bones of `joints` in frame f (into `lengths`, by joint): the distance from a
+// joint to its parent's joint, the joint's translation in its parent's space (rest translation
+// plus position channels; rotations do not change it), times the parent's scale when
+// `with_scale` and the skeleton has scale channels (FK with scale, into `world` and `linear`).
+void BoneLengths(const Skeleton& s, const Clip& clip, int f, bool with_scale,
+                 const std::vector<int>& joints, std::vector<double>* lengths,
+                 std::vector<Eigen::Isometry3d>* world, std::vector<Eigen::Matrix3d>* linear) {
   const int n = s.num_joints();
-  std::vector<double> lengths(n, 0.0);
-  std::vector<Eigen::Isometry3d> world;
-  std::vector<Eigen::Matrix3d> linear;
+  lengths->resize(n, 0.0);
   const bool scaled = with_scale && s.has_scale();
   if (scaled) {
-    world.resize(n);
-    linear.resize(n);
-    ForwardKinematicsScaled(s, clip.frame(f), world, linear);
+    world->resize(n);
+    linear->resize(n);
+    ForwardKinematicsScaled(s, clip.frame(f), *world, *linear);
   }
-  for (int j = 0; j < n; ++j) {
-    const int p = s.parent(j);
-    if (p < 0) continue;
+  const std::span<const double> row = clip.frame(f);
+  for (const int j : joints) {
     Eigen::Vector3d t = s.rest_translation(j);
     for (int axis = 0; axis < 3; ++axis) {
       const int ch = s.translation_channel(j, axis);
-      if (ch >= 0) t[axis] += clip.at(f, ch);
+      if (ch >= 0) t[axis] += row[ch];
     }
-    lengths[j] = scaled ? (linear[p] * t).norm() : t.norm();
+    (*lengths)[j] = scaled ? ((*linear)[s.parent(j)] * t).norm() : t.norm();
   }
-  return lengths;
 }
 
 bool Moves(const Skeleton& s, int joint) {
@@ -75,16 +73,25 @@ void CheckBoneLengths(const Comparison& c, CheckReport* report) {
     any = any || moves[j];
   }
   const int frames = any ? c.frames : 1;
+  // The bones each frame compares: in the first frame every bone (paired) or the moving ones, in
+  // the others the moving ones; a joint the rig added (core/skeleton_edit.h: a locator, a prop)
+  // with position channels of its own has no length to keep: the source has no such bone.
+  std::vector<int> first, moving;
+  for (int j = 0; j < so.num_joints(); ++j) {
+    if (so.parent(j) < 0 || (!moves[j] && !paired)) continue;
+    if (moves[j] && !paired && ss.FindJoint(so.name(j)) < 0) continue;
+    first.push_back(j);
+    if (moves[j]) moving.push_back(j);
+  }
+  std::vector<double> got_lengths, want_lengths;
+  std::vector<Eigen::Isometry3d> world;
+  std::vector<Eigen::Matrix3d> linear;
   for (int i = 0; i < frames; ++i) {
     const int f = ClipFrame(c, i);
-    const std::vector<double> got_lengths = BoneLengths(so, co, f, scaled);
-    const std::vector<double> want_lengths =
-        paired ? BoneLengths(ss, cs, f, scaled) : std::vector<double>();
-    for (int j = 0; j < so.num_joints(); ++j) {
-      if (so.parent(j) < 0 || (i > 0 && !moves[j]) || (!moves[j] && !paired)) continue;
-      // A joint the rig added (core/skeleton_edit.h: a locator, a prop) with position channels
-      // of its own has no length to keep: the source has no such bone.
-      if (moves[j] && !paired && ss.FindJoint(so.name(j)) < 0) continue;
+    const std::vector<int>& bones = i == 0 ? first : moving;
+    BoneLengths(so, co, f, scaled, bones, &got_lengths, &world, &linear);
+    if (paired) BoneLengths(ss, cs, f, scaled, bones, &want_lengths, &world, &linear);
+    for (const int j : bones) {
       const double got = got_lengths[j];
       const double want = paired ? c.scale * want_lengths[j] : so.rest_translation(j).norm();
       const double off = std::abs(got - want);
