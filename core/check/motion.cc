@@ -41,8 +41,16 @@ Motion TrackClip(const Skeleton& skeleton, const Clip* clip, int stride, int cou
       }
       continue;
     }
+    // The next sample's row is far from this one (several frames on, in a clip of megabytes):
+    // ask for the channels this loop will read there now, so they are in cache when it comes.
+    const double* next_row =
+        clip != nullptr && i + 1 < m.frames ? clip->frame(m.frame[i + 1]).data() : nullptr;
     for (int j = 0; j < joints; ++j) {
       if (tracked != nullptr && !(*tracked)[j]) continue;
+      if (next_row != nullptr && skeleton.channel_begin(j + 1) > skeleton.channel_begin(j)) {
+        __builtin_prefetch(next_row + skeleton.channel_begin(j));
+        __builtin_prefetch(next_row + skeleton.channel_begin(j + 1) - 1);
+      }
       Eigen::Vector3d t = skeleton.rest_translation(j);
       Eigen::Matrix3d local = skeleton.rest_orientation(j).toRotationMatrix();
       for (int c = skeleton.channel_begin(j); c < skeleton.channel_begin(j + 1); ++c) {
