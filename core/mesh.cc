@@ -1,7 +1,12 @@
 #include "core/mesh.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <sstream>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
 
 namespace rigel {
 
@@ -190,6 +195,142 @@ void ScaleMesh(Mesh& mesh, double factor) {
   for (MorphTarget& target : mesh.morph_targets) {
     for (Eigen::Vector3d& d : target.position_deltas) d *= factor;
   }
+}
+
+namespace {
+
+// Appends the bytes of `value` to `key`.
+template <typename T>
+void AppendBytes(std::string* key, const T& value) {
+  key->append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> VertexClasses(const Mesh& mesh, bool normals_and_uvs,
+                                         std::vector<std::uint32_t>* first) {
+  const std::size_t count = mesh.positions.size();
+  std::vector<std::uint32_t>& kept = *first;
+  kept.clear();
+  std::vector<std::uint32_t> kept_of(count);  // the class of each vertex
+  // An index out of range is CheckMesh's to report: such a mesh's vertices are each their own.
+  bool valid = std::all_of(mesh.triangles.begin(), mesh.triangles.end(),
+                           [count](std::uint32_t index) { return index < count; });
+  for (const MorphTarget& target : mesh.morph_targets) {
+    valid = valid && target.position_deltas.size() == target.vertices.size() &&
+            std::all_of(target.vertices.begin(), target.vertices.end(),
+                        [count](std::uint32_t v) { return v < count; });
+  }
+  if (!valid) {
+    for (std::size_t v = 0; v < count; ++v) {
+      kept.push_back(static_cast<std::uint32_t>(v));
+      kept_of[v] = static_cast<std::uint32_t>(v);
+    }
+    return kept_of;
+  }
+  const bool normals = normals_and_uvs && mesh.normals.size() == count;
+  const bool uvs = normals_and_uvs && mesh.uvs.size() == count;
+  const bool skin = mesh.vertex_joints.size() == count && mesh.vertex_weights.size() == count;
+  // Each morph target's entry of each vertex (-1: the vertex does not move in it).
+  std::vector<std::vector<int>> entry(mesh.morph_targets.size());
+  for (std::size_t t = 0; t < mesh.morph_targets.size(); ++t) {
+    const MorphTarget& target = mesh.morph_targets[t];
+    entry[t].assign(count, -1);
+    for (std::size_t k = 0; k < target.vertices.size(); ++k) {
+      entry[t][target.vertices[k]] = static_cast<int>(k);
+    }
+  }
+  // A vertex's offsets in target t, zero where it does not move.
+  const auto offsets = [&](std::size_t t, std::size_t v) {
+    const MorphTarget& target = mesh.morph_targets[t];
+    const int k = entry[t][v];
+    const Eigen::Vector3d zero = Eigen::Vector3d::Zero();
+    const Eigen::Vector3d& position = k < 0 ? zero : target.position_deltas[k];
+    const Eigen::Vector3d& normal = k < 0 || target.normal_deltas.size() != target.vertices.size()
+                                        ? zero
+                                        : target.normal_deltas[k];
+    return std::make_pair(position, normal);
+  };
+  const auto same_offsets = [&](std::size_t a, std::size_t b) {
+    for (std::size_t t = 0; t < entry.size(); ++t) {
+      const auto [pa, na] = offsets(t, a);
+      const auto [pb, nb] = offsets(t, b);
+      if (std::memcmp(pa.data(), pb.data(), sizeof(double) * 3) != 0 ||
+          std::memcmp(na.data(), nb.data(), sizeof(double) * 3) != 0) {
+        return false;
+      }
+    }
+    return true;
+  };
+  // The bytes of a vertex's own attributes, and the vertices kept so far by those bytes.
+  std::unordered_map<std::string, std::vector<std::uint32_t>> by_key;
+  std::string key;
+  for (std::size_t v = 0; v < count; ++v) {
+    key.clear();
+    AppendBytes(&key, mesh.positions[v]);
+    if (normals) AppendBytes(&key, mesh.normals[v]);
+    if (uvs) AppendBytes(&key, mesh.uvs[v]);
+    if (skin) {
+      AppendBytes(&key, mesh.vertex_joints[v]);
+      AppendBytes(&key, mesh.vertex_weights[v]);
+    }
+    std::vector<std::uint32_t>& same = by_key[key];
+    std::uint32_t to = static_cast<std::uint32_t>(kept.size());
+    for (const std::uint32_t k : same) {
+      if (same_offsets(kept[k], v)) {
+        to = k;
+        break;
+      }
+    }
+    if (to == kept.size()) {
+      same.push_back(to);
+      kept.push_back(static_cast<std::uint32_t>(v));
+    }
+    kept_of[v] = to;
+  }
+  return kept_of;
+}
+
+std::size_t WeldVertices(Mesh& mesh) {
+  const std::size_t count = mesh.positions.size();
+  std::vector<std::uint32_t> kept;
+  const std::vector<std::uint32_t> kept_of = VertexClasses(mesh, true, &kept);
+  const bool normals = mesh.normals.size() == count, uvs = mesh.uvs.size() == count;
+  const bool skin = mesh.vertex_joints.size() == count && mesh.vertex_weights.size() == count;
+  const std::size_t merged = count - kept.size();
+  if (merged == 0) return 0;
+  const auto keep = [&kept](auto& values) {
+    if (values.empty()) return;
+    std::remove_reference_t<decltype(values)> out;
+    out.reserve(kept.size());
+    for (const std::uint32_t v : kept) out.push_back(values[v]);
+    values = std::move(out);
+  };
+  keep(mesh.positions);
+  if (normals) keep(mesh.normals);
+  if (uvs) keep(mesh.uvs);
+  if (skin) {
+    keep(mesh.vertex_joints);
+    keep(mesh.vertex_weights);
+  }
+  for (std::uint32_t& index : mesh.triangles) index = kept_of[index];
+  // A target keeps the entries of kept vertices (a merged one's offsets are its kept twin's).
+  for (std::size_t t = 0; t < mesh.morph_targets.size(); ++t) {
+    MorphTarget& target = mesh.morph_targets[t];
+    const bool with_normals = target.normal_deltas.size() == target.vertices.size();
+    MorphTarget out;
+    out.name = std::move(target.name);
+    out.default_weight = target.default_weight;
+    for (std::size_t k = 0; k < target.vertices.size(); ++k) {
+      const std::uint32_t v = target.vertices[k];
+      if (kept[kept_of[v]] != v) continue;
+      out.vertices.push_back(kept_of[v]);
+      out.position_deltas.push_back(target.position_deltas[k]);
+      if (with_normals) out.normal_deltas.push_back(target.normal_deltas[k]);
+    }
+    target = std::move(out);
+  }
+  return merged;
 }
 
 }  // namespace rigel

@@ -94,6 +94,22 @@ void DeformMesh(const Mesh& mesh, std::span<const Eigen::Isometry3d> world,
 // `factor`.
 void ScaleMesh(Mesh& mesh, double factor);
 
+// Merges the vertices that are identical in everything a vertex holds: position, normal, UV,
+// skin joints and weights, and its offset in every morph target (bit for bit: nothing changes
+// but the count). Importers that give each polygon corner its own vertex (Assimp's FBX reader:
+// a quad mesh comes in with four vertices a quad) thereby keep the vertices the file has, split
+// only where an attribute differs (a UV seam, a hard edge). The kept vertices stay in the order
+// of their first use; triangles and morph targets are renumbered. Returns how many were merged.
+std::size_t WeldVertices(Mesh& mesh);
+
+// The classes of identical vertices WeldVertices merges, without merging them: the class of each
+// vertex, classes numbered in the order of their first vertex (`first` gets it). Without
+// `normals_and_uvs` only the position, skin and morph offsets are compared: the control points of
+// an FBX Geometry, whose normals and UVs go by polygon corner. A mesh with an index out of range
+// gives every vertex its own class.
+std::vector<std::uint32_t> VertexClasses(const Mesh& mesh, bool normals_and_uvs,
+                                         std::vector<std::uint32_t>* first);
+
 }  // namespace rigel
 
 #endif  // RIGEL_CORE_MESH_H_

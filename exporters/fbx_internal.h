@@ -84,12 +84,22 @@ struct Build {
 void AddMeshes(const Skeleton& skeleton, std::span<const Mesh> meshes, double length_scale,
                const std::vector<std::int64_t>& joint_model, Build& build);
 
+// A mesh's FBX control points: its vertices that differ in position, skin or morph offsets
+// (core/mesh.h VertexClasses; normals and UVs go by polygon corner): `first` holds each point's
+// first vertex, `of` each vertex's point.
+struct ControlPoints {
+  explicit ControlPoints(const Mesh& mesh) : of(VertexClasses(mesh, false, &first)) {}
+  std::vector<std::uint32_t> first;
+  std::vector<std::uint32_t> of;
+};
+
 // Adds the morph targets of `mesh` on `geometry`: a BlendShape deformer, and per target a
 // BlendShapeChannel (DeformPercent = default weight x 100, FullWeights 100) with its Shape
-// geometry (Indexes, Vertices and Normals as offsets, in `to_space` scaled by `length_scale`);
-// records the channels in build.blend_channels.
-void AddBlendShapes(const Mesh& mesh, const Eigen::Isometry3d& to_space, double length_scale,
-                    std::int64_t geometry, Build& build);
+// geometry (Indexes of control points, Vertices and Normals as offsets, in `to_space` scaled by
+// `length_scale`); records the channels in build.blend_channels.
+void AddBlendShapes(const Mesh& mesh, const ControlPoints& points,
+                    const Eigen::Isometry3d& to_space, double length_scale, std::int64_t geometry,
+                    Build& build);
 
 }  // namespace rigel::fbx_internal
 

@@ -1,10 +1,10 @@
 // The FBX writer's meshes (exporters/fbx_internal.h): each core/mesh.h Mesh as a Model of type
-// Mesh with its Geometry (vertices, triangles, normals by vertex, UVs by polygon vertex, one
-// material), and for a skinned mesh a Skin deformer with a Cluster per joint (Transform and
-// TransformLink from the mesh's bind pose, as FBX SDK, Blender and Assimp read them) plus a
-// BindPose. Skinned and static meshes hang from the root with an identity transform and keep their
-// world-space bind geometry; an attached mesh hangs from its joint's Model with its geometry in
-// that joint's space at bind.
+// Mesh with its Geometry (control points: the vertices that differ in position, skin or morph
+// offsets; triangles; normals and UVs by polygon vertex; one material), and for a skinned mesh a
+// Skin deformer with a Cluster per joint (Transform and TransformLink from the mesh's bind pose, as
+// FBX SDK, Blender and Assimp read them) plus a BindPose. Skinned and static meshes hang from the
+// root with an identity transform and keep their world-space bind geometry; an attached mesh hangs
+// from its joint's Model with its geometry in that joint's space at bind.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -42,17 +42,21 @@ std::int64_t AddMeshModel(const Mesh& mesh, bool attached,
   return model;
 }
 
-// The Geometry's vertices (in to_space, lengths scaled) and triangles.
-void AddVertices(const Mesh& mesh, const Eigen::Isometry3d& to_space, double length_scale,
-                 Element& g) {
+// The Geometry's control points (in to_space, lengths scaled) and triangles.
+void AddVertices(const Mesh& mesh, const ControlPoints& points, const Eigen::Isometry3d& to_space,
+                 double length_scale, Element& g) {
   std::vector<double> vertices;
-  vertices.reserve(mesh.positions.size() * 3);
-  for (const Eigen::Vector3d& p : mesh.positions) {
-    const Eigen::Vector3d q = length_scale * (to_space * p);
+  vertices.reserve(points.first.size() * 3);
+  for (const std::uint32_t v : points.first) {
+    const Eigen::Vector3d q = length_scale * (to_space * mesh.positions[v]);
     vertices.insert(vertices.end(), {q.x(), q.y(), q.z()});
   }
   g.Add("Vertices", {vertices});
-  std::vector<std::int32_t> polygons(mesh.triangles.begin(), mesh.triangles.end());
+  std::vector<std::int32_t> polygons;
+  polygons.reserve(mesh.triangles.size());
+  for (const std::uint32_t v : mesh.triangles) {
+    polygons.push_back(static_cast<std::int32_t>(points.of[v]));
+  }
   for (std::size_t i = 2; i < polygons.size(); i += 3) polygons[i] = -polygons[i] - 1;
   g.Add("PolygonVertexIndex", {polygons});
 }
@@ -64,18 +68,19 @@ void AddLayerElement(Element& layer_def, const char* type) {
   e.Add("TypedIndex", {std::int32_t{0}});
 }
 
-// Normals by vertex, turned into to_space.
+// Normals by polygon corner (a control point's corners may differ: a hard edge), turned into
+// to_space.
 void AddNormalsLayer(const Mesh& mesh, const Eigen::Isometry3d& to_space, Element& g,
                      Element& layer_def) {
   Element& n = g.Add("LayerElementNormal", {std::int32_t{0}});
   n.Add("Version", {std::int32_t{101}});
   n.Add("Name", {std::string("")});
-  n.Add("MappingInformationType", {std::string("ByVertice")});
+  n.Add("MappingInformationType", {std::string("ByPolygonVertex")});
   n.Add("ReferenceInformationType", {std::string("Direct")});
   std::vector<double> normals;
-  normals.reserve(mesh.normals.size() * 3);
-  for (const Eigen::Vector3d& v : mesh.normals) {
-    const Eigen::Vector3d q = (to_space.linear() * v).normalized();
+  normals.reserve(mesh.triangles.size() * 3);
+  for (const std::uint32_t v : mesh.triangles) {
+    const Eigen::Vector3d q = (to_space.linear() * mesh.normals[v]).normalized();
     normals.insert(normals.end(), {q.x(), q.y(), q.z()});
   }
   n.Add("Normals", {normals});
@@ -126,15 +131,15 @@ void AddMaterialLayer(const Mesh& mesh, std::int64_t model,
 }
 
 // The mesh's Geometry, connected to its model; returns its id.
-std::int64_t AddGeometry(const Mesh& mesh, const Eigen::Isometry3d& to_space, double length_scale,
-                         std::int64_t model, std::map<std::string, std::int64_t>& materials,
-                         Build& build) {
+std::int64_t AddGeometry(const Mesh& mesh, const ControlPoints& points,
+                         const Eigen::Isometry3d& to_space, double length_scale, std::int64_t model,
+                         std::map<std::string, std::int64_t>& materials, Build& build) {
   const std::int64_t geometry = build.Uid();
   // Built here and added to the objects last: Add() on a vector invalidates references.
   Element g{"Geometry", {geometry, NameClass(mesh.name, "Geometry"), std::string("Mesh")}, {}, {}};
   g.Add("Properties70");
   g.Add("GeometryVersion", {std::int32_t{124}});
-  AddVertices(mesh, to_space, length_scale, g);
+  AddVertices(mesh, points, to_space, length_scale, g);
   Element layer_def{"Layer", {std::int32_t{0}}, {}, {}};
   layer_def.Add("Version", {std::int32_t{100}});
   if (!mesh.normals.empty()) AddNormalsLayer(mesh, to_space, g, layer_def);
@@ -149,8 +154,8 @@ std::int64_t AddGeometry(const Mesh& mesh, const Eigen::Isometry3d& to_space, do
 
 // Skin: a Cluster per joint, its vertices and weights; bind matrices from the mesh's bind; and
 // the mesh's BindPose.
-void AddSkin(const Skeleton& skeleton, const Mesh& mesh, double length_scale,
-             const std::vector<std::int64_t>& joint_model, std::int64_t model,
+void AddSkin(const Skeleton& skeleton, const Mesh& mesh, const ControlPoints& points,
+             double length_scale, const std::vector<std::int64_t>& joint_model, std::int64_t model,
              std::int64_t geometry, Build& build) {
   const std::int64_t skin = build.Uid();
   Element& sk =
@@ -161,11 +166,12 @@ void AddSkin(const Skeleton& skeleton, const Mesh& mesh, double length_scale,
   ++build.deformers;
   std::vector<std::vector<std::int32_t>> indexes(mesh.skin_joints.size());
   std::vector<std::vector<double>> weights(mesh.skin_joints.size());
-  for (std::size_t v = 0; v < mesh.positions.size(); ++v) {
+  for (std::size_t i = 0; i < points.first.size(); ++i) {
+    const std::uint32_t v = points.first[i];
     for (int k = 0; k < Mesh::kMaxInfluences; ++k) {
       const float w = mesh.vertex_weights[v][k];
       if (w <= 0) continue;
-      indexes[mesh.vertex_joints[v][k]].push_back(static_cast<std::int32_t>(v));
+      indexes[mesh.vertex_joints[v][k]].push_back(static_cast<std::int32_t>(i));
       weights[mesh.vertex_joints[v][k]].push_back(w);
     }
   }
@@ -212,16 +218,18 @@ void AddMeshes(const Skeleton& skeleton, std::span<const Mesh> meshes, double le
     const bool attached = !mesh.skinned() && mesh.attach_joint >= 0;
     if (attached) to_space = mesh.attach_bind.inverse();
     const std::int64_t model = AddMeshModel(mesh, attached, joint_model, build);
+    const ControlPoints points(mesh);
     const std::int64_t geometry =
-        AddGeometry(mesh, to_space, length_scale, model, materials, build);
-    AddBlendShapes(mesh, to_space, length_scale, geometry, build);
+        AddGeometry(mesh, points, to_space, length_scale, model, materials, build);
+    AddBlendShapes(mesh, points, to_space, length_scale, geometry, build);
     if (!mesh.skinned()) continue;
-    AddSkin(skeleton, mesh, length_scale, joint_model, model, geometry, build);
+    AddSkin(skeleton, mesh, points, length_scale, joint_model, model, geometry, build);
   }
 }
 
-void AddBlendShapes(const Mesh& mesh, const Eigen::Isometry3d& to_space, double length_scale,
-                    std::int64_t geometry, Build& build) {
+void AddBlendShapes(const Mesh& mesh, const ControlPoints& points,
+                    const Eigen::Isometry3d& to_space, double length_scale, std::int64_t geometry,
+                    Build& build) {
   if (mesh.morph_targets.empty()) return;
   const std::int64_t blend = build.Uid();
   Element& b =
@@ -236,11 +244,19 @@ void AddBlendShapes(const Mesh& mesh, const Eigen::Isometry3d& to_space, double 
     g.Add("Version", {std::int32_t{100}});
     // A shape that moves no vertex lists vertex 0 with a zero offset: Blender 3.4 refuses a Shape
     // without indexes (its FullWeights check).
-    std::vector<std::int32_t> indexes(target.vertices.begin(), target.vertices.end());
+    // An entry per control point: the first vertex's (the point's other vertices have the same
+    // offsets, VertexClasses).
+    std::vector<std::size_t> entries;
+    for (std::size_t k = 0; k < target.vertices.size(); ++k) {
+      const std::uint32_t v = target.vertices[k];
+      if (v < points.of.size() && points.first[points.of[v]] == v) entries.push_back(k);
+    }
+    std::vector<std::int32_t> indexes;
     std::vector<double> vertices, normals;
-    vertices.reserve(target.vertices.size() * 3);
-    for (const Eigen::Vector3d& d : target.position_deltas) {
-      const Eigen::Vector3d q = length_scale * (to_space.linear() * d);
+    vertices.reserve(entries.size() * 3);
+    for (const std::size_t k : entries) {
+      indexes.push_back(static_cast<std::int32_t>(points.of[target.vertices[k]]));
+      const Eigen::Vector3d q = length_scale * (to_space.linear() * target.position_deltas[k]);
       vertices.insert(vertices.end(), {q.x(), q.y(), q.z()});
     }
     if (indexes.empty()) {
@@ -252,9 +268,9 @@ void AddBlendShapes(const Mesh& mesh, const Eigen::Isometry3d& to_space, double 
     // Normals are written even when the target has none (zero offsets): Assimp skips a Shape
     // without them.
     normals.assign(vertices.size(), 0.0);
-    if (!target.normal_deltas.empty() && !mesh.normals.empty()) {
-      for (std::size_t i = 0; i < target.normal_deltas.size(); ++i) {
-        const Eigen::Vector3d q = to_space.linear() * target.normal_deltas[i];
+    if (target.normal_deltas.size() == target.vertices.size() && !mesh.normals.empty()) {
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        const Eigen::Vector3d q = to_space.linear() * target.normal_deltas[entries[i]];
         for (int a = 0; a < 3; ++a) normals[i * 3 + a] = q[a];
       }
     }

@@ -168,6 +168,9 @@ void Converter::ConvertMeshes(Scene& out) {
       }
     }
     ConvertMorphTargets(ai, place, &mesh);
+    // Assimp gives every polygon corner of an FBX mesh its own vertex: the file's own vertices
+    // back (split only where a normal, UV, weight or morph offset differs).
+    WeldVertices(mesh);
     mesh_index_[m] = static_cast<int>(out.meshes.size());
     out.meshes.push_back(std::move(mesh));
   }

@@ -3,7 +3,9 @@
 // evaluates the deformed meshes (armature modifier, or the bone a mesh hangs from) on three frames,
 // and the vertex positions must equal rigel's own skinning (core/mesh.h DeformMesh) of the same
 // frames to 1e-4 of the figure's height. Blender is Z-up: rigel's (x, y, z) is Blender's (x, -z,
-// y).
+// y). An FBX mesh's vertices in Blender are the Geometry's control points (rigel writes a point
+// per vertex position, skin and morph offsets: core/mesh.h VertexClasses), so Blender's vertex i
+// is rigel's first vertex of point i; and there are as many as Blender finds in the source file.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
@@ -52,14 +54,33 @@ void ExpectBlenderDeformsLikeRigel(const std::string& rel, const char* ext) {
   std::string worst_at;
   std::size_t compared = 0;
   double moved = 0;  // how far a vertex travels between the frames: the check is not trivial
+  const bool fbx = std::string(ext) == "fbx";
+  // Blender's own reading of the source, for its vertex counts.
+  const nlohmann::json source =
+      fbx ? testing::RunBlenderScript(
+                RIGEL_BLENDER_MESH_SCRIPT,
+                fmt::format("'{}' {{json}} {} {}", testing::SharedData() + "/" + rel,
+                            clip.frame_rate(), frames.front()),
+                dir, "source")
+          : nlohmann::json();
   Pose pose(*scene.skeleton);
-  std::vector<Eigen::Vector3d> deformed, first;
+  std::vector<Eigen::Vector3d> deformed, first, all;
+  std::size_t control_points = 0;
   for (const Mesh& mesh : scene.meshes) {
     ASSERT_TRUE(result["meshes"].contains(mesh.name))
         << "Blender has no mesh '" << mesh.name << "'";
+    std::vector<std::uint32_t> points;  // FBX: the first vertex of each control point
+    VertexClasses(mesh, false, &points);
+    control_points += points.size();
     for (const int f : frames) {
       pose.SetFromRow(*scene.skeleton, clip.frame(f));
-      DeformMesh(mesh, pose.world, &deformed);
+      DeformMesh(mesh, pose.world, &all);
+      deformed.clear();
+      if (fbx) {
+        for (const std::uint32_t v : points) deformed.push_back(all[v]);
+      } else {
+        deformed = all;
+      }
       if (f == frames.front()) first = deformed;
       for (std::size_t v = 0; v < deformed.size(); ++v) {
         moved = std::max(moved, metres * (deformed[v] - first[v]).norm());
@@ -79,6 +100,15 @@ void ExpectBlenderDeformsLikeRigel(const std::string& rel, const char* ext) {
         ++compared;
       }
     }
+  }
+  if (fbx) {
+    // Blender finds as many vertices in rigel's FBX as in the source (its mesh objects may be
+    // named otherwise: the totals).
+    std::size_t in_source = 0;
+    for (const auto& [name, by_frame] : source["meshes"].items()) {
+      in_source += by_frame[std::to_string(frames.front())].size();
+    }
+    EXPECT_EQ(control_points, in_source) << rel << ": vertices of rigel's FBX and the source's";
   }
   ::testing::Test::RecordProperty("max_rel_diff", fmt::format("{:.3g}", worst / size));
   std::printf(

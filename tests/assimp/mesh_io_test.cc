@@ -29,10 +29,14 @@ TEST(MeshIo, SkinnedFbxMeshIsImportedWhole) {
   const Mesh& mesh = scene.meshes[0];
   EXPECT_EQ(mesh.name, "Cube.001");
   EXPECT_EQ(mesh.material, "Material");
-  // MANIFEST.md: 14 skin clusters. 1056 quads, each corner its own vertex, fanned into 2112
-  // triangles.
+  // MANIFEST.md: 14 skin clusters. 1056 quads fanned into 2112 triangles; the file's 1058
+  // control points have normals by polygon corner (flat shaded): Assimp gives each of the 4224
+  // corners its own vertex, and the 4220 that differ in normal, UV or skin are kept.
   EXPECT_EQ(mesh.skin_joints.size(), 14u);
-  EXPECT_EQ(mesh.positions.size(), 4224u);
+  EXPECT_EQ(mesh.positions.size(), 4220u);
+  std::vector<std::uint32_t> points;
+  VertexClasses(mesh, false, &points);
+  EXPECT_EQ(points.size(), 1058u) << "the file's control points, by position and skin";
   EXPECT_EQ(mesh.triangles.size(), 2112u * 3);
   EXPECT_EQ(mesh.normals.size(), mesh.positions.size());
   EXPECT_EQ(mesh.uvs.size(), mesh.positions.size());

@@ -1,8 +1,11 @@
 // core/mesh.h: linear-blend skinning, rigid attachment and static meshes, computed here by hand
-// from the joints' motion; CheckMesh's faults; ScaleMesh.
+// from the joints' motion; CheckMesh's faults; ScaleMesh; WeldVertices.
 #include "core/mesh.h"
 
 #include <gtest/gtest.h>
+
+#include <tuple>
+#include <vector>
 
 #include "core/pose.h"
 #include "root_and_child.h"
@@ -126,6 +129,79 @@ TEST(Mesh, ScaleKeepsTheDeformationInTheNewUnit) {
   ScaleMesh(mesh, 100);
   EXPECT_EQ(mesh.positions[1], Vector3d(0, 400, 0));
   EXPECT_EQ(mesh.bind_world[1].translation(), Vector3d(0, 200, 0));
+}
+
+// A quad given as two triangles with each corner its own vertex (as Assimp reads an FBX mesh):
+// corners that agree in everything merge, a UV seam, a weight or a morph offset keeps them apart,
+// and every triangle corner keeps its attributes and its deformation.
+TEST(Mesh, WeldMergesOnlyIdenticalVertices) {
+  const auto skeleton = Arm();
+  const Mesh skin = ArmSkin(*skeleton);
+  Mesh mesh;
+  mesh.name = "quad";
+  mesh.skin_joints = skin.skin_joints;
+  mesh.bind_world = skin.bind_world;
+  // Corners a b c, a c d: a and c repeat; the second c has another UV (a seam); the second a
+  // is weighted otherwise in one variant below.
+  const std::vector<Vector3d> corner{Vector3d(0, 3, 0), Vector3d(0, 4, 0), Vector3d(1, 4, 0),
+                                     Vector3d(0, 3, 0), Vector3d(1, 4, 0), Vector3d(1, 3, 0)};
+  const std::vector<Eigen::Vector2d> uv{{0, 0}, {0, 1}, {1, 1}, {0, 0}, {1, 0.5}, {1, 0}};
+  for (std::size_t v = 0; v < corner.size(); ++v) {
+    mesh.positions.push_back(corner[v]);
+    mesh.normals.push_back(Vector3d(0, 0, 1));
+    mesh.uvs.push_back(uv[v]);
+    mesh.vertex_joints.push_back({1, 0});
+    mesh.vertex_weights.push_back({1.0f, 0.0f});
+    mesh.triangles.push_back(static_cast<std::uint32_t>(v));
+  }
+  MorphTarget bulge;
+  bulge.name = "bulge";
+  bulge.vertices = {0, 3, 5};
+  bulge.position_deltas = {Vector3d(0, 0, 1), Vector3d(0, 0, 1), Vector3d(0, 0, 2)};
+  mesh.morph_targets.push_back(bulge);
+  const Mesh before = mesh;
+  const auto corners = [](const Mesh& m) {  // each triangle corner's attributes, in order
+    std::vector<std::tuple<Vector3d, Eigen::Vector2d, float>> out;
+    for (const std::uint32_t v : m.triangles) {
+      out.emplace_back(m.positions[v], m.uvs[v], m.vertex_weights[v][0]);
+    }
+    return out;
+  };
+  // a (0 and 3) merge; c (2 and 4) differ in UV; the morph moves a by the same offset.
+  EXPECT_EQ(WeldVertices(mesh), 1u);
+  ASSERT_EQ(mesh.positions.size(), 5u);
+  EXPECT_EQ(mesh.triangles, (std::vector<std::uint32_t>{0, 1, 2, 0, 3, 4}));
+  EXPECT_EQ(corners(mesh), corners(before));
+  ASSERT_EQ(mesh.morph_targets[0].vertices, (std::vector<std::uint32_t>{0, 4}));
+  EXPECT_EQ(mesh.morph_targets[0].position_deltas,
+            (std::vector<Vector3d>{Vector3d(0, 0, 1), Vector3d(0, 0, 2)}));
+  EXPECT_EQ(CheckMesh(*skeleton, mesh), "");
+  // The same deformation at every corner, the morph at full weight, the elbow bent.
+  Pose pose(*skeleton);
+  std::vector<double> row(skeleton->num_channels(), 0.0);
+  row.back() = 0.7;
+  pose.SetFromRow(*skeleton, row);
+  std::vector<Vector3d> got, want;
+  DeformMesh(mesh, pose.world, &got, std::vector<double>{1.0});
+  DeformMesh(before, pose.world, &want, std::vector<double>{1.0});
+  for (std::size_t c = 0; c < mesh.triangles.size(); ++c) {
+    EXPECT_EQ(got[mesh.triangles[c]], want[before.triangles[c]]) << "corner " << c;
+  }
+  // Apart by their weights, or by a morph offset, two corners stay two; FBX control points
+  // (position, skin, morphs) ignore the UV seam.
+  Mesh weighted = before;
+  weighted.vertex_weights[3] = {0.5f, 0.5f};
+  EXPECT_EQ(WeldVertices(weighted), 0u);
+  Mesh morphed = before;
+  morphed.morph_targets[0].position_deltas[1] = Vector3d(0, 0, 3);
+  EXPECT_EQ(WeldVertices(morphed), 0u);
+  std::vector<std::uint32_t> first;
+  EXPECT_EQ(VertexClasses(before, false, &first), (std::vector<std::uint32_t>{0, 1, 2, 0, 2, 3}));
+  EXPECT_EQ(first, (std::vector<std::uint32_t>{0, 1, 2, 5}));
+  // A mesh whose indexes are out of range is left alone (CheckMesh names it).
+  Mesh broken = before;
+  broken.triangles.back() = 99;
+  EXPECT_EQ(WeldVertices(broken), 0u);
 }
 
 }  // namespace
