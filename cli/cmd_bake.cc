@@ -392,8 +392,8 @@ void CarryMeshes(const std::string& path, const Scene& scene, bool edited, const
   if (scene.meshes.empty()) return;
   if (edited && MeshesOnEdit(scene.meshes, *scene.skeleton, first.skeleton, &meshes, &mesh_error)) {
     save.meshes = meshes;
-    for (std::string& w :
-         DroppedBy(output, scene.meshes.size(), 1, CountMorphTargets(scene.meshes))) {
+    for (std::string& w : DroppedBy(output, scene.meshes.size(), 1, CountMorphTargets(scene.meshes),
+                                    CountPolygons(scene.meshes))) {
       notes.push_back(std::move(w));
     }
   } else {

@@ -248,7 +248,8 @@ int CleanFile(const CleanArgs& a) {
     scene.clips.resize(1);
   }
   for (const std::string& w :
-       DroppedBy(a.out, scene.meshes.size(), 1, CountMorphTargets(scene.meshes))) {
+       DroppedBy(a.out, scene.meshes.size(), 1, CountMorphTargets(scene.meshes),
+                 CountPolygons(scene.meshes))) {
     fmt::print(stderr, "rigel: warning: {}\n", w);
   }
   for (Clip& clip : scene.clips) clip = CleanOne(scene, std::move(clip), a);

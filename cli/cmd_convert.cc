@@ -141,7 +141,8 @@ Runner AddConvertCommand(CLI::App& app) {
       }
       // Nothing silent: meshes a format cannot hold (takes are split below, and said so).
       for (const std::string& w :
-           DroppedBy(*out, scene.meshes.size(), 1, CountMorphTargets(scene.meshes))) {
+           DroppedBy(*out, scene.meshes.size(), 1, CountMorphTargets(scene.meshes),
+                     CountPolygons(scene.meshes))) {
         fmt::print(stderr, "rigel: warning: {}\n", w);
       }
       for (const std::string& w : SkeletonDroppedBy(*out, *scene.skeleton, scene.clips)) {

@@ -87,6 +87,8 @@ nlohmann::json DescribeScene(const Scene& scene) {
          {"material", mesh.material},
          {"vertices", mesh.positions.size()},
          {"triangles", mesh.triangles.size() / 3},
+         {"polygons", mesh.polygon_triangles.empty() ? mesh.triangles.size() / 3
+                                                     : mesh.polygon_triangles.size()},
          {"skin_joints", mesh.skin_joints.size()},
          {"attached_to", mesh.attach_joint >= 0 ? skeleton.name(mesh.attach_joint) : ""}});
     if (mesh.morph_targets.empty()) continue;
@@ -173,9 +175,11 @@ void PrintHuman(const nlohmann::json& info) {
   for (const nlohmann::json& mesh : info["meshes"]) {
     const std::size_t skin = mesh["skin_joints"].get<std::size_t>();
     const std::string attached = mesh["attached_to"].get<std::string>();
-    fmt::print("mesh:            '{}' {} vertices, {} triangles, {}{}\n",
-               mesh["name"].get<std::string>(), mesh["vertices"].get<std::size_t>(),
-               mesh["triangles"].get<std::size_t>(),
+    const std::size_t triangles = mesh["triangles"].get<std::size_t>();
+    const std::size_t polygons = mesh["polygons"].get<std::size_t>();
+    fmt::print("mesh:            '{}' {} vertices, {} triangles{}, {}{}\n",
+               mesh["name"].get<std::string>(), mesh["vertices"].get<std::size_t>(), triangles,
+               polygons != triangles ? fmt::format(" ({} polygons)", polygons) : "",
                skin > 0 ? fmt::format("skinned to {} joints", skin)
                         : (attached.empty() ? "static" : "attached to '" + attached + "'"),
                mesh["material"].get<std::string>().empty()

@@ -359,8 +359,8 @@ void WarnAboutDropped(const Scene& source, const std::string& input, const std::
                       std::vector<batch::ClipReport>& rows) {
   rows.front().warnings.insert(rows.front().warnings.begin(), source.warnings.begin(),
                                source.warnings.end());
-  std::vector<std::string> dropped =
-      DroppedBy(out_path, out.meshes.size(), 1, CountMorphTargets(out.meshes));
+  std::vector<std::string> dropped = DroppedBy(
+      out_path, out.meshes.size(), 1, CountMorphTargets(out.meshes), CountPolygons(out.meshes));
   {
     std::vector<Clip> clips;
     if (out.skeleton->has_scale()) {

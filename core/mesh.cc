@@ -54,6 +54,16 @@ std::string CheckMesh(const Skeleton& skeleton, const Mesh& mesh) {
     out << mesh.triangles.size() << " triangle indices, not a multiple of 3";
     return out.str();
   }
+  std::size_t fans = 0;
+  for (const std::uint32_t k : mesh.polygon_triangles) fans += k;
+  if (!mesh.polygon_triangles.empty() &&
+      (fans != mesh.triangles.size() / 3 ||
+       std::find(mesh.polygon_triangles.begin(), mesh.polygon_triangles.end(), 0u) !=
+           mesh.polygon_triangles.end())) {
+    out << "its " << mesh.polygon_triangles.size() << " polygons make " << fans
+        << " triangles, not its " << mesh.triangles.size() / 3 << " (or one makes none)";
+    return out.str();
+  }
   for (std::size_t i = 0; i < mesh.triangles.size(); ++i) {
     if (mesh.triangles[i] >= n) {
       out << "triangle " << i / 3 << " refers to vertex " << mesh.triangles[i] << " of " << n;
@@ -112,6 +122,14 @@ std::string CheckMesh(const Skeleton& skeleton, const Mesh& mesh) {
     return out.str();
   }
   return CheckMorphTargets(mesh);
+}
+
+std::size_t CountPolygons(std::span<const Mesh> meshes) {
+  std::size_t count = 0;
+  for (const Mesh& mesh : meshes) {
+    for (const std::uint32_t k : mesh.polygon_triangles) count += k > 1 ? 1 : 0;
+  }
+  return count;
 }
 
 int CountMorphTargets(std::span<const Mesh> meshes) {

@@ -50,6 +50,10 @@ struct Mesh {
   std::vector<Eigen::Vector2d> uvs;
   // Triangles: three vertex indices each.
   std::vector<std::uint32_t> triangles;
+  // The file's polygons, where it has polygons of more than three corners: how many consecutive
+  // triangles (a fan: a b c, a c d, a d e ...) make each, in order, summing to the triangle
+  // count. Empty: each triangle is a polygon. FBX writes the polygons (glTF needs triangles).
+  std::vector<std::uint32_t> polygon_triangles;
 
   // Skinned: the joints that move it and their world transforms at bind (rigid).
   std::vector<int> skin_joints;
@@ -71,6 +75,8 @@ struct Mesh {
 // Number of morph targets of all `meshes`: the weight channels a clip of their scene has when it
 // animates them (column w is the w-th target, meshes in order, targets in order).
 int CountMorphTargets(std::span<const Mesh> meshes);
+// The polygons of more than three corners of `meshes` (Mesh::polygon_triangles).
+std::size_t CountPolygons(std::span<const Mesh> meshes);
 
 // The weight channels of `meshes`' targets in that order (core/clip.h WeightChannel).
 std::vector<WeightChannel> MorphWeightChannels(std::span<const Mesh> meshes);

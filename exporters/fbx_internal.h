@@ -88,9 +88,14 @@ void AddMeshes(const Skeleton& skeleton, std::span<const Mesh> meshes, double le
 // (core/mesh.h VertexClasses; normals and UVs go by polygon corner): `first` holds each point's
 // first vertex, `of` each vertex's point.
 struct ControlPoints {
-  explicit ControlPoints(const Mesh& mesh) : of(VertexClasses(mesh, false, &first)) {}
+  explicit ControlPoints(const Mesh& mesh);
   std::vector<std::uint32_t> first;
   std::vector<std::uint32_t> of;
+  // The polygons' corners (mesh vertices) in order, and whether each ends its polygon: the
+  // file's polygons (Mesh::polygon_triangles, when its triangles are the fans it says), else the
+  // triangles.
+  std::vector<std::uint32_t> corners;
+  std::vector<bool> ends;
 };
 
 // Adds the morph targets of `mesh` on `geometry`: a BlendShape deformer, and per target a

@@ -14,6 +14,35 @@
 
 namespace rigel::fbx_internal {
 
+ControlPoints::ControlPoints(const Mesh& mesh) : of(VertexClasses(mesh, false, &first)) {
+  const std::vector<std::uint32_t>& t = mesh.triangles;
+  // Each polygon's fan (a b c, a c d, ...) gives its corners a b c d ...
+  bool fans = !mesh.polygon_triangles.empty();
+  std::size_t next = 0;  // the polygon's first triangle
+  for (std::size_t p = 0; fans && p < mesh.polygon_triangles.size(); ++p) {
+    const std::size_t count = mesh.polygon_triangles[p];
+    fans = count > 0 && 3 * (next + count) <= t.size();
+    for (std::size_t k = 1; fans && k < count; ++k) {
+      const std::size_t a = 3 * (next + k), b = 3 * (next + k - 1);
+      fans = t[a] == t[3 * next] && t[a + 1] == t[b + 2];
+    }
+    for (std::size_t k = 0; fans && k < count; ++k) {
+      if (k == 0) corners.insert(corners.end(), {t[3 * next], t[3 * next + 1]});
+      corners.push_back(t[3 * (next + k) + 2]);
+    }
+    if (fans) {
+      ends.resize(corners.size(), false);
+      ends.back() = true;
+    }
+    next += count;
+  }
+  if (!fans || 3 * next != t.size()) {
+    corners = t;
+    ends.assign(t.size(), false);
+    for (std::size_t i = 2; i < ends.size(); i += 3) ends[i] = true;
+  }
+}
+
 namespace {
 
 // A 4x4 transform as FBX stores it (column-major doubles), lengths scaled.
@@ -53,11 +82,11 @@ void AddVertices(const Mesh& mesh, const ControlPoints& points, const Eigen::Iso
   }
   g.Add("Vertices", {vertices});
   std::vector<std::int32_t> polygons;
-  polygons.reserve(mesh.triangles.size());
-  for (const std::uint32_t v : mesh.triangles) {
-    polygons.push_back(static_cast<std::int32_t>(points.of[v]));
+  polygons.reserve(points.corners.size());
+  for (std::size_t c = 0; c < points.corners.size(); ++c) {
+    const auto point = static_cast<std::int32_t>(points.of[points.corners[c]]);
+    polygons.push_back(points.ends[c] ? -point - 1 : point);
   }
-  for (std::size_t i = 2; i < polygons.size(); i += 3) polygons[i] = -polygons[i] - 1;
   g.Add("PolygonVertexIndex", {polygons});
 }
 
@@ -70,16 +99,16 @@ void AddLayerElement(Element& layer_def, const char* type) {
 
 // Normals by polygon corner (a control point's corners may differ: a hard edge), turned into
 // to_space.
-void AddNormalsLayer(const Mesh& mesh, const Eigen::Isometry3d& to_space, Element& g,
-                     Element& layer_def) {
+void AddNormalsLayer(const Mesh& mesh, const ControlPoints& points,
+                     const Eigen::Isometry3d& to_space, Element& g, Element& layer_def) {
   Element& n = g.Add("LayerElementNormal", {std::int32_t{0}});
   n.Add("Version", {std::int32_t{101}});
   n.Add("Name", {std::string("")});
   n.Add("MappingInformationType", {std::string("ByPolygonVertex")});
   n.Add("ReferenceInformationType", {std::string("Direct")});
   std::vector<double> normals;
-  normals.reserve(mesh.triangles.size() * 3);
-  for (const std::uint32_t v : mesh.triangles) {
+  normals.reserve(points.corners.size() * 3);
+  for (const std::uint32_t v : points.corners) {
     const Eigen::Vector3d q = (to_space.linear() * mesh.normals[v]).normalized();
     normals.insert(normals.end(), {q.x(), q.y(), q.z()});
   }
@@ -88,7 +117,7 @@ void AddNormalsLayer(const Mesh& mesh, const Eigen::Isometry3d& to_space, Elemen
 }
 
 // UVs by polygon vertex.
-void AddUvLayer(const Mesh& mesh, Element& g, Element& layer_def) {
+void AddUvLayer(const Mesh& mesh, const ControlPoints& points, Element& g, Element& layer_def) {
   Element& u = g.Add("LayerElementUV", {std::int32_t{0}});
   u.Add("Version", {std::int32_t{101}});
   u.Add("Name", {std::string("UVMap")});
@@ -98,7 +127,7 @@ void AddUvLayer(const Mesh& mesh, Element& g, Element& layer_def) {
   uv.reserve(mesh.uvs.size() * 2);
   for (const Eigen::Vector2d& t : mesh.uvs) uv.insert(uv.end(), {t.x(), t.y()});
   u.Add("UV", {uv});
-  u.Add("UVIndex", {std::vector<std::int32_t>(mesh.triangles.begin(), mesh.triangles.end())});
+  u.Add("UVIndex", {std::vector<std::int32_t>(points.corners.begin(), points.corners.end())});
   AddLayerElement(layer_def, "LayerElementUV");
 }
 
@@ -142,8 +171,8 @@ std::int64_t AddGeometry(const Mesh& mesh, const ControlPoints& points,
   AddVertices(mesh, points, to_space, length_scale, g);
   Element layer_def{"Layer", {std::int32_t{0}}, {}, {}};
   layer_def.Add("Version", {std::int32_t{100}});
-  if (!mesh.normals.empty()) AddNormalsLayer(mesh, to_space, g, layer_def);
-  if (!mesh.uvs.empty()) AddUvLayer(mesh, g, layer_def);
+  if (!mesh.normals.empty()) AddNormalsLayer(mesh, points, to_space, g, layer_def);
+  if (!mesh.uvs.empty()) AddUvLayer(mesh, points, g, layer_def);
   if (!mesh.material.empty()) AddMaterialLayer(mesh, model, materials, g, layer_def, build);
   g.children.push_back(std::move(layer_def));  // after the elements it lists
   build.objects.children.push_back(std::move(g));

@@ -91,7 +91,7 @@ std::string ReductionDroppedBy(const std::string& path) {
 }
 
 std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, std::size_t takes,
-                                   std::size_t blend_shapes) {
+                                   std::size_t blend_shapes, std::size_t polygons) {
   std::vector<std::string> dropped;
   const FileFormat* format = FormatOfPath(path);
   if (format == nullptr) return dropped;
@@ -105,6 +105,12 @@ std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, 
         "{}: {} holds no blend shape: {} blend shape{} and their weights not written (write .glb "
         "or .fbx to keep them)",
         path, format->label, blend_shapes, blend_shapes == 1 ? "" : "s"));
+  }
+  if (polygons > 0 && format->meshes && !format->polygons) {
+    dropped.push_back(fmt::format(
+        "{}: {} holds triangles: {} polygon{} of more than 3 corners written as triangle fans "
+        "(write .fbx to keep {})",
+        path, format->label, polygons, polygons == 1 ? "" : "s", polygons == 1 ? "it" : "them"));
   }
   if (takes > 1 && !format->several_takes) {
     dropped.push_back(fmt::format("{}: {} holds one take: {} takes need a file each", path,

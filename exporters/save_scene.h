@@ -38,11 +38,12 @@ struct SaveOptions {
 // The warning for key reduction asked of a format that keys every frame (BVH), "" otherwise.
 std::string ReductionDroppedBy(const std::string& path);
 
-// What writing `meshes` meshes (with `blend_shapes` morph targets among them) and `takes` takes to
-// `path` leaves out, one line each, "" when nothing ("out.bvh: BVH holds no mesh: 2 meshes not
-// written"). Callers print it as a warning and put it in their report: nothing is silent.
+// What writing `meshes` meshes (with `blend_shapes` morph targets and `polygons` polygons of more
+// than three corners among them, CountPolygons) and `takes` takes to `path` leaves out, one line
+// each, "" when nothing ("out.bvh: BVH holds no mesh: 2 meshes not written"; glTF holds
+// triangles). Callers print it as a warning and put it in their report: nothing is silent.
 std::vector<std::string> DroppedBy(const std::string& path, std::size_t meshes, std::size_t takes,
-                                   std::size_t blend_shapes = 0);
+                                   std::size_t blend_shapes = 0, std::size_t polygons = 0);
 
 // What writing `skeleton` and the bone scale of `clips` to `path` loses, one line each, empty
 // when nothing: glTF and FBX hold scale (glTF not FBX's kCompensate inheritance under a

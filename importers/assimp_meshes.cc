@@ -33,9 +33,10 @@ std::string MaterialName(const aiScene& scene, unsigned index) {
 }
 
 // The mesh's vertices placed in world space, its normals, first UV set and triangles (polygons as
-// fans); counts the polygons split and the point and line primitives dropped.
+// fans, recorded in polygon_triangles: a glTF output says it triangulates them); counts the point
+// and line primitives dropped.
 void ConvertGeometry(const aiMesh& ai, const Eigen::Affine3d& place, Mesh& mesh,
-                     std::size_t& polygons, std::size_t& dropped_faces) {
+                     std::size_t& dropped_faces) {
   const Eigen::Matrix3d normal_matrix = place.linear().inverse().transpose();
   mesh.positions.reserve(ai.mNumVertices);
   for (unsigned v = 0; v < ai.mNumVertices; ++v) {
@@ -62,11 +63,16 @@ void ConvertGeometry(const aiMesh& ai, const Eigen::Affine3d& place, Mesh& mesh,
       ++dropped_faces;
       continue;
     }
-    if (face.mNumIndices > 3) ++polygons;
     for (unsigned k = 1; k + 1 < face.mNumIndices; ++k) {  // a fan: exact for convex polygons
       mesh.triangles.insert(mesh.triangles.end(),
                             {face.mIndices[0], face.mIndices[k], face.mIndices[k + 1]});
     }
+    mesh.polygon_triangles.push_back(face.mNumIndices - 2);
+  }
+  // Triangles only: nothing to record.
+  if (std::all_of(mesh.polygon_triangles.begin(), mesh.polygon_triangles.end(),
+                  [](std::uint32_t k) { return k == 1; })) {
+    mesh.polygon_triangles.clear();
   }
 }
 
@@ -114,7 +120,7 @@ void Converter::ConvertMeshes(Scene& out) {
     }
   }
   mesh_index_.assign(scene_.mNumMeshes, -1);
-  std::size_t cut_vertices = 0, polygons = 0, dropped_faces = 0, unplaced = 0;
+  std::size_t cut_vertices = 0, dropped_faces = 0, unplaced = 0;
   float worst_cut = 0;
   for (unsigned m = 0; m < scene_.mNumMeshes; ++m) {
     const aiMesh& ai = *scene_.mMeshes[m];
@@ -131,7 +137,7 @@ void Converter::ConvertMeshes(Scene& out) {
     if (!IsValidUtf8(mesh.name)) mesh.name = fmt::format("mesh{}", m);
     mesh.material = MaterialName(scene_, ai.mMaterialIndex);
     const Eigen::Affine3d& place = global[node];
-    ConvertGeometry(ai, place, mesh, polygons, dropped_faces);
+    ConvertGeometry(ai, place, mesh, dropped_faces);
     // Skin: every bone that is a joint; up to four influences per vertex, the largest.
     std::vector<std::vector<std::pair<float, int>>> influences;
     for (unsigned b = 0; b < ai.mNumBones; ++b) {
@@ -179,10 +185,6 @@ void Converter::ConvertMeshes(Scene& out) {
         "{}: {} skinned vertices have more than {} joint influences: the {} largest are kept and "
         "renormalised (at most {:.3g} of a vertex's weight dropped)",
         path_, cut_vertices, Mesh::kMaxInfluences, Mesh::kMaxInfluences, worst_cut));
-  }
-  if (polygons > 0) {
-    warnings_.push_back(fmt::format(
-        "{}: {} polygons of more than 3 vertices are split into triangle fans", path_, polygons));
   }
   if (dropped_faces > 0) {
     warnings_.push_back(fmt::format(

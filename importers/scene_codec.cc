@@ -260,6 +260,7 @@ Mesh ReadMesh(Reader& r, const Skeleton& skeleton) {
   mesh.normals = r.Vectors<3>();
   mesh.uvs = r.Vectors<2>();
   mesh.triangles = r.Array<std::uint32_t>();
+  mesh.polygon_triangles = r.Array<std::uint32_t>();
   mesh.skin_joints = r.Array<int>();
   const std::uint64_t binds = r.Count(Skeleton::kMaxJoints);
   for (std::uint64_t b = 0; b < binds; ++b) mesh.bind_world.push_back(r.Isometry());
@@ -291,7 +292,7 @@ std::string EncodeScene(const Scene& scene, std::string prefix) {
     estimate += 64 + clip.name().size() + 8 * (clip.values().size() + clip.weight_values().size());
   for (const Mesh& mesh : scene.meshes) {
     estimate += 256 + mesh.positions.size() * (2 * 24 + 16 + 8 + 16) + mesh.triangles.size() * 4 +
-                mesh.bind_world.size() * 96;
+                mesh.polygon_triangles.size() * 4 + mesh.bind_world.size() * 96;
     for (const MorphTarget& t : mesh.morph_targets) estimate += 64 + t.vertices.size() * 52;
   }
   Writer w(std::move(prefix), estimate);
@@ -356,6 +357,7 @@ std::string EncodeScene(const Scene& scene, std::string prefix) {
     w.Vectors(mesh.normals);
     w.Vectors(mesh.uvs);
     w.Array(mesh.triangles);
+    w.Array(mesh.polygon_triangles);
     w.Array(mesh.skin_joints);
     w.Pod(static_cast<std::uint64_t>(mesh.bind_world.size()));
     for (const Eigen::Isometry3d& b : mesh.bind_world) w.Isometry(b);

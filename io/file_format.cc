@@ -21,13 +21,13 @@ void WriteFbxFormat(const Skeleton& skeleton, std::span<const Clip> clips, const
 const std::vector<FileFormat>& FileFormats() {
   // clang-format off
   // One row a format. Columns: name, label, extensions, several takes, meshes, skins, blend
-  // shapes, scale, sparse keys, reader, writer.
+  // shapes, polygons, scale, sparse keys, reader, writer.
   static const std::vector<FileFormat> kFormats{
-      {"bvh",  "BVH",      {".bvh"},  false, false, false, false, false, false, ReadBvhFormat,    WriteBvhFormat},
-      {"glb",  "glTF",     {".glb"},  true,  true,  true,  true,  true,  true,  ReadAssimpFormat, WriteGlbFormat},
-      {"gltf", "glTF",     {".gltf"}, true,  true,  true,  true,  true,  true,  ReadAssimpFormat, WriteGltfFormat},
-      {"fbx",  "FBX",      {".fbx"},  true,  true,  true,  true,  true,  true,  ReadAssimpFormat, WriteFbxFormat},
-      {"dae",  "Collada",  {".dae"},  true,  true,  true,  false, true,  false, ReadAssimpFormat, nullptr},
+      {"bvh",  "BVH",      {".bvh"},  false, false, false, false, false, false, false, ReadBvhFormat,    WriteBvhFormat},
+      {"glb",  "glTF",     {".glb"},  true,  true,  true,  true,  false, true,  true,  ReadAssimpFormat, WriteGlbFormat},
+      {"gltf", "glTF",     {".gltf"}, true,  true,  true,  true,  false, true,  true,  ReadAssimpFormat, WriteGltfFormat},
+      {"fbx",  "FBX",      {".fbx"},  true,  true,  true,  true,  true,  true,  true,  ReadAssimpFormat, WriteFbxFormat},
+      {"dae",  "Collada",  {".dae"},  true,  true,  true,  false, true,  true,  false, ReadAssimpFormat, nullptr},
   };
   // clang-format on
   return kFormats;

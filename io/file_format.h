@@ -40,6 +40,7 @@ struct FileFormat {
   bool meshes = false;          // holds meshes
   bool skins = false;           // holds skinned meshes (joint weights, bind poses)
   bool blend_shapes = false;    // holds blend shapes (morph targets)
+  bool polygons = false;        // holds polygons of more than three corners (else triangles)
   bool scale = false;           // records its length unit (SaveOptions::metres_per_unit)
   bool sparse_keys = false;     // keys each curve at its own frames (SaveOptions::reduce)
   SceneReader read = nullptr;   // nullptr: rigel does not read it

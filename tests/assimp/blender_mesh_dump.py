@@ -25,10 +25,11 @@ armatures = [o for o in scene.objects if o.type == "ARMATURE"]
 start = scene.frame_start
 if armatures and armatures[0].animation_data and armatures[0].animation_data.action:
     start = armatures[0].animation_data.action.frame_range[0]
-result = {"armatures": len(armatures), "meshes": {}}
+result = {"armatures": len(armatures), "meshes": {}, "polygons": {}}
 for obj in scene.objects:
     if obj.type == "MESH":
         result["meshes"][obj.name] = {}
+        result["polygons"][obj.name] = len(obj.data.polygons)
 for f in frames:
     go_to(scene, start + f * frame_scale)
     depsgraph = bpy.context.evaluated_depsgraph_get()

@@ -104,11 +104,18 @@ void ExpectBlenderDeformsLikeRigel(const std::string& rel, const char* ext) {
   if (fbx) {
     // Blender finds as many vertices in rigel's FBX as in the source (its mesh objects may be
     // named otherwise: the totals).
-    std::size_t in_source = 0;
+    std::size_t in_source = 0, polygons = 0, source_polygons = 0;
     for (const auto& [name, by_frame] : source["meshes"].items()) {
       in_source += by_frame[std::to_string(frames.front())].size();
     }
+    for (const auto& [name, count] : result["polygons"].items()) polygons += count.get<int>();
+    for (const auto& [name, count] : source["polygons"].items()) {
+      source_polygons += count.get<int>();
+    }
     EXPECT_EQ(control_points, in_source) << rel << ": vertices of rigel's FBX and the source's";
+    EXPECT_EQ(polygons, source_polygons) << rel << ": polygons of rigel's FBX and the source's";
+    std::printf("%s as .fbx: %zu vertices and %zu polygons in Blender, as in the source\n",
+                rel.c_str(), control_points, polygons);
   }
   ::testing::Test::RecordProperty("max_rel_diff", fmt::format("{:.3g}", worst / size));
   std::printf(

@@ -37,6 +37,8 @@ TEST(MeshIo, SkinnedFbxMeshIsImportedWhole) {
   std::vector<std::uint32_t> points;
   VertexClasses(mesh, false, &points);
   EXPECT_EQ(points.size(), 1058u) << "the file's control points, by position and skin";
+  // Its quads: a fan of two triangles each.
+  EXPECT_EQ(mesh.polygon_triangles, std::vector<std::uint32_t>(1056, 2));
   EXPECT_EQ(mesh.triangles.size(), 2112u * 3);
   EXPECT_EQ(mesh.normals.size(), mesh.positions.size());
   EXPECT_EQ(mesh.uvs.size(), mesh.positions.size());
@@ -70,8 +72,17 @@ void ExpectRoundTripKeepsDeformation(const char* ext) {
     for (const Mesh& mesh : scene.meshes) {
       const Mesh* m = FindMesh(back, mesh.name);
       ASSERT_NE(m, nullptr) << mesh.name;
-      // FBX is read back with a vertex per triangle corner (Assimp splits them).
       EXPECT_EQ(m->triangles.size(), mesh.triangles.size());
+      // FBX keeps the polygons (the source's quads come back as quads), glTF has triangles.
+      if (std::string(ext) == "fbx") {
+        EXPECT_EQ(m->polygon_triangles, mesh.polygon_triangles) << mesh.name;
+        std::vector<std::uint32_t> points, points_back;  // control points: position and skin
+        VertexClasses(mesh, false, &points);
+        VertexClasses(*m, false, &points_back);
+        EXPECT_EQ(points_back.size(), points.size()) << mesh.name << ": control points";
+      } else {
+        EXPECT_TRUE(m->polygon_triangles.empty()) << mesh.name;
+      }
       EXPECT_EQ(m->material, mesh.material);
       EXPECT_EQ(m->skin_joints.size(), mesh.skin_joints.size());
       // The same deformation on every frame (glTF is float32: within 1e-6 of the size).

@@ -198,6 +198,13 @@ TEST(Mesh, WeldMergesOnlyIdenticalVertices) {
   std::vector<std::uint32_t> first;
   EXPECT_EQ(VertexClasses(before, false, &first), (std::vector<std::uint32_t>{0, 1, 2, 0, 2, 3}));
   EXPECT_EQ(first, (std::vector<std::uint32_t>{0, 1, 2, 5}));
+  // Polygons that do not add up to the triangles are named.
+  Mesh fans = before;
+  fans.polygon_triangles = {2, 2};
+  EXPECT_EQ(CheckMesh(*skeleton, fans),
+            "mesh 'quad': its 2 polygons make 4 triangles, not its 2 (or one makes none)");
+  fans.polygon_triangles = {2};
+  EXPECT_EQ(CheckMesh(*skeleton, fans), "");
   // A mesh whose indexes are out of range is left alone (CheckMesh names it).
   Mesh broken = before;
   broken.triangles.back() = 99;
