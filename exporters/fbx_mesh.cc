@@ -97,22 +97,38 @@ void AddLayerElement(Element& layer_def, const char* type) {
   e.Add("TypedIndex", {std::int32_t{0}});
 }
 
-// Normals by polygon corner (a control point's corners may differ: a hard edge), turned into
-// to_space.
+// Normals, turned into to_space: by control point when each point's corners share one normal
+// (a smooth mesh), else by polygon corner (a hard edge splits a point), each corner's normal
+// written out or an index into the mesh's normals, whichever is smaller.
 void AddNormalsLayer(const Mesh& mesh, const ControlPoints& points,
                      const Eigen::Isometry3d& to_space, Element& g, Element& layer_def) {
   Element& n = g.Add("LayerElementNormal", {std::int32_t{0}});
   n.Add("Version", {std::int32_t{101}});
   n.Add("Name", {std::string("")});
-  n.Add("MappingInformationType", {std::string("ByPolygonVertex")});
-  n.Add("ReferenceInformationType", {std::string("Direct")});
+  const bool by_point = std::all_of(
+      points.corners.begin(), points.corners.end(),
+      [&](std::uint32_t v) { return mesh.normals[v] == mesh.normals[points.first[points.of[v]]]; });
+  // Bytes: 24 a normal, 4 an index.
+  const bool indexed = !by_point && mesh.normals.size() * 24 + points.corners.size() * 4 <
+                                        points.corners.size() * 24;
+  n.Add("MappingInformationType", {std::string(by_point ? "ByVertice" : "ByPolygonVertex")});
+  n.Add("ReferenceInformationType", {std::string(indexed ? "IndexToDirect" : "Direct")});
+  const std::vector<std::uint32_t>& from = by_point ? points.first : points.corners;
   std::vector<double> normals;
-  normals.reserve(points.corners.size() * 3);
-  for (const std::uint32_t v : points.corners) {
-    const Eigen::Vector3d q = (to_space.linear() * mesh.normals[v]).normalized();
+  const auto add = [&](const Eigen::Vector3d& normal) {
+    const Eigen::Vector3d q = (to_space.linear() * normal).normalized();
     normals.insert(normals.end(), {q.x(), q.y(), q.z()});
+  };
+  if (indexed) {
+    for (const Eigen::Vector3d& normal : mesh.normals) add(normal);
+  } else {
+    for (const std::uint32_t v : from) add(mesh.normals[v]);
   }
   n.Add("Normals", {normals});
+  if (indexed) {
+    n.Add("NormalsIndex",
+          {std::vector<std::int32_t>(points.corners.begin(), points.corners.end())});
+  }
   AddLayerElement(layer_def, "LayerElementNormal");
 }
 
