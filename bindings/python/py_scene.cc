@@ -272,6 +272,15 @@ void DefineMesh(py::module_& m) {
             return ViewOf(mesh.triangles.data(), {Ssize(mesh.triangles.size() / 3), 3}, self, true);
           },
           "T x 3 vertex indices (uint32 view).")
+      .def_property_readonly(
+          "polygon_triangles",
+          [](py::object self) {
+            auto& mesh = self.cast<Mesh&>();
+            return ViewOf(mesh.polygon_triangles.data(), {Ssize(mesh.polygon_triangles.size())},
+                          self, true);
+          },
+          "The file's polygons as the triangle fans they split into: how many consecutive "
+          "triangles make each (uint32 view; empty: every triangle is a polygon).")
       .def_readonly("skin_joints", &Mesh::skin_joints)
       .def_property_readonly("bind_world",
                              [](const Mesh& mesh) { return Matrices(mesh.bind_world); })

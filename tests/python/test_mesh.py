@@ -79,3 +79,12 @@ def test_views_keep_the_scene_alive():
     gc.collect()
     _, accessor = read_gltf(ARM)
     np.testing.assert_allclose(positions, accessor(0), atol=1e-6)
+
+
+def test_polygons_are_the_files(data_dir):
+    """The corpus's quad mesh: 1056 quads, each a fan of two triangles; a triangle file has none."""
+    (mesh,) = rigel.load(data_dir / "fbx" / "assimp" / "animation_with_skeleton.fbx").meshes
+    assert mesh.polygon_triangles.tolist() == [2] * 1056
+    assert len(mesh.triangles) == 2112
+    (arm,) = rigel.load(ARM).meshes
+    assert len(arm.polygon_triangles) == 0
