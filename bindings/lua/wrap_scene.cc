@@ -63,7 +63,9 @@ int w_Scene_clip(lua_State* L) {
 int w_Scene_save(lua_State* L) {
   // scene:save(path [, clip]): writes the scene (format by extension), atomically; with `clip` (on
   // the scene's skeleton, e.g. a baked clip) that clip as the one take, with the scene's meshes
-  // and the clip's blend-shape weights.
+  // and the clip's blend-shape weights. Returns what the format could not keep, a line each
+  // (DroppedBy, SkeletonDroppedBy, AxesDroppedBy: the CLI's warnings), an empty table when
+  // nothing.
   SceneBox* box = CheckScene(L, 1);
   ClipBox* clip = lua_isnoneornil(L, 3) ? nullptr : CheckClip(L, 3);
   if (clip != nullptr && clip->skeleton != box->scene->skeleton) {
@@ -72,13 +74,36 @@ int w_Scene_save(lua_State* L) {
   const char* path = CheckPathString(L, 2);
   CheckMaxArgs(L, 3);
   CheckPathWrite(L, 2, path);
+  std::vector<std::string> dropped;
   catch_exceptions(L, [&] {
-    if (clip == nullptr) return SaveScene(*box->scene, path);
-    Scene one = *box->scene;
-    one.clips = {*clip->clip};
-    SaveScene(one, path);
+    const Scene& scene = *box->scene;
+    const std::span<const Clip> clips = clip == nullptr
+                                            ? std::span<const Clip>(scene.clips)
+                                            : std::span<const Clip>(clip->clip.get(), 1);
+    if (clip == nullptr) {
+      SaveScene(scene, path);
+    } else {
+      Scene one = scene;
+      one.clips = {*clip->clip};
+      SaveScene(one, path);
+    }
+    dropped = DroppedBy(path, scene.meshes.size(), clips.size(), CountMorphTargets(scene.meshes),
+                        CountPolygons(scene.meshes));
+    if (scene.skeleton) {
+      for (std::string& line : SkeletonDroppedBy(path, *scene.skeleton, clips)) {
+        dropped.push_back(std::move(line));
+      }
+    }
+    if (std::string axes = AxesDroppedBy(path, scene.axes); !axes.empty()) {
+      dropped.push_back(std::move(axes));
+    }
   });
-  return 0;
+  lua_createtable(L, static_cast<int>(dropped.size()), 0);
+  for (std::size_t i = 0; i < dropped.size(); ++i) {
+    lua_pushstring(L, dropped[i].c_str());
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+  return 1;
 }
 
 int w_Scene_get_clips(lua_State* L) {

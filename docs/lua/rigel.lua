@@ -191,6 +191,7 @@ local Scene = {}
 function Scene:clip(index) end
 ---@param path string
 ---@param clip? rigel.Clip written as the one take, with the scene's meshes
+---@return string[] dropped what the format could not keep, a line each (empty: nothing)
 function Scene:save(path, clip) end
 function Scene:release() end
 

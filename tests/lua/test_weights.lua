@@ -39,7 +39,11 @@ t.run({
     t.near(baked:weight(31, "Arm", "ElbowCorrective"), 1, 1e-12, "the callback's weight, last frame")
     t.near(baked:weight(10, "Arm", "ElbowCorrective"), 10 / 31, 1e-12, "frame 10")
     local path = arg.out .. "/arm_keyed.glb"
-    scene:save(path, baked)
+    t.eq(#scene:save(path, baked), 0, "glb keeps the mesh, its shape and weights: nothing dropped")
+    local dropped = scene:save(arg.out .. "/arm_keyed.bvh", baked)
+    t.ok(#dropped >= 2 and dropped[1]:find("BVH holds no mesh: 1 mesh not written", 1, true) and
+      dropped[2]:find("BVH holds no blend shape", 1, true),
+      "a BVH save names the mesh and the blend shape it drops: " .. table.concat(dropped, " | "))
     local back = rigel.load(path):clip()
     t.eq(back.num_frames, 31, "one take of the baked clip")
     t.near(back:weight(10, "Arm", "ElbowCorrective"), 10 / 31, 1e-6, "weights through glb")
