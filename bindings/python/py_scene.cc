@@ -426,14 +426,31 @@ void DefineLoadSave(py::module_& m) {
         options.metres_per_unit = MetresPerUnitOrEstimate(scene);
         options.meshes = scene.meshes;
         options.axes = scene.axes;
-        py::gil_scoped_release release;
-        SaveClips(*scene.skeleton,
-                  takes ? std::span<const Clip>(picked) : std::span<const Clip>(scene.clips),
-                  path.string(), options);
+        const std::span<const Clip> clips =
+            takes ? std::span<const Clip>(picked) : std::span<const Clip>(scene.clips);
+        {
+          py::gil_scoped_release release;
+          SaveClips(*scene.skeleton, clips, path.string(), options);
+        }
+        // What the format could not keep (the CLI's warnings): returned, and warned.
+        std::vector<std::string> dropped =
+            DroppedBy(path.string(), scene.meshes.size(), clips.size(),
+                      CountMorphTargets(scene.meshes), CountPolygons(scene.meshes));
+        for (std::string& line : SkeletonDroppedBy(path.string(), *scene.skeleton, clips)) {
+          dropped.push_back(std::move(line));
+        }
+        if (std::string axes = AxesDroppedBy(path.string(), scene.axes); !axes.empty()) {
+          dropped.push_back(std::move(axes));
+        }
+        for (const std::string& line : dropped) {
+          if (PyErr_WarnEx(PyExc_UserWarning, line.c_str(), 1) != 0) throw py::error_already_set();
+        }
+        return dropped;
       },
       py::arg("scene"), py::arg("path"), py::arg("takes") = py::none(),
       "Writes the scene (or the takes listed by index) in the format of the path's extension "
-      "(.bvh holds one take; .glb, .gltf, .fbx several), atomically. Raises rigel.Error.");
+      "(.bvh holds one take; .glb, .gltf, .fbx several), atomically. Returns what the format could "
+      "not keep, a line each (also warned as UserWarning; empty: nothing). Raises rigel.Error.");
   m.def(
       "scene_with",
       [](const Scene& scene, std::vector<Clip*> clips) {

@@ -4,6 +4,7 @@ import base64
 import json
 
 import numpy as np
+import pytest
 
 import rigel
 from conftest import SOURCE
@@ -88,3 +89,12 @@ def test_polygons_are_the_files(data_dir):
     assert len(mesh.triangles) == 2112
     (arm,) = rigel.load(ARM).meshes
     assert len(arm.polygon_triangles) == 0
+
+
+def test_save_says_what_the_format_drops(tmp_path):
+    scene = rigel.load(ARM)
+    assert rigel.save(scene, tmp_path / "arm.glb") == []
+    with pytest.warns(UserWarning, match="BVH holds no mesh"):
+        dropped = rigel.save(scene, tmp_path / "arm.bvh")
+    assert any("BVH holds no mesh: 1 mesh not written" in line for line in dropped), dropped
+    assert any("BVH holds no blend shape" in line for line in dropped), dropped
