@@ -140,15 +140,7 @@ Runner AddConvertCommand(CLI::App& app) {
         scene.clips = {std::move(scene.clips[picked.front()])};
       }
       // Nothing silent: meshes a format cannot hold (takes are split below, and said so).
-      for (const std::string& w :
-           DroppedBy(*out, scene.meshes.size(), 1, CountMorphTargets(scene.meshes),
-                     CountPolygons(scene.meshes))) {
-        fmt::print(stderr, "rigel: warning: {}\n", w);
-      }
-      for (const std::string& w : SkeletonDroppedBy(*out, *scene.skeleton, scene.clips)) {
-        fmt::print(stderr, "rigel: warning: {}\n", w);
-      }
-      if (std::string w = AxesDroppedBy(*out, scene.axes); !w.empty()) {
+      for (const std::string& w : SceneDroppedBy(*out, scene, scene.clips, 1)) {
         fmt::print(stderr, "rigel: warning: {}\n", w);
       }
       if (reduce->enabled) {

@@ -179,6 +179,22 @@ std::string AxesDroppedBy(const std::string& path, const SceneAxes& axes) {
       "XYZ"[std::clamp(up.axis, 0, 2)]);
 }
 
+std::vector<std::string> SceneDroppedBy(const std::string& path, const Scene& scene,
+                                        std::span<const Clip> clips, std::size_t takes) {
+  std::vector<std::string> dropped =
+      DroppedBy(path, scene.meshes.size(), takes, CountMorphTargets(scene.meshes),
+                CountPolygons(scene.meshes));
+  if (scene.skeleton) {
+    for (std::string& line : SkeletonDroppedBy(path, *scene.skeleton, clips)) {
+      dropped.push_back(std::move(line));
+    }
+  }
+  if (std::string axes = AxesDroppedBy(path, scene.axes); !axes.empty()) {
+    dropped.push_back(std::move(axes));
+  }
+  return dropped;
+}
+
 void SaveClip(const Skeleton& skeleton, const Clip& clip, const std::string& path) {
   SaveClips(skeleton, std::span<const Clip>(&clip, 1), path);
 }

@@ -59,6 +59,12 @@ std::vector<std::string> SkeletonDroppedBy(const std::string& path, const Skelet
 // warning and put it in their report, like DroppedBy.
 std::string AxesDroppedBy(const std::string& path, const SceneAxes& axes);
 
+// All three for writing `scene`'s meshes with `clips` (as `takes` takes) to `path`: DroppedBy's
+// lines, then SkeletonDroppedBy's, then AxesDroppedBy's; what `rigel convert`, Lua's
+// scene:save and Python's rigel.save say.
+std::vector<std::string> SceneDroppedBy(const std::string& path, const Scene& scene,
+                                        std::span<const Clip> clips, std::size_t takes);
+
 // Writes one clip of `skeleton` to `path` (atomically), in the format its extension selects.
 // Throws ExportError naming the file.
 void SaveClip(const Skeleton& skeleton, const Clip& clip, const std::string& path);

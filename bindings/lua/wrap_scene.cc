@@ -87,16 +87,7 @@ int w_Scene_save(lua_State* L) {
       one.clips = {*clip->clip};
       SaveScene(one, path);
     }
-    dropped = DroppedBy(path, scene.meshes.size(), clips.size(), CountMorphTargets(scene.meshes),
-                        CountPolygons(scene.meshes));
-    if (scene.skeleton) {
-      for (std::string& line : SkeletonDroppedBy(path, *scene.skeleton, clips)) {
-        dropped.push_back(std::move(line));
-      }
-    }
-    if (std::string axes = AxesDroppedBy(path, scene.axes); !axes.empty()) {
-      dropped.push_back(std::move(axes));
-    }
+    dropped = SceneDroppedBy(path, scene, clips, clips.size());
   });
   lua_createtable(L, static_cast<int>(dropped.size()), 0);
   for (std::size_t i = 0; i < dropped.size(); ++i) {

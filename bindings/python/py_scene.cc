@@ -433,15 +433,8 @@ void DefineLoadSave(py::module_& m) {
           SaveClips(*scene.skeleton, clips, path.string(), options);
         }
         // What the format could not keep (the CLI's warnings): returned, and warned.
-        std::vector<std::string> dropped =
-            DroppedBy(path.string(), scene.meshes.size(), clips.size(),
-                      CountMorphTargets(scene.meshes), CountPolygons(scene.meshes));
-        for (std::string& line : SkeletonDroppedBy(path.string(), *scene.skeleton, clips)) {
-          dropped.push_back(std::move(line));
-        }
-        if (std::string axes = AxesDroppedBy(path.string(), scene.axes); !axes.empty()) {
-          dropped.push_back(std::move(axes));
-        }
+        const std::vector<std::string> dropped =
+            SceneDroppedBy(path.string(), scene, clips, clips.size());
         for (const std::string& line : dropped) {
           if (PyErr_WarnEx(PyExc_UserWarning, line.c_str(), 1) != 0) throw py::error_already_set();
         }
